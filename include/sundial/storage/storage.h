@@ -1,0 +1,139 @@
+// Storage: Sundial's time-series engine (series dictionary, inverted index,
+// head pages, WAL, memory-mapped partition files).
+//
+// Why an interface: ingest/ and query/ depend only on this header. The one
+// implementation is StorageImpl (src/storage/); tests of other modules may
+// use their own small implementations, end-to-end tests use the real one.
+//
+// Data model: a series is a metric plus a set of tags (key=value), order of
+// tags irrelevant. Metric names, tag keys and tag values are interned to
+// dense ids per kind (OpenTSDB-style UIDs, assigned in creation order from 1).
+// Each point is (Timestamp ms, Value). Out-of-order and duplicate points are
+// accepted; for equal timestamps the last write wins.
+//
+// Durability contract (DESIGN.md §3): Append() returns after the points are
+// written to the WAL (in the OS page cache); Sync() returns after the WAL is
+// fsync'ed. With wal_sync == kEveryBatch, Append() itself syncs. A process
+// crash loses nothing Append() acknowledged.
+//
+// Thread-safety: every method is safe to call concurrently from any thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "sundial/common/sample_iterator.h"
+#include "sundial/common/status.h"
+#include "sundial/common/types.h"
+
+namespace sundial::storage {
+
+enum class WalSyncMode : uint8_t {
+  kEveryBatch,  // fsync before Append() returns
+  kInterval,    // fsync every wal_sync_interval_ms on the maintenance thread
+  kNone,        // never fsync explicitly (the OS decides)
+};
+
+struct StorageOptions {
+  std::string data_dir;                        // created if missing
+  Timestamp partition_duration_ms = 86400000;  // one day
+  uint32_t page_size = 512;                    // bytes per page
+  WalSyncMode wal_sync = WalSyncMode::kInterval;
+  uint32_t wal_sync_interval_ms = 1000;
+  uint64_t wal_segment_bytes = 64ull << 20;
+  uint64_t mmap_window_bytes = 8ull << 20;     // bounded mapping per window
+  Timestamp retention_ms = 0;                  // 0 keeps data forever
+};
+
+enum class NameKind : uint8_t { kMetric = 0, kTagKey = 1, kTagValue = 2 };
+
+// A tag as seen by callers. Views borrow the caller's memory.
+struct TagRef {
+  std::string_view key;
+  std::string_view value;
+};
+
+// A point bound for an already resolved series.
+struct SeriesPoint {
+  SeriesId series;
+  Timestamp t;
+  Value v;
+};
+
+// A series' identity, materialised. Tags sorted by key.
+struct SeriesKey {
+  std::string metric;
+  std::vector<std::pair<std::string, std::string>> tags;
+  uint32_t metric_uid = 0;
+  std::vector<std::pair<uint32_t, uint32_t>> tag_uids;  // (tagk uid, tagv uid)
+};
+
+// Counters for /api/stats and /metrics. Monotonic unless noted.
+struct StorageStats {
+  uint64_t points_appended = 0;
+  uint64_t series_count = 0;       // gauge
+  uint64_t wal_bytes_written = 0;
+  uint64_t wal_syncs = 0;
+  uint64_t pages_sealed = 0;
+  uint64_t corruptions_skipped = 0;
+};
+
+class Storage {
+ public:
+  // Opens (creating if needed) the engine at options.data_dir, replays the
+  // WAL and starts the maintenance thread. On success *out owns the engine.
+  static Status Open(const StorageOptions& options, std::unique_ptr<Storage>* out);
+
+  Storage() = default;
+  Storage(const Storage&) = delete;
+  Storage& operator=(const Storage&) = delete;
+  // Seals and syncs everything and leaves an empty WAL (clean shutdown).
+  virtual ~Storage() = default;
+
+  // ---- Write path ----
+
+  // Finds or creates the series metric{tags}. Tags may come in any order.
+  // REQUIRES: names already validated by the caller (non-empty, allowed
+  // characters, no duplicate keys).
+  virtual Status ResolveSeries(std::string_view metric, const TagRef* tags,
+                               size_t num_tags, SeriesId* id) = 0;
+
+  // Appends points to the WAL and then to the head. All-or-nothing: on error
+  // no point of the batch is acknowledged. Returns a sticky error after a
+  // failed WAL write until the condition clears (e.g. disk space returns).
+  virtual Status Append(const SeriesPoint* points, size_t n) = 0;
+
+  // fsyncs everything appended before the call.
+  virtual Status Sync() = 0;
+
+  // ---- Read path ----
+
+  // A new iterator over series `id` for points with start <= t <= end, in
+  // time order, duplicates resolved (last write wins). Caller owns it.
+  virtual std::unique_ptr<SampleIterator> NewIterator(SeriesId id, Timestamp start,
+                                                      Timestamp end) = 0;
+
+  // The newest point of the series. NotFound if it has none.
+  virtual Status LastPoint(SeriesId id, Sample* out) = 0;
+
+  // Series ids of a metric, ascending. Empty if the metric is unknown.
+  virtual std::vector<SeriesId> SeriesOfMetric(std::string_view metric) = 0;
+  // Series ids having tag key=value, ascending.
+  virtual std::vector<SeriesId> SeriesWithTag(std::string_view key,
+                                              std::string_view value) = 0;
+  // NotFound if id is unknown.
+  virtual Status GetSeriesKey(SeriesId id, SeriesKey* out) = 0;
+  // The uid of a name of a kind. NotFound if the name was never seen.
+  virtual Status LookupUid(NameKind kind, std::string_view name, uint32_t* uid) = 0;
+  // Names of a kind starting with prefix, sorted, at most max (0 = no limit).
+  virtual std::vector<std::string> SuggestNames(NameKind kind, std::string_view prefix,
+                                                size_t max) = 0;
+
+  virtual StorageStats stats() = 0;
+};
+
+}  // namespace sundial::storage
