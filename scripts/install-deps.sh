@@ -7,7 +7,8 @@
 #               x86-64 the i686 cross compiler with the :i386 libraries for the
 #               32-bit test stage.
 #   --pi-zero   also the ARMv6 (Raspberry Pi Zero) cross build: the armel
-#               toolchain, :armel libraries and qemu-user (Debian only).
+#               toolchain, the armel architecture in apt and qemu-user
+#               (Debian only; Ubuntu has no armel archive).
 #
 # Idempotent: when everything is installed it changes nothing and needs no
 # network. Runs as root; re-executes itself through sudo when there is one.
@@ -61,11 +62,12 @@ i386_packages=(
   libzstd-dev:i386 libspdlog-dev:i386 libfmt-dev:i386
   libgtest-dev:i386 libgmock-dev:i386 libhttp-parser2.9:i386 zlib1g:i386
 )
-# Raspberry Pi Zero (ARMv6): armel toolchain, static :armel libraries, qemu.
-armel_packages=(
-  g++-arm-linux-gnueabi
-  libzstd-dev:armel libgtest-dev:armel libhttp-parser-dev:armel zlib1g-dev:armel
-)
+# Raspberry Pi Zero (ARMv6): the armel toolchain and the armel architecture
+# in apt. scripts/build-pi-zero.sh downloads the static :armel libraries it
+# links into its own build directory (apt-get download, no install): that
+# keeps the native -dev packages untouched (libhttp-parser-dev is not
+# Multi-Arch, and the others would drag in a second libc6-dev).
+armel_packages=(g++-arm-linux-gnueabi)
 
 installed() {  # installed <package[:arch]>...: true when every one is installed
   local p name arch status
@@ -161,7 +163,8 @@ if [ "$want_pi_zero" -eq 1 ]; then
     echo "install-deps.sh: --pi-zero needs Debian (Ubuntu has no armel archive)" >&2
     exit 1
   fi
-  { installed "${armel_packages[@]}" && command -v qemu-arm >/dev/null; } || need=1
+  { installed "${armel_packages[@]}" && command -v qemu-arm >/dev/null &&
+    [[ "$(dpkg --print-foreign-architectures)" == *armel* ]]; } || need=1
 fi
 if [ "$need" -eq 0 ]; then
   echo "install-deps.sh: everything is installed"
