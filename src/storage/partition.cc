@@ -249,3 +249,14 @@ uint64_t Partition::file_bytes() {
 }
 
 }  // namespace sundial::storage
+
+namespace sundial::storage {
+
+Status Partition::TEST_SetPageFileEnd(uint64_t offset) {
+  std::lock_guard<std::mutex> lock(mu_);
+  SUNDIAL_RETURN_IF_ERROR(EnsureFiles());
+  pages_->TEST_SetEnd(offset);
+  return Status::OK();
+}
+
+}  // namespace sundial::storage

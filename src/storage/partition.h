@@ -64,6 +64,8 @@ class Partition {
   Status Sync();
   // Unmaps windows.
   void ReleaseWindows();
+  // Test hook: the next page goes at offset (see PageFile::TEST_SetEnd).
+  Status TEST_SetPageFileEnd(uint64_t offset);
 
   Timestamp start() const { return start_; }
   Timestamp end() const { return end_; }

@@ -105,6 +105,13 @@ Timestamp PartitionSet::NewestStart() {
   return slots_.empty() ? kMinTimestamp : slots_.rbegin()->first;
 }
 
+std::vector<std::pair<Timestamp, Timestamp>> PartitionSet::Ranges() {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<std::pair<Timestamp, Timestamp>> out;
+  for (const auto& kv : slots_) out.emplace_back(kv.first, kv.second.end);
+  return out;
+}
+
 Status PartitionSet::SyncAll() {
   std::vector<std::shared_ptr<Partition>> open;
   {

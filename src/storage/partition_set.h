@@ -42,6 +42,8 @@ class PartitionSet {
   std::vector<std::shared_ptr<Partition>> Overlapping(Timestamp start, Timestamp end);
   // Start of the newest partition (kMinTimestamp if none).
   Timestamp NewestStart();
+  // Every partition's [start, end), ascending, without opening any.
+  std::vector<std::pair<Timestamp, Timestamp>> Ranges();
   // fsyncs every open partition written since its last sync.
   Status SyncAll();
   // Closes partitions not used since before `before_ms` (Env clock),

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sundial/compress/page_iterator.h"
+
 namespace sundial::storage {
 
 // ---- SeriesTable ----
