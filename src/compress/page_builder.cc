@@ -113,6 +113,9 @@ PageBuilder::Result PageBuilder::EncodePoint(Timestamp t, Value v,
         int64_t m = 0;
         is_native = !v.is_int() && DecimalFits(v.float_value(), s.scale, &m);
         native = static_cast<uint64_t>(m);
+        if (s.count != 0 && ZigZag(native - s.prev_native) >= kMaxDecimalZigZag) {
+          is_native = false;
+        }
         break;
       }
       default:
@@ -207,7 +210,9 @@ void PageBuilder::Widen(Value v) {
   Reencode(enc, scale, s.seconds);
 }
 
-// The cheapest float encoding for v and every float already in the page.
+// The cheapest float encoding for v and every float already in the page:
+// the smallest decimal scale that holds them all, unless too many of them
+// would then be escaped for large jumps; else xor.
 void PageBuilder::ChooseFloatEncoding(double v, ValueEncoding* enc,
                                       uint8_t* scale) const {
   int s = MinDecimalScale(v, 0);
@@ -219,8 +224,29 @@ void PageBuilder::ChooseFloatEncoding(double v, ValueEncoding* enc,
       s = MinDecimalScale(pv.float_value(), s + 1);
     }
   }
-  *enc = s >= 0 ? ValueEncoding::kDecimal : ValueEncoding::kXor;
-  *scale = static_cast<uint8_t>(s >= 0 ? s : 0);
+  uint32_t floats = 1, jumps = 0;
+  if (s >= 0) {
+    int64_t m = 0, prev = 0;
+    bool have_prev = false;
+    it.Reset(data());
+    while (it.Next()) {
+      if (it.v().is_int() || !DecimalFits(it.v().float_value(), s, &m)) continue;
+      ++floats;
+      if (have_prev && ZigZag(static_cast<uint64_t>(m) - static_cast<uint64_t>(prev)) >=
+                           kMaxDecimalZigZag) {
+        ++jumps;
+      }
+      prev = m;
+      have_prev = true;
+    }
+    if (have_prev && DecimalFits(v, s, &m) &&
+        ZigZag(static_cast<uint64_t>(m) - static_cast<uint64_t>(prev)) >= kMaxDecimalZigZag) {
+      ++jumps;
+    }
+  }
+  const bool decimal = s >= 0 && jumps * 4 <= floats;
+  *enc = decimal ? ValueEncoding::kDecimal : ValueEncoding::kXor;
+  *scale = static_cast<uint8_t>(decimal ? s : 0);
 }
 
 bool PageBuilder::Reencode(ValueEncoding enc, uint8_t scale, bool seconds) {

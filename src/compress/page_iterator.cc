@@ -110,14 +110,22 @@ bool PageIterator::DecodeXor() {
   if ((w & 1) == 0) {
     in_.Skip(1);
   } else if ((w & 2) == 0) {
-    if (lead_ == kNoWindow) return Fail("xor window used before it is set");
     in_.Skip(2);
-    native_ ^= ReadBits(&in_, 64 - lead_ - trail_) << trail_;
+    if (lead_ == kNoWindow) {
+      native_ = in_.Read64();
+    } else {
+      native_ ^= ReadBits(&in_, 64 - lead_ - trail_) << trail_;
+    }
+  } else if ((w & 4) == 0) {
+    lead_ = kLeadRounding[(w >> 3) & 7];
+    trail_ = 0;
+    in_.Skip(6);
+    native_ ^= ReadBits(&in_, 64 - lead_);
   } else {
-    const int lead = static_cast<int>((w >> 2) & 31);
-    int n = static_cast<int>((w >> 7) & 63);
+    const int lead = static_cast<int>((w >> 3) & 31);
+    int n = static_cast<int>((w >> 8) & 63);
     if (n == 0) n = 64;
-    in_.Skip(13);
+    in_.Skip(14);
     if (lead == 31 && n == 64) {
       is_int_ = true;
       bits_ = in_.Read64();
