@@ -62,13 +62,28 @@ bool PageBuilder::Append(Timestamp t, Value v) {
   if (st_.seconds && t % 1000 != 0 && !Reencode(st_.enc, st_.scale, false)) {
     return false;
   }
+  const uint8_t reencodes = st_.reencodes;
   Result r = EncodePoint(t, v, false);
   if (r == Result::kNotNative) {
     Widen(v);
     r = EncodePoint(t, v, true);
   }
   if (r != Result::kOk) return false;
-  WriteHeader();
+  if (reencodes != st_.reencodes) {
+    WriteHeader();
+    return true;
+  }
+  // Only the count and the range can have changed.
+  char* h = reinterpret_cast<char*>(buf_.get());
+  EncodeFixed16(h + 2, st_.count);
+  if (t == st_.min_t) {
+    EncodeFixed32(h + 12, static_cast<uint32_t>(static_cast<uint64_t>(st_.first_t) -
+                                                static_cast<uint64_t>(t)));
+  }
+  if (t == st_.max_t) {
+    EncodeFixed32(h + 16, static_cast<uint32_t>(static_cast<uint64_t>(t) -
+                                                static_cast<uint64_t>(st_.first_t)));
+  }
   return true;
 }
 

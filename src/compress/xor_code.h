@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "force_inline.h"
 #include "sundial/compress/bit_stream.h"
 
 namespace sundial::compress {
@@ -20,7 +21,7 @@ inline void WriteBits(BitWriter* w, uint64_t v, int n) {
     w->Write(v >> 32, n - 32);
   }
 }
-inline uint64_t ReadBits(BitReader* r, int n) {
+SUNDIAL_INLINE uint64_t ReadBits(BitReader* r, int n) {
   if (n <= 57) return r->Read(n);
   const uint64_t lo = r->Read(32);
   return lo | (r->Read(n - 32) << 32);
@@ -29,12 +30,10 @@ inline uint64_t ReadBits(BitReader* r, int n) {
 // Leading-zero counts a "110" code can name (3-bit index), as in Chimp.
 constexpr uint8_t kLeadRounding[8] = {0, 8, 12, 16, 18, 20, 22, 24};
 
-// The largest table entry <= l.
-inline int RoundLead(int l) {
-  int i = 7;
-  while (kLeadRounding[i] > l) --i;
-  return i;
-}
+// Index of the largest kLeadRounding entry <= l, for l in [0, 31].
+constexpr uint8_t kLeadIndex[32] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2,
+                                    3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 7, 7, 7, 7, 7, 7};
+inline int RoundLead(int l) { return kLeadIndex[l]; }
 
 // Writes the code for float bits cur after prev, choosing the cheapest code
 // that holds x = cur ^ prev; updates the window.
