@@ -132,6 +132,7 @@ void StorageImpl::AddWarning(std::string w) {
 }
 
 std::vector<std::string> StorageImpl::recovery_warnings() {
+  for (auto& w : partitions_->TakeWarnings()) AddWarning(std::move(w));
   std::lock_guard<std::mutex> lock(warn_mu_);
   return warnings_;
 }
