@@ -143,6 +143,7 @@ void CivilFromDays(int64_t z, int64_t* y, unsigned* m, unsigned* d) {
 
 Status ParseDuration(std::string_view s, int64_t* ms) {
   const std::string str(s);
+  if (s.empty()) return Status::InvalidArgument("Cannot parse null or empty duration");
   size_t unit = 0;
   while (unit < s.size() && s[unit] >= '0' && s[unit] <= '9') ++unit;
   if (unit >= s.size()) {
