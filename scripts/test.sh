@@ -1,9 +1,144 @@
 #!/usr/bin/env bash
-# Builds Sundial and runs every test. Used by the README's test command and CI.
-set -euo pipefail
+# Builds Sundial and runs every test, in stages; the README's test command and
+# CI (.ci/run) call this. Stages, in order:
+#
+#   release   Release build (build/), all unit + integration tests (ctest)
+#   sanitize  the same under AddressSanitizer + UBSan (build-sanitize/), no benches
+#   i686      32-bit x86 cross build (build-i686/), its tests run natively
+#   fuzz      clang + libFuzzer build (build-fuzz/), each fuzz target for a
+#             few seconds
+#   pi-zero   ARMv6 static cross build + tests under qemu (scripts/build-pi-zero.sh);
+#             only when SUNDIAL_TEST_PI_ZERO=1
+#
+# A stage whose tools or targets are absent is skipped, not failed. Every stage
+# runs even after a failure; the closing lines list each stage's result and
+# "N passed, N failed, N skipped". Exit status 0 only when none failed.
+#
+# Environment:
+#   SUNDIAL_STAGES        stages to run (default: "release sanitize i686 fuzz")
+#   SUNDIAL_JOBS          parallel build/test jobs (default: nproc)
+#   SUNDIAL_FUZZ_SECONDS  time per fuzz target (default: 15)
+#   SUNDIAL_TEST_PI_ZERO  1 to add the pi-zero stage
+set -uo pipefail
 cd "$(dirname "$0")/.."
+root=$PWD
 
-jobs=$(nproc 2>/dev/null || echo 2)
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
-cmake --build build -j "$jobs"
-(cd build && ctest --output-on-failure -j "$jobs")
+jobs=${SUNDIAL_JOBS:-$(nproc 2>/dev/null || echo 2)}
+fuzz_seconds=${SUNDIAL_FUZZ_SECONDS:-15}
+stages=${SUNDIAL_STAGES:-release sanitize i686 fuzz}
+if [ "${SUNDIAL_TEST_PI_ZERO:-0}" = 1 ] && [[ " $stages " != *" pi-zero "* ]]; then
+  stages="$stages pi-zero"
+fi
+readonly SKIP=77  # a stage function's exit status for "nothing to do here"
+
+log() { printf '\n==== %s\n' "$*"; }
+
+# configure <build dir> <cmake args...>: Ninja for a new build dir; an existing
+# one keeps the generator it was made with.
+configure() {
+  local dir=$1; shift
+  local generator=()
+  if [ ! -f "$dir/CMakeCache.txt" ] && command -v ninja >/dev/null; then
+    generator=(-G Ninja)
+  fi
+  cmake -S "$root" -B "$dir" "${generator[@]}" "$@"
+}
+
+# run_ctest <build dir> [ctest args...]
+run_ctest() {
+  local dir=$1; shift
+  (cd "$dir" && ctest --output-on-failure --no-tests=error -j "$jobs" "$@")
+}
+
+stage_release() {
+  configure build -DCMAKE_BUILD_TYPE=Release &&
+    cmake --build build -j "$jobs" &&
+    run_ctest build
+}
+
+stage_sanitize() {
+  export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:strict_string_checks=1}
+  export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+  configure build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      -DSUNDIAL_SANITIZE=ON -DSUNDIAL_BENCH=OFF &&
+    cmake --build build-sanitize -j "$jobs" &&
+    run_ctest build-sanitize
+}
+
+stage_i686() {
+  if ! command -v i686-linux-gnu-g++ >/dev/null ||
+     [ ! -e /usr/lib/i386-linux-gnu/libgtest.a ]; then
+    echo "i686-linux-gnu-g++ or the :i386 libraries are not installed" \
+         "(scripts/install-deps.sh installs them on x86-64)"
+    return $SKIP
+  fi
+  if [ "$(uname -m)" != x86_64 ]; then
+    echo "32-bit x86 binaries only run on an x86 host"
+    return $SKIP
+  fi
+  configure build-i686 -DCMAKE_BUILD_TYPE=Release -DSUNDIAL_BENCH=OFF \
+      -DCMAKE_TOOLCHAIN_FILE="$root/scripts/cmake/i686-linux-gnu.cmake" &&
+    cmake --build build-i686 -j "$jobs" &&
+    run_ctest build-i686
+}
+
+stage_fuzz() {
+  if ! command -v clang++ >/dev/null; then
+    echo "clang++ is not installed"
+    return $SKIP
+  fi
+  CC=clang CXX=clang++ configure build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      -DSUNDIAL_FUZZ=ON -DSUNDIAL_BENCH=OFF || return 1
+  if [ ! -s build-fuzz/fuzzers.txt ]; then
+    echo "no fuzz targets (add_fuzzer) in the tree yet"
+    return $SKIP
+  fi
+  cmake --build build-fuzz -j "$jobs" --target sundial_fuzzers || return 1
+  local name binary seeds failed=0 corpus
+  mkdir -p build-fuzz/artifacts
+  while IFS=$'\t' read -r name binary seeds; do
+    corpus=$(mktemp -d "${TMPDIR:-/tmp}/sundial-fuzz-$name.XXXXXX")
+    [ -d "$seeds" ] || seeds=
+    echo "-- $name: ${fuzz_seconds}s${seeds:+, seeds from $seeds}"
+    if ! "$binary" -max_total_time="$fuzz_seconds" -timeout=10 -rss_limit_mb=2048 \
+        -print_final_stats=1 -artifact_prefix="build-fuzz/artifacts/$name-" \
+        "$corpus" ${seeds:+"$seeds"} </dev/null 2>&1 | tail -n 40; then
+      echo "-- $name FAILED; reproducer in build-fuzz/artifacts/$name-*"
+      failed=1
+    fi
+    rm -rf "$corpus"
+  done < build-fuzz/fuzzers.txt
+  return $failed
+}
+
+stage_pi-zero() {
+  scripts/build-pi-zero.sh --test
+}
+
+results=()
+passed=0 failed=0 skipped=0
+for stage in $stages; do
+  if ! declare -F "stage_$stage" >/dev/null; then
+    echo "test.sh: unknown stage '$stage'" >&2
+    results+=("$(printf '%-9s FAILED (unknown stage)' "$stage")")
+    failed=$((failed + 1))
+    continue
+  fi
+  log "stage $stage"
+  start=$SECONDS
+  ( "stage_$stage" )
+  status=$?
+  took="$(( (SECONDS - start) / 60 ))m$(( (SECONDS - start) % 60 ))s"
+  case $status in
+    0) verdict=passed; passed=$((passed + 1)) ;;
+    "$SKIP") verdict=skipped; skipped=$((skipped + 1)) ;;
+    *) verdict=FAILED; failed=$((failed + 1)) ;;
+  esac
+  log "stage $stage $verdict ($took)"
+  results+=("$(printf '%-9s %-8s %s' "$stage" "$verdict" "$took")")
+done
+
+log "summary"
+printf '  %s\n' "${results[@]}"
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,138 @@
+// PageBuilder: appends (timestamp, value) points of one series into one
+// fixed-capacity page (format: page_format.h).
+//
+// Why: a series' open page (its head chunk) lives in RAM until it is full,
+// then is copied out as is. With 10,000+ series each holding one builder, a
+// builder is its page buffer plus about 100 bytes of encoder state, and
+// appending never allocates.
+//
+// Encoding choice. The encoder cannot see future values, so it starts with
+// the cheapest encoding that fits the first point (ints: int; floats: the
+// smallest decimal scale that reproduces the double exactly, else xor;
+// timestamps in seconds when they are whole seconds) and widens when a point
+// does not fit:
+//   - a timestamp that is not a whole second in a seconds page, or a decimal
+//     that needs a larger scale: the page's points are re-encoded in the
+//     wider encoding (decoding and re-encoding one page is cheap, and it
+//     happens only a few times per page at most);
+//   - a value of the other type (an int in a float page or the reverse), or
+//     a float that is not a short decimal in a decimal page: the value is
+//     escaped (raw 64 bits) while such values are rare (< 1/4 of the page);
+//     once they are common, the page is re-encoded with that type native
+//     (ints; floats as decimal or xor).
+// If a re-encoded page no longer fits its capacity, the value is escaped
+// instead, and if that does not fit either, Append returns false: the caller
+// seals the page and starts a new one.
+//
+// Reading the open page (the head): data() is at every moment a complete,
+// valid page of all points appended so far; read it with a PageIterator
+// while holding whatever lock serialises Append, or copy it.
+//
+// Thread-safety: none. One writer; readers must exclude the writer.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string_view>
+
+#include "sundial/common/types.h"
+#include "sundial/compress/bit_stream.h"
+#include "sundial/compress/page_format.h"
+
+namespace sundial::compress {
+
+class PageBuilder {
+ public:
+  // REQUIRES: kMinPageSize <= page_size <= kMaxPageSize. Allocates the page
+  // buffer once (page_size plus 32 bytes of slack).
+  explicit PageBuilder(uint32_t page_size = kDefaultPageSize);
+  PageBuilder(const PageBuilder&) = delete;
+  PageBuilder& operator=(const PageBuilder&) = delete;
+  PageBuilder(PageBuilder&&) noexcept;
+  PageBuilder& operator=(PageBuilder&&) noexcept;
+  ~PageBuilder();
+
+  // Appends one point. Returns true if it was added. Returns false, leaving
+  // the page unchanged, when it does not fit: the page would exceed
+  // page_size() bytes, would hold more than kMaxPointsPerPage points, or
+  // would span more than kMaxPageSpanMs. The first point of an empty page
+  // always fits. Timestamps may go backwards or repeat; points are kept in
+  // arrival order. Never allocates, except in the rare re-encoding described
+  // above (one temporary page-sized buffer).
+  [[nodiscard]] bool Append(Timestamp t, Value v);
+
+  // The complete page: header plus bit stream, size() bytes. Valid until
+  // the next Append/Reset or until the builder is destroyed or moved. This
+  // is both the finished page and the view of the open head page.
+  std::string_view data() const;
+  // Bytes the page occupies now (kPageHeaderSize when empty).
+  uint32_t size() const;
+  uint32_t page_size() const { return page_size_; }
+  uint32_t count() const { return st_.count; }
+  bool empty() const { return st_.count == 0; }
+  // REQUIRES: !empty().
+  Timestamp first_t() const { return st_.first_t; }
+  Timestamp min_t() const { return st_.min_t; }
+  Timestamp max_t() const { return st_.max_t; }
+  Timestamp last_t() const { return st_.last_t; }
+  // The page's current encoding, as recorded in its header.
+  ValueEncoding value_encoding() const { return st_.enc; }
+  uint8_t decimal_scale() const { return st_.scale; }
+  bool seconds() const { return st_.seconds; }
+
+  // Empties the page for reuse, keeping the buffer.
+  void Reset();
+
+  // Heap plus object bytes held by this builder.
+  size_t MemoryUsage() const { return sizeof(*this) + page_size_ + kSlack; }
+
+ private:
+  static constexpr uint32_t kSlack = 32;
+
+  // Everything the encoder knows; copied whole to roll back a re-encode.
+  struct State {
+    uint32_t pos = 0;        // bits used in the stream
+    uint32_t run_at = 0;     // bit position of the open run's count field
+    uint16_t count = 0;
+    uint16_t run_len = 0;    // 0: no open run
+    uint16_t repeats = 0;    // trailing points coded "00" that repeat their predecessor
+    uint16_t escapes = 0;
+    uint8_t reencodes = 0;
+    ValueEncoding enc = ValueEncoding::kInt;
+    bool seconds = false;
+    uint8_t scale = 0;
+    uint8_t lead = 0xff;     // xor window; 0xff: none yet
+    uint8_t trail = 0;
+    bool last_native = false;  // the last point was coded natively
+    bool last_is_int = true;   // type and bits of the last point's value
+    uint64_t last_bits = 0;
+    uint64_t prev_native = 0;  // int, mantissa or float bits of the last native value
+    int64_t prev_x = 0;        // last timestamp in page units
+    uint64_t prev_delta = 0;   // in page units, wrapping
+    Timestamp first_t = 0, min_t = 0, max_t = 0, last_t = 0;
+  };
+
+  enum class Result : uint8_t { kOk, kFull, kNotNative };
+  static constexpr uint8_t kMaxReencodes = 24;  // per page, bounds the work
+
+  void ChooseInitialEncoding(Timestamp t, Value v);
+  // Encodes one point in the current encoding. A value that is not native
+  // to it is escaped if allow_escape, else kNotNative is returned. On
+  // kFull/kNotNative nothing changed.
+  Result EncodePoint(Timestamp t, Value v, bool allow_escape);
+  void StartRun(BitWriter* w);
+  // Picks a wider encoding for v (which is not native) and re-encodes.
+  void Widen(Value v);
+  void ChooseFloatEncoding(double v, ValueEncoding* enc, uint8_t* scale) const;
+  // Re-encodes every point in the given encoding. On failure (no room, or
+  // too many re-encodes) restores the page and returns false.
+  bool Reencode(ValueEncoding enc, uint8_t scale, bool seconds);
+  void WriteHeader();
+
+  uint32_t page_size_;
+  std::unique_ptr<uint8_t[]> buf_;  // page_size_ + kSlack bytes
+  State st_;
+};
+
+}  // namespace sundial::compress

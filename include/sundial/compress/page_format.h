@@ -1,0 +1,121 @@
+// Page format, version 1: a compressed run of (timestamp, value) points of
+// one series.
+//
+// A page is a fixed 20-byte header followed by a bit stream. All header
+// integers are little-endian. Nothing is padded; callers may store a page in
+// a larger zero-filled slot (the reader stops after `count` points).
+//
+//   offset size field
+//   0      1    version       kPageFormatVersion (1)
+//   1      1    encoding      bits 0-1 value encoding: 0 int, 1 decimal, 2 xor
+//                             bit  2   timestamps coded in seconds (all are
+//                                      multiples of 1000 ms)
+//                             bit  3   reserved, 0
+//                             bits 4-7 decimal scale s (0 unless decimal)
+//   2      2    count         number of points, 0..65535
+//   4      8    first_t       timestamp of the first point (int64 ms)
+//   12     4    min_back      first_t - min_t   (uint32, ms)
+//   16     4    max_ahead     max_t - first_t   (uint32, ms)
+//   20     ...  bit stream    LSB-first (see bit_stream.h)
+//
+// So max_t - min_t < 2^32 ms (about 49 days) for every page.
+//
+// Bit stream: points in arrival order (timestamps may go backwards or repeat).
+// Point 0 is its value code only (its timestamp is first_t). Every later
+// point is a timestamp code then a value code, except that a run code stands
+// for several whole points.
+//
+// Timestamp code. Let u = 1000 in seconds pages, else 1, x = t / u, delta =
+// x - x_prev, dod = delta - delta_prev (delta_prev = 0 before point 1; all
+// arithmetic wraps mod 2^64), zz = zigzag(dod):
+//   0                       dod = 0
+//   10      + 8 bits zz-1
+//   110     + 14 bits zz-1
+//   1110    + 20 bits zz-1
+//   11110   + 32 bits zz-1
+//   111110  + 64 bits zz
+//   111111  + 16 bits n     run: n >= 1 more points, each with dod = 0 and
+//                           the previous point's value (same type, same bits)
+// (Codes are written first bit first; "10" means a 1 bit then a 0 bit.)
+//
+// Value code, int and decimal pages. The page's native type is int64 (int
+// pages) or float64 (decimal pages, value = double(m) / 10^s computed as one
+// IEEE division, m int64, which the encoder checks is bit-identical). Let m
+// be the native value as int64 (the int itself, or the decimal mantissa),
+// d = m - m_prev (m_prev = 0 before the first native value; wraps), zz =
+// zigzag(d):
+//   0                         d = 0
+//   10        + 4 bits zz-1
+//   110       + 7 bits zz-1
+//   1110      + 12 bits zz-1
+//   11110     + 20 bits zz-1
+//   111110    + 32 bits zz-1
+//   1111110   + 64 bits zz
+//   11111110  + 64 bits       escape: a float64, raw bits
+//   11111111  + 64 bits       escape: an int64, raw bits
+// Escaped values (the other type, or a float that is not a decimal of scale
+// s) do not change m_prev.
+//
+// Value code, xor pages (Gorilla): x = bits(v) XOR bits(prev native float)
+// (prev = 0.0's bits before the first):
+//   0                         x = 0, same value
+//   10  + w bits              x fits the previous window: its w meaningful
+//                             bits (w = 64 - lead - trail of the window)
+//   11  + 5 bits lead + 6 bits w (0 means 64) + w bits   new window
+//   11  + 11111 + 000000 + 64 bits   escape: an int64, raw bits (lead 31
+//                             with w 64 is otherwise impossible)
+//
+// Version policy: a reader rejects any other version as Corruption. A new
+// layout gets a new version number; version 1 stays readable.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "sundial/common/status.h"
+#include "sundial/common/types.h"
+
+namespace sundial::compress {
+
+constexpr uint8_t kPageFormatVersion = 1;
+constexpr uint32_t kPageHeaderSize = 20;
+constexpr uint32_t kMinPageSize = 128;
+constexpr uint32_t kMaxPageSize = 65536;
+constexpr uint32_t kDefaultPageSize = 512;
+constexpr uint32_t kMaxPointsPerPage = 65535;
+constexpr uint64_t kMaxPageSpanMs = 0xffffffffu;  // max_t - min_t
+constexpr int kMaxDecimalScale = 15;
+
+// How a page codes its values (bits 0-1 of the encoding byte).
+enum class ValueEncoding : uint8_t {
+  kInt = 0,      // int64, zigzag delta
+  kDecimal = 1,  // float64 as int64 mantissa x 10^-scale, zigzag delta
+  kXor = 2,      // float64, Gorilla XOR
+};
+
+// The decoded, validated page header.
+struct PageHeader {
+  ValueEncoding value_encoding = ValueEncoding::kInt;
+  bool seconds = false;  // timestamps coded in whole seconds
+  uint8_t scale = 0;     // decimal scale, 0..kMaxDecimalScale
+  uint32_t count = 0;
+  Timestamp first_t = 0;
+  Timestamp min_t = 0;
+  Timestamp max_t = 0;
+};
+
+// Packs/unpacks the encoding byte (offset 1).
+uint8_t EncodingByte(ValueEncoding e, bool seconds, uint8_t scale);
+
+// Parses and validates the header at the front of page. Returns Corruption
+// if page is shorter than kPageHeaderSize, the version is unknown, the
+// encoding byte is invalid, or the time range is inconsistent. Reads only
+// page[0, kPageHeaderSize).
+Status DecodePageHeader(std::string_view page, PageHeader* header);
+
+// Writes the 20 header bytes for h at dst. REQUIRES: h is consistent
+// (min_t <= first_t <= max_t, max_t - min_t <= kMaxPageSpanMs).
+void EncodePageHeader(const PageHeader& h, char* dst);
+
+}  // namespace sundial::compress

@@ -1,0 +1,73 @@
+// PageIterator: decodes one page (page_format.h) point by point.
+//
+// Why: sealed pages are read straight out of memory-mapped files and the
+// open head page straight out of its PageBuilder, without copying or
+// materialising points. The iterator borrows the bytes and never reads
+// outside them, whatever they contain: damage shows as a Corruption status.
+//
+// Points come in the page's arrival order, which is time order for pages
+// written in order; a page holding late points may go backwards. Seek(t)
+// therefore advances to the next point (in page order) with timestamp >= t.
+//
+// Thread-safety: one thread at a time. Reusable through Reset().
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "sundial/common/coding.h"
+#include "sundial/common/sample_iterator.h"
+#include "sundial/compress/bit_stream.h"
+#include "sundial/compress/page_format.h"
+
+namespace sundial::compress {
+
+class PageIterator final : public SampleIterator {
+ public:
+  // An exhausted iterator with an ok status.
+  PageIterator() = default;
+  // Same as Reset(page).
+  explicit PageIterator(std::string_view page) { Reset(page); }
+
+  // Starts over on page, whose bytes must stay valid and unchanged while the
+  // iterator uses them (it does not copy them). The page may be followed by
+  // unused bytes. Validates the header: on error status() is Corruption and
+  // Next() returns false.
+  void Reset(std::string_view page);
+
+  bool Next() override;
+  bool Seek(Timestamp t) override;
+  Timestamp t() const override { return t_; }
+  Value v() const override {
+    return is_int_ ? Value::Int(static_cast<int64_t>(bits_))
+                   : Value::Float(BitsToDouble(bits_));
+  }
+  Status status() const override { return status_; }
+
+  // The validated header of the current page. REQUIRES: status().ok().
+  const PageHeader& header() const { return h_; }
+
+ private:
+  bool Fail(const char* what);
+  bool DecodeValue();
+  bool DecodeIntDomain();
+  bool DecodeXor();
+
+  PageHeader h_;
+  BitReader in_;
+  Status status_;
+  uint32_t left_ = 0;       // points not yet returned
+  uint32_t run_left_ = 0;   // points left in the current run
+  bool positioned_ = false; // the last Next()/Seek() returned true
+  bool is_int_ = true;      // type and bits of the current value
+  uint64_t bits_ = 0;
+  Timestamp t_ = 0;
+  int64_t x_ = 0;           // current timestamp in page units
+  uint64_t delta_ = 0;      // page units, wrapping
+  uint64_t native_ = 0;     // last native value (int, mantissa or float bits)
+  uint8_t lead_ = 0xff;     // xor window; 0xff: none yet
+  uint8_t trail_ = 0;
+  bool first_ = true;
+};
+
+}  // namespace sundial::compress

@@ -1,0 +1,87 @@
+// TelnetPutHandler: the `put` command of the telnet-style line protocol for
+// one connection (opentsdb-compat.md §2.1-2.6).
+//
+//   put <metric> <timestamp> <value> <tagk=tagv> [<tagk=tagv> ...]
+//
+// Tokens are separated by single spaces; empty tokens among the tags are
+// ignored (tcollector sends double spaces). Success produces no reply; a
+// rejected point produces one line, OpenTSDB's exact text, for example
+//   put: illegal argument: Need at least one tag (metric=m, tags={})\n
+//   put: invalid value: Invalid character 'x' in 12x\n
+// Timestamps are seconds, or milliseconds when they do not fit in 32 bits;
+// a dotted timestamp has its dots removed first (1356998400.123 -> ms).
+//
+// Why batches: the caller hands over every complete line of a read buffer
+// and then calls Flush() once, so storage takes one Append (one WAL record)
+// per read instead of one per point, and the lines are parsed in place with
+// no allocation per line. Lines must be flushed before the connection reads
+// again: that is the telnet acknowledgement of the durability contract.
+//
+// Thread-safety: not thread-safe; one per connection. Storage, options and
+// stats are borrowed and must outlive it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sundial/ingest/ingest_options.h"
+#include "sundial/ingest/ingest_stats.h"
+#include "sundial/ingest/point_rules.h"
+#include "sundial/ingest/series_resolver.h"
+#include "sundial/storage/storage.h"
+
+namespace sundial::ingest {
+
+class TelnetPutHandler {
+ public:
+  TelnetPutHandler(storage::Storage* storage, const IngestOptions* options,
+                   const PointRules* rules, IngestStats* stats);
+  TelnetPutHandler(const TelnetPutHandler&) = delete;
+  TelnetPutHandler& operator=(const TelnetPutHandler&) = delete;
+  ~TelnetPutHandler();
+
+  // Parses one line whose first token is "put" (without its "\n"; a final
+  // "\r" is ignored). A good point is buffered; a bad one appends its error
+  // line to *reply. May flush by itself when the buffer is full.
+  void HandlePut(std::string_view line, std::string* reply);
+
+  // Appends the buffered points to storage (one Append). If storage fails,
+  // every buffered point is reported on *reply as
+  // "put: HBase error: <status>\n" and counted as a storage error.
+  // Returns storage's status.
+  Status Flush(std::string* reply);
+
+  // Points buffered and not yet flushed.
+  size_t pending() const { return batch_.size(); }
+
+ private:
+  // Splits the tag tokens into tags_ (rows 6 and 7). Returns false with
+  // *error set on a bad or duplicate tag.
+  bool ParseTags(std::string_view text, PutError* error);
+  void Reject(const PutError& error, std::string* reply);
+  void PublishStats();
+
+  storage::Storage* const storage_;
+  const IngestOptions* const options_;
+  const PointRules* const rules_;
+  IngestStats* const stats_;
+  SeriesResolver resolver_;
+  std::vector<storage::SeriesPoint> batch_;
+  std::vector<storage::TagRef> tags_;  // scratch, views into the current line
+  PutError error_;                     // scratch, reused
+  std::string scratch_;                // dotted timestamps
+  // Counters published to stats_ on Flush (atomics once per buffer).
+  uint64_t lines_ = 0;
+  uint64_t invalid_values_ = 0;
+  uint64_t illegal_arguments_ = 0;
+  uint64_t unknown_metrics_ = 0;
+  size_t misses_published_ = 0;
+};
+
+// Formats a rejected point as the telnet protocol reports it, e.g.
+// "put: illegal argument: empty value\n".
+void AppendTelnetError(const PutError& error, std::string* reply);
+
+}  // namespace sundial::ingest

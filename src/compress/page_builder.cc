@@ -1,0 +1,253 @@
+#include "sundial/compress/page_builder.h"
+
+#include <cassert>
+#include <cstring>
+
+#include "decimal.h"
+#include "int_code.h"
+#include "sundial/common/coding.h"
+#include "sundial/compress/page_iterator.h"
+#include "timestamp_code.h"
+#include "xor_code.h"
+
+namespace sundial::compress {
+
+PageBuilder::PageBuilder(uint32_t page_size)
+    : page_size_(page_size), buf_(new uint8_t[page_size + kSlack]()) {
+  assert(page_size >= kMinPageSize && page_size <= kMaxPageSize);
+  WriteHeader();
+}
+
+PageBuilder::PageBuilder(PageBuilder&&) noexcept = default;
+PageBuilder& PageBuilder::operator=(PageBuilder&&) noexcept = default;
+PageBuilder::~PageBuilder() = default;
+
+std::string_view PageBuilder::data() const {
+  return std::string_view(reinterpret_cast<const char*>(buf_.get()), size());
+}
+
+uint32_t PageBuilder::size() const { return kPageHeaderSize + (st_.pos + 7) / 8; }
+
+void PageBuilder::Reset() {
+  std::memset(buf_.get() + kPageHeaderSize, 0, (st_.pos + 7) / 8);
+  st_ = State();
+  WriteHeader();
+}
+
+void PageBuilder::WriteHeader() {
+  PageHeader h;
+  h.value_encoding = st_.enc;
+  h.seconds = st_.seconds;
+  h.scale = st_.scale;
+  h.count = st_.count;
+  h.first_t = st_.first_t;
+  h.min_t = st_.min_t;
+  h.max_t = st_.max_t;
+  EncodePageHeader(h, reinterpret_cast<char*>(buf_.get()));
+}
+
+bool PageBuilder::Append(Timestamp t, Value v) {
+  if (st_.count == 0) {
+    ChooseInitialEncoding(t, v);
+    const Result r = EncodePoint(t, v, true);
+    WriteHeader();
+    return r == Result::kOk;
+  }
+  if (st_.count >= kMaxPointsPerPage) return false;
+  const Timestamp lo = t < st_.min_t ? t : st_.min_t;
+  const Timestamp hi = t > st_.max_t ? t : st_.max_t;
+  if (static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo) > kMaxPageSpanMs) {
+    return false;
+  }
+  if (st_.seconds && t % 1000 != 0 && !Reencode(st_.enc, st_.scale, false)) {
+    return false;
+  }
+  Result r = EncodePoint(t, v, false);
+  if (r == Result::kNotNative) {
+    Widen(v);
+    r = EncodePoint(t, v, true);
+  }
+  if (r != Result::kOk) return false;
+  WriteHeader();
+  return true;
+}
+
+void PageBuilder::ChooseInitialEncoding(Timestamp t, Value v) {
+  st_ = State();
+  st_.seconds = t % 1000 == 0;
+  if (v.is_int()) {
+    st_.enc = ValueEncoding::kInt;
+    return;
+  }
+  const int s = MinDecimalScale(v.float_value(), 0);
+  st_.enc = s >= 0 ? ValueEncoding::kDecimal : ValueEncoding::kXor;
+  st_.scale = static_cast<uint8_t>(s >= 0 ? s : 0);
+}
+
+PageBuilder::Result PageBuilder::EncodePoint(Timestamp t, Value v,
+                                             bool allow_escape) {
+  State& s = st_;
+  const uint64_t bits = v.is_int() ? static_cast<uint64_t>(v.int_value())
+                                   : DoubleToBits(v.float_value());
+  const int64_t x = s.seconds ? t / 1000 : t;
+  const uint64_t delta =
+      s.count == 0 ? 0 : static_cast<uint64_t>(x) - static_cast<uint64_t>(s.prev_x);
+  const uint64_t dod = delta - s.prev_delta;
+  BitWriter w(buf_.get() + kPageHeaderSize, s.pos);
+
+  // A point repeating the last one extends the open run in place.
+  if (s.run_len != 0 && dod == 0 && bits == s.last_bits &&
+      v.is_int() == s.last_is_int) {
+    ++s.run_len;
+    w.Overwrite(s.run_at, s.run_len, kRunCountBits);
+    s.prev_x = x;
+  } else {
+    uint64_t native = 0;
+    bool is_native;
+    switch (s.enc) {
+      case ValueEncoding::kInt:
+        is_native = v.is_int();
+        native = bits;
+        break;
+      case ValueEncoding::kDecimal: {
+        int64_t m = 0;
+        is_native = !v.is_int() && DecimalFits(v.float_value(), s.scale, &m);
+        native = static_cast<uint64_t>(m);
+        break;
+      }
+      default:
+        is_native = !v.is_int();
+        native = bits;
+        break;
+    }
+    if (!is_native && !allow_escape) return Result::kNotNative;
+
+    if (s.count != 0) WriteDod(&w, dod);
+    uint8_t lead = s.lead, trail = s.trail;
+    if (is_native) {
+      if (s.enc == ValueEncoding::kXor) {
+        WriteXor(&w, native, s.prev_native, &lead, &trail);
+      } else {
+        WriteIntDelta(&w, native - s.prev_native);
+      }
+    } else if (s.enc == ValueEncoding::kXor) {
+      WriteXorIntEscape(&w, bits);
+    } else {
+      WriteIntEscape(&w, v.is_int(), bits);
+    }
+    if (w.pos() > (page_size_ - kPageHeaderSize) * 8) {
+      w.Truncate(s.pos);
+      return Result::kFull;
+    }
+    // "00": same timestamp step, same native value as a native predecessor.
+    const bool repeat = s.count != 0 && dod == 0 && is_native &&
+                        native == s.prev_native && s.last_native;
+    s.pos = w.pos();
+    s.lead = lead;
+    s.trail = trail;
+    if (is_native) {
+      s.prev_native = native;
+    } else {
+      ++s.escapes;
+    }
+    s.last_native = is_native;
+    s.last_bits = bits;
+    s.last_is_int = v.is_int();
+    s.prev_delta = delta;
+    s.prev_x = x;
+    s.run_len = 0;
+    s.repeats = repeat ? static_cast<uint16_t>(s.repeats + 1) : 0;
+    if (s.repeats >= kMinRunPoints) StartRun(&w);
+  }
+
+  if (s.count == 0) {
+    s.first_t = s.min_t = s.max_t = t;
+  } else {
+    if (t < s.min_t) s.min_t = t;
+    if (t > s.max_t) s.max_t = t;
+  }
+  s.last_t = t;
+  ++s.count;
+  return Result::kOk;
+}
+
+// Replaces the trailing "00" repeats with one run code of the same length.
+void PageBuilder::StartRun(BitWriter* w) {
+  State& s = st_;
+  w->Truncate(s.pos - 2u * s.repeats);
+  w->Write(kRunPrefix, kRunPrefixBits);
+  s.run_at = w->pos();
+  w->Write(s.repeats, kRunCountBits);
+  s.pos = w->pos();
+  s.run_len = s.repeats;
+  s.repeats = 0;
+}
+
+void PageBuilder::Widen(Value v) {
+  State& s = st_;
+  // Switch the native type only once escapes would be more than half.
+  const bool common = (s.escapes + 1u) * 2 > s.count + 1u;
+  if (s.enc == ValueEncoding::kDecimal && !v.is_int()) {
+    const int scale = MinDecimalScale(v.float_value(), s.scale + 1);
+    if (scale >= 0) {
+      Reencode(ValueEncoding::kDecimal, static_cast<uint8_t>(scale), s.seconds);
+    } else if (common) {
+      Reencode(ValueEncoding::kXor, 0, s.seconds);
+    }
+    return;
+  }
+  if (!common) return;
+  if (v.is_int()) {
+    Reencode(ValueEncoding::kInt, 0, s.seconds);
+    return;
+  }
+  ValueEncoding enc;
+  uint8_t scale;
+  ChooseFloatEncoding(v.float_value(), &enc, &scale);
+  Reencode(enc, scale, s.seconds);
+}
+
+// The cheapest float encoding for v and every float already in the page.
+void PageBuilder::ChooseFloatEncoding(double v, ValueEncoding* enc,
+                                      uint8_t* scale) const {
+  int s = MinDecimalScale(v, 0);
+  PageIterator it(data());
+  while (s >= 0 && it.Next()) {
+    const Value pv = it.v();
+    int64_t m;
+    if (!pv.is_int() && !DecimalFits(pv.float_value(), s, &m)) {
+      s = MinDecimalScale(pv.float_value(), s + 1);
+    }
+  }
+  *enc = s >= 0 ? ValueEncoding::kDecimal : ValueEncoding::kXor;
+  *scale = static_cast<uint8_t>(s >= 0 ? s : 0);
+}
+
+bool PageBuilder::Reencode(ValueEncoding enc, uint8_t scale, bool seconds) {
+  if (st_.reencodes >= kMaxReencodes) return false;
+  ++st_.reencodes;
+  const State saved = st_;
+  const uint32_t n = size();
+  std::unique_ptr<uint8_t[]> old(new uint8_t[n]);
+  std::memcpy(old.get(), buf_.get(), n);
+  std::memset(buf_.get() + kPageHeaderSize, 0, n - kPageHeaderSize);
+
+  st_ = State();
+  st_.enc = enc;
+  st_.scale = scale;
+  st_.seconds = seconds;
+  st_.reencodes = saved.reencodes;
+  PageIterator it(std::string_view(reinterpret_cast<const char*>(old.get()), n));
+  bool ok = true;
+  while (ok && it.Next()) ok = EncodePoint(it.t(), it.v(), true) == Result::kOk;
+  if (!ok || !it.status().ok() || st_.count != saved.count) {
+    std::memset(buf_.get(), 0, page_size_ + kSlack);
+    std::memcpy(buf_.get(), old.get(), n);
+    st_ = saved;
+    return false;
+  }
+  WriteHeader();
+  return true;
+}
+
+}  // namespace sundial::compress
