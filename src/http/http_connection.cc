@@ -1,5 +1,7 @@
 #include "sundial/http/http_connection.h"
 
+#include <strings.h>
+
 #include <cstdio>
 #include <exception>
 
@@ -162,6 +164,7 @@ void HttpConnection::StartRequest(Request request) {
   if (slot.close_after) read_done_ = true;
   const uint64_t seq = slot.seq;
   slots_.push_back(std::move(slot));
+  if (!options_.cors.domains.empty() && HandleCors(request, &slots_.back())) return;
   auto responder = std::make_shared<ResponderImpl>(shared_from_this(), seq);
   // A throwing handler must not take the I/O thread down with it.
   try {
@@ -171,6 +174,34 @@ void HttpConnection::StartRequest(Request request) {
   } catch (...) {
     responder->Send(Reply::Error(500, "An unknown exception occurred"));
   }
+}
+
+bool HttpConnection::HandleCors(const Request& request, Slot* slot) {
+  const std::string_view origin = request.headers.Get("Origin");
+  if (origin.empty()) return false;
+  bool allowed = false;
+  for (const std::string& d : options_.cors.domains) {
+    if (d == "*" || (d.size() == origin.size() &&
+                     strncasecmp(d.data(), origin.data(), d.size()) == 0)) {
+      allowed = true;
+      break;
+    }
+  }
+  const uint64_t seq = slot->seq;
+  if (!allowed) {
+    OnSend(seq, Reply::Error(200, "CORS domain not allowed",
+                             "The domain [" + std::string(origin) + "] is not permitted access"));
+    return true;
+  }
+  slot->cors_origin = std::string(origin);
+  if (request.method == Method::kOptions) {
+    Reply preflight;
+    preflight.status = 200;
+    preflight.content_type.clear();
+    OnSend(seq, std::move(preflight));
+    return true;
+  }
+  return false;
 }
 
 void HttpConnection::AnswerParseError() {
@@ -220,6 +251,16 @@ void HttpConnection::AppendHead(const Reply& reply, Slot* slot, bool gzip, bool 
     out += "Connection: close\r\n";
   } else if (slot->http_minor == 0) {
     out += "Connection: keep-alive\r\n";
+  }
+  if (!slot->cors_origin.empty()) {
+    out += "Access-Control-Allow-Origin: ";
+    out += slot->cors_origin;
+    out += "\r\nAccess-Control-Allow-Methods: GET, POST, PUT, DELETE\r\n";
+    if (!options_.cors.allow_headers.empty()) {
+      out += "Access-Control-Allow-Headers: ";
+      out += options_.cors.allow_headers;
+      out += "\r\n";
+    }
   }
   for (const auto& [k, v] : reply.headers) {
     out += k;
