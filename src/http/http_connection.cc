@@ -302,17 +302,29 @@ void HttpConnection::OnStartChunked(uint64_t seq, Reply head) {
   // HTTP/1.0 has no chunked encoding: the end of the body is the close.
   slot->chunked = slot->http_minor >= 1;
   if (!slot->chunked) slot->close_after = true;
-  AppendHead(head, slot, /*gzip=*/false, slot->chunked);
+  if (slot->accepts_gzip) slot->gzip = std::make_unique<GzipStream>();
+  AppendHead(head, slot, slot->gzip != nullptr, slot->chunked);
   slot->out += "\r\n";
   slot->head_written = true;
-  if (!head.body.empty()) {
-    if (slot->chunked) {
-      AppendChunk(head.body, &slot->out);
-    } else {
-      slot->out += head.body;
-    }
-  }
+  AppendBodyPiece(slot, head.body);
   DoWrite();
+}
+
+void HttpConnection::AppendBodyPiece(Slot* slot, std::string_view data) {
+  std::string packed;
+  if (slot->gzip && !data.empty()) {
+    if (!slot->gzip->Write(data, &packed).ok()) {
+      slot->close_after = true;  // cannot continue the stream
+      return;
+    }
+    data = packed;
+  }
+  if (data.empty()) return;
+  if (slot->chunked) {
+    AppendChunk(data, &slot->out);
+  } else {
+    slot->out.append(data);
+  }
 }
 
 void HttpConnection::OnChunk(uint64_t seq, std::string data, std::function<void(bool)> cb) {
@@ -321,13 +333,7 @@ void HttpConnection::OnChunk(uint64_t seq, std::string data, std::function<void(
     if (cb) cb(false);
     return;
   }
-  if (!data.empty()) {
-    if (slot->chunked) {
-      AppendChunk(data, &slot->out);
-    } else {
-      slot->out += data;
-    }
-  }
+  AppendBodyPiece(slot, data);
   if (cb) slot->callbacks.push_back(std::move(cb));
   DoWrite();
 }
@@ -337,8 +343,21 @@ void HttpConnection::OnFinish(uint64_t seq, bool abort) {
   if (slot == nullptr || closed_) return;
   if (abort) {
     slot->close_after = true;  // the body is incomplete: closing tells the client
-  } else if (slot->chunked) {
-    slot->out += "0\r\n\r\n";
+  } else {
+    if (slot->gzip) {
+      std::string tail;
+      if (slot->gzip->Finish(&tail).ok()) {
+        if (slot->chunked) {
+          AppendChunk(tail, &slot->out);
+        } else {
+          slot->out += tail;
+        }
+      } else {
+        slot->close_after = true;
+      }
+      slot->gzip.reset();
+    }
+    if (slot->chunked) slot->out += "0\r\n\r\n";
   }
   slot->done = true;
   DoWrite();

@@ -196,3 +196,35 @@ TEST(HttpConnection, CorsOtherOriginGetsErrorBody) {
 
 }  // namespace
 }  // namespace sundial::http
+
+namespace sundial::http {
+namespace {
+
+// The body of a chunked response (after the head), de-chunked.
+std::string Dechunk(const std::string& response) {
+  size_t pos = response.find("\r\n\r\n");
+  if (pos == std::string::npos) return "";
+  pos += 4;
+  std::string body;
+  for (;;) {
+    const size_t eol = response.find("\r\n", pos);
+    if (eol == std::string::npos) return body;
+    const size_t n = std::stoul(response.substr(pos, eol - pos), nullptr, 16);
+    if (n == 0) return body;
+    body += response.substr(eol + 2, n);
+    pos = eol + 2 + n + 2;
+  }
+}
+
+TEST(HttpConnection, StreamedReplyIsGzippedWhenAccepted) {
+  TestServer server;
+  const std::string out = Exchange(
+      server.port(), "GET /api/stream HTTP/1.1\r\nAccept-Encoding: gzip\r\nConnection: close\r\n\r\n");
+  EXPECT_NE(out.find("Content-Encoding: gzip"), std::string::npos) << out;
+  std::string plain;
+  ASSERT_TRUE(Inflate(ContentCoding::kGzip, Dechunk(out), 1 << 20, &plain).ok());
+  EXPECT_EQ(plain, "[1,2,3]");
+}
+
+}  // namespace
+}  // namespace sundial::http

@@ -25,6 +25,7 @@
 #include <asio/steady_timer.hpp>
 #include <asio/strand.hpp>
 
+#include "sundial/http/body_codec.h"
 #include "sundial/http/reply.h"
 #include "sundial/http/request_parser.h"
 #include "sundial/http/router.h"
@@ -82,6 +83,7 @@ class HttpConnection : public net::Session, public std::enable_shared_from_this<
     bool accepts_gzip = false;
     uint16_t http_minor = 1;
     std::string cors_origin;  // non-empty: add the CORS headers
+    std::unique_ptr<GzipStream> gzip;  // compresses a streamed body
   };
 
   void DoRead();
@@ -103,6 +105,8 @@ class HttpConnection : public net::Session, public std::enable_shared_from_this<
   void OnStartChunked(uint64_t seq, Reply head);
   void OnChunk(uint64_t seq, std::string data, std::function<void(bool)> on_written);
   void OnFinish(uint64_t seq, bool abort);
+  // Appends one piece of a streamed body (compressed, chunk-framed).
+  void AppendBodyPiece(Slot* slot, std::string_view data);
 
   void DoWrite();
   void OnWritten(const std::error_code& ec);
