@@ -19,7 +19,7 @@ TEST(PageFormat, HeaderRoundTripsAndLayoutIsFixed) {
   PageHeader h;
   h.value_encoding = ValueEncoding::kDecimal;
   h.seconds = true;
-  h.scale = 2;
+  h.param = 2;
   h.count = 513;
   h.first_t = 1700000005000;
   h.min_t = 1700000000000;
@@ -35,7 +35,7 @@ TEST(PageFormat, HeaderRoundTripsAndLayoutIsFixed) {
   ASSERT_TRUE(DecodePageHeader(s, &d).ok());
   EXPECT_EQ(d.value_encoding, ValueEncoding::kDecimal);
   EXPECT_TRUE(d.seconds);
-  EXPECT_EQ(d.scale, 2);
+  EXPECT_EQ(d.param, 2);
   EXPECT_EQ(d.count, 513u);
   EXPECT_EQ(d.first_t, h.first_t);
   EXPECT_EQ(d.min_t, h.min_t);
@@ -66,7 +66,7 @@ TEST(PageFormat, RejectsInvalidEncodingBytes) {
   PageHeader d;
   for (int b = 0; b < 256; ++b) {
     s[1] = static_cast<char>(b);
-    const bool valid = (b & 3) != 3 && (b & 8) == 0 && ((b & 3) == 1 || (b >> 4) == 0);
+    const bool valid = (b & 3) != 3 && (b & 8) == 0 && ((b & 3) != 2 || (b >> 4) == 0);
     EXPECT_EQ(DecodePageHeader(s, &d).ok(), valid) << b;
   }
   s[1] = 0x4;  // seconds page whose first_t is not a whole second
