@@ -2,22 +2,25 @@
 # Installs everything Sundial needs to build, run and test, from the Debian or
 # Ubuntu archive (Debian 12 bookworm, Ubuntu 22.04 and later).
 #
-# Usage: sudo scripts/install-deps.sh [--pi-zero]
-#   (default)   compilers, libraries, test tools, clang + libFuzzer, and on
-#               x86-64 the i686 cross compiler with the :i386 libraries for the
-#               32-bit test stage.
-#   --pi-zero   also the ARMv6 (Raspberry Pi Zero) cross build: the armel
-#               toolchain, :armel libraries and qemu-user (Debian only).
+# Usage: sudo scripts/install-deps.sh [--build-only] [--pi-zero]
+#   (default)     compilers, libraries, test tools, clang + libFuzzer, and on
+#                 x86-64 the i686 cross compiler with the :i386 libraries for
+#                 the 32-bit test stage.
+#   --build-only  only what building sundiald and its .deb needs (Docker).
+#   --pi-zero     also the ARMv6 (Raspberry Pi Zero) cross build: the armel
+#                 toolchain, the armel architecture in apt and qemu-user
+#                 (Debian only; Ubuntu has no armel archive).
 #
 # Idempotent: when everything is installed it changes nothing and needs no
 # network. Runs as root; re-executes itself through sudo when there is one.
 set -euo pipefail
 
-want_pi_zero=0
+want_pi_zero=0 build_only=0
 for arg in "$@"; do
   case "$arg" in
     --pi-zero) want_pi_zero=1 ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    --build-only) build_only=1 ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
     *) echo "install-deps.sh: unknown argument '$arg' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -34,20 +37,23 @@ export DEBIAN_FRONTEND=noninteractive
 . /etc/os-release
 native_arch=$(dpkg --print-architecture)
 
-# Build, run and test, for the machine itself.
+# Build and run, for the machine itself.
 packages=(
   # toolchain and build
   build-essential cmake ninja-build pkg-config
   # libraries
   libasio-dev libzstd-dev libspdlog-dev libfmt-dev nlohmann-json3-dev
   libhttp-parser-dev zlib1g-dev
-  # tests
+  # packaging (.deb via CPack: dpkg-shlibdeps) and binary checks
+  dpkg-dev file binutils
+)
+# Tests.
+test_packages=(
   libgtest-dev libgmock-dev python3 python3-pytest curl netcat-openbsd
   # fuzzing (libFuzzer ships with clang's runtime package, added below)
   clang
-  # packaging (.deb via CPack) and binary checks
-  dpkg-dev file binutils
 )
+[ "$build_only" -eq 1 ] || packages+=("${test_packages[@]}")
 # 32-bit x86 test stage: a cross compiler (not g++-multilib, which conflicts
 # with the ARM cross compilers) plus the :i386 libraries. For zlib and
 # http-parser only the runtime: libhttp-parser-dev is not Multi-Arch (its
@@ -61,11 +67,12 @@ i386_packages=(
   libzstd-dev:i386 libspdlog-dev:i386 libfmt-dev:i386
   libgtest-dev:i386 libgmock-dev:i386 libhttp-parser2.9:i386 zlib1g:i386
 )
-# Raspberry Pi Zero (ARMv6): armel toolchain, static :armel libraries, qemu.
-armel_packages=(
-  g++-arm-linux-gnueabi
-  libzstd-dev:armel libgtest-dev:armel libhttp-parser-dev:armel zlib1g-dev:armel
-)
+# Raspberry Pi Zero (ARMv6): the armel toolchain and the armel architecture
+# in apt. scripts/build-pi-zero.sh downloads the static :armel libraries it
+# links into its own build directory (apt-get download, no install): that
+# keeps the native -dev packages untouched (libhttp-parser-dev is not
+# Multi-Arch, and the others would drag in a second libc6-dev).
+armel_packages=(g++-arm-linux-gnueabi)
 
 installed() {  # installed <package[:arch]>...: true when every one is installed
   local p name arch status
@@ -152,7 +159,7 @@ SRC
 
 # Anything to do? (Checked without the network, so a second run is a no-op.)
 want_i386=0
-[ "$native_arch" = amd64 ] && want_i386=1
+[ "$native_arch" = amd64 ] && [ "$build_only" -eq 0 ] && want_i386=1
 need=0
 installed "${packages[@]}" || need=1
 [ "$want_i386" -eq 1 ] && ! installed "${i386_packages[@]}" && need=1
@@ -161,7 +168,8 @@ if [ "$want_pi_zero" -eq 1 ]; then
     echo "install-deps.sh: --pi-zero needs Debian (Ubuntu has no armel archive)" >&2
     exit 1
   fi
-  { installed "${armel_packages[@]}" && command -v qemu-arm >/dev/null; } || need=1
+  { installed "${armel_packages[@]}" && command -v qemu-arm >/dev/null &&
+    [[ "$(dpkg --print-foreign-architectures)" == *armel* ]]; } || need=1
 fi
 if [ "$need" -eq 0 ]; then
   echo "install-deps.sh: everything is installed"
@@ -176,7 +184,9 @@ apt_update
 # releases: the unversioned name where the archive has it, else the one
 # matching clang's version; on older releases it comes with clang.
 extra=()
-if available libclang-rt-dev; then
+if [ "$build_only" -eq 1 ]; then
+  :
+elif available libclang-rt-dev; then
   extra+=(libclang-rt-dev)
 else
   clang_major=$(apt-cache policy clang | sed -nE 's/.*Candidate: ([0-9]+:)?([0-9]+).*/\2/p')

@@ -47,6 +47,9 @@ struct StorageOptions {
   uint64_t wal_segment_bytes = 64ull << 20;
   uint64_t mmap_window_bytes = 8ull << 20;     // bounded mapping per window
   Timestamp retention_ms = 0;                  // 0 keeps data forever
+  // How often the WAL is checkpointed (heads written to a checkpoint, old
+  // segments removed) even if the segment is not full. 0 = only when full.
+  uint32_t checkpoint_interval_ms = 300000;
 };
 
 enum class NameKind : uint8_t { kMetric = 0, kTagKey = 1, kTagValue = 2 };
@@ -80,6 +83,16 @@ struct StorageStats {
   uint64_t wal_syncs = 0;
   uint64_t pages_sealed = 0;
   uint64_t corruptions_skipped = 0;
+  // Added after the first version of this header.
+  uint64_t pages_written = 0;        // sealed pages written to page files
+  uint64_t pages_pending = 0;        // gauge: sealed pages waiting for the disk
+  uint64_t out_of_order_points = 0;  // points that arrived late or repeated
+  uint64_t wal_write_errors = 0;
+  uint64_t page_write_errors = 0;
+  uint64_t checkpoints = 0;
+  uint64_t partitions = 0;           // gauge: partitions open in memory
+  uint64_t memory_bytes = 0;         // gauge: estimated heap used by the engine
+  uint64_t disk_bytes = 0;           // gauge: page and index bytes of open partitions
 };
 
 class Storage {
@@ -134,6 +147,11 @@ class Storage {
                                                 size_t max) = 0;
 
   virtual StorageStats stats() = 0;
+
+  // What Open() skipped or repaired (damaged WAL records, pages, indexes),
+  // one line each, for the server to log at startup. Later damage found
+  // while reading is appended too. Never throws; empty when all was well.
+  virtual std::vector<std::string> recovery_warnings() { return {}; }
 };
 
 }  // namespace sundial::storage

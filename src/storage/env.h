@@ -1,0 +1,90 @@
+// Env: the storage engine's view of the file system, memory maps and clock.
+//
+// Why: every byte the engine reads or writes goes through this interface, so
+// tests can swap in a FaultInjectionEnv (write errors, a disk that fills up)
+// without touching the engine. Offsets and sizes are uint64_t everywhere so
+// that 32-bit builds handle files beyond 4 GiB.
+//
+// Thread-safety: Env methods are safe to call concurrently. A File may be
+// used concurrently for positional reads and writes (pread/pwrite); Sync and
+// Truncate may run concurrently with them.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sundial/common/status.h"
+
+namespace sundial::storage {
+
+// A read-only memory mapping of [offset, offset + size) of a file. Unmaps on
+// destruction. The bytes stay valid while the object lives.
+class MappedRegion {
+ public:
+  MappedRegion() = default;
+  MappedRegion(const MappedRegion&) = delete;
+  MappedRegion& operator=(const MappedRegion&) = delete;
+  virtual ~MappedRegion() = default;
+
+  virtual const char* data() const = 0;
+  virtual size_t size() const = 0;
+  virtual uint64_t offset() const = 0;
+};
+
+// An open file with positional I/O. Closed on destruction.
+class File {
+ public:
+  File() = default;
+  File(const File&) = delete;
+  File& operator=(const File&) = delete;
+  virtual ~File() = default;
+
+  // Writes all n bytes at offset, or returns an error (ENOSPC shows as
+  // IOError with "No space left on device" in the message). On error some
+  // prefix of the bytes may have reached the file.
+  virtual Status Write(uint64_t offset, const char* data, size_t n) = 0;
+  // Reads up to n bytes at offset into dst; *got is the count (short at EOF).
+  virtual Status Read(uint64_t offset, size_t n, char* dst, size_t* got) = 0;
+  virtual Status Sync() = 0;
+  virtual Status Truncate(uint64_t size) = 0;
+  virtual Status Size(uint64_t* size) = 0;
+  // Maps [offset, offset + len) read-only. offset must be a multiple of the
+  // system page size. REQUIRES: the range lies within the file.
+  virtual Status Map(uint64_t offset, size_t len, std::unique_ptr<MappedRegion>* out) = 0;
+  virtual const std::string& path() const = 0;
+};
+
+class Env {
+ public:
+  Env() = default;
+  Env(const Env&) = delete;
+  Env& operator=(const Env&) = delete;
+  virtual ~Env() = default;
+
+  // Opens path for reading and writing, creating it (empty) if missing.
+  virtual Status OpenFile(const std::string& path, std::unique_ptr<File>* out) = 0;
+  // Reads the whole file. NotFound if it does not exist.
+  virtual Status ReadFileToString(const std::string& path, std::string* out) = 0;
+  // Names (not paths) of the entries in dir, without "." and "..".
+  virtual Status ListDir(const std::string& dir, std::vector<std::string>* names) = 0;
+  // Creates dir; Ok if it already exists.
+  virtual Status CreateDir(const std::string& dir) = 0;
+  virtual Status RemoveFile(const std::string& path) = 0;
+  virtual Status RenameFile(const std::string& from, const std::string& to) = 0;
+  // fsyncs a directory so that creations, renames and removals in it last.
+  virtual Status SyncDir(const std::string& dir) = 0;
+  virtual bool FileExists(const std::string& path) = 0;
+  // Wall-clock time, epoch milliseconds.
+  virtual int64_t NowMs() = 0;
+};
+
+// The POSIX Env. Caller owns it.
+std::unique_ptr<Env> NewPosixEnv();
+
+// The system page size (mmap offsets must be multiples of it).
+uint64_t SystemPageSize();
+
+}  // namespace sundial::storage

@@ -1,0 +1,188 @@
+#include "storage/page_file.h"
+
+#include <cstring>
+
+#include "storage/record_log.h"
+#include "sundial/common/coding.h"
+#include "sundial/common/crc32c.h"
+#include "sundial/compress/page_format.h"
+
+namespace sundial::storage {
+namespace {
+
+constexpr char kMagic[] = "SUNDPAG1";
+constexpr uint8_t kRecordVersion = 1;
+constexpr uint32_t kMinRecord = kPageRecordHeaderSize + compress::kPageHeaderSize;
+constexpr uint32_t kMaxRecord = kPageRecordHeaderSize + compress::kMaxPageSize + 64;
+
+uint64_t RoundWindow(uint64_t w) {
+  const uint64_t unit = SystemPageSize();
+  if (w < (64u << 10)) w = 64u << 10;
+  return (w + unit - 1) / unit * unit;
+}
+
+// Checks the record at p (n bytes available). Returns its length, or 0.
+uint32_t CheckRecord(const char* p, uint64_t n) {
+  if (n < kMinRecord) return 0;
+  const uint32_t len = DecodeFixed32(p + 4);
+  if (len < kMinRecord || len > kMaxRecord || len > n) return 0;
+  if (static_cast<uint8_t>(p[8]) != kRecordVersion) return 0;
+  if (crc32c::Unmask(DecodeFixed32(p)) != crc32c::Value(p + 4, len - 4)) return 0;
+  return len;
+}
+
+}  // namespace
+
+PageFile::PageFile(Env* env, std::string path, uint64_t window_bytes)
+    : env_(env), path_(std::move(path)), window_bytes_(RoundWindow(window_bytes)) {}
+
+Status PageFile::Open() {
+  std::lock_guard<std::mutex> lock(mu_);
+  SUNDIAL_RETURN_IF_ERROR(env_->OpenFile(path_, &file_));
+  SUNDIAL_RETURN_IF_ERROR(file_->Size(&end_));
+  if (end_ < kLogFileHeaderSize) {
+    const std::string h = LogFileHeader(kMagic);
+    SUNDIAL_RETURN_IF_ERROR(file_->Truncate(0));
+    SUNDIAL_RETURN_IF_ERROR(file_->Write(0, h.data(), h.size()));
+    end_ = h.size();
+  }
+  return Status::OK();
+}
+
+Status PageFile::Append(SeriesId series, uint8_t flags, std::string_view page,
+                        uint64_t* offset, uint32_t* len) {
+  const uint32_t total = kPageRecordHeaderSize + static_cast<uint32_t>(page.size());
+  if (total > kMaxRecord || total > window_bytes_) {
+    return Status::InvalidArgument("page too large for a record");
+  }
+  std::string rec(total, '\0');
+  EncodeFixed32(&rec[4], total);
+  rec[8] = static_cast<char>(kRecordVersion);
+  rec[9] = static_cast<char>(flags);
+  EncodeFixed32(&rec[10], series);
+  std::memcpy(&rec[kPageRecordHeaderSize], page.data(), page.size());
+  EncodeFixed32(&rec[0], crc32c::Mask(crc32c::Value(&rec[4], total - 4)));
+
+  std::lock_guard<std::mutex> lock(mu_);
+  uint64_t at = end_;
+  const uint64_t window_end = (at / window_bytes_ + 1) * window_bytes_;
+  if (at + total > window_end) at = window_end;  // never cross a window boundary
+  Status s = file_->Write(at, rec.data(), rec.size());
+  if (!s.ok()) {
+    (void)file_->Truncate(end_);  // best effort: give the space back
+    return s.WithContext("page write");
+  }
+  end_ = at + total;
+  *offset = at;
+  *len = total;
+  return Status::OK();
+}
+
+Status PageFile::GetWindow(uint64_t offset, const MappedRegion** out) {
+  const uint64_t index = offset / window_bytes_;
+  ++use_clock_;
+  for (auto& w : windows_) {
+    if (w.index == index) {
+      w.last_use = use_clock_;
+      *out = w.region.get();
+      return Status::OK();
+    }
+  }
+  std::unique_ptr<MappedRegion> region;
+  SUNDIAL_RETURN_IF_ERROR(
+      file_->Map(index * window_bytes_, static_cast<size_t>(window_bytes_), &region));
+  if (windows_.size() >= kMaxWindows) {
+    size_t victim = 0;
+    for (size_t i = 1; i < windows_.size(); ++i) {
+      if (windows_[i].last_use < windows_[victim].last_use) victim = i;
+    }
+    windows_.erase(windows_.begin() + static_cast<std::ptrdiff_t>(victim));
+  }
+  windows_.push_back(Window{index, use_clock_, std::move(region)});
+  *out = windows_.back().region.get();
+  return Status::OK();
+}
+
+Status PageFile::Read(uint64_t offset, uint32_t len, SeriesId series, std::string* page) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (offset < kLogFileHeaderSize || len < kMinRecord || offset + len > end_ ||
+      offset / window_bytes_ != (offset + len - 1) / window_bytes_) {
+    return Status::Corruption(path_, "page record outside the file");
+  }
+  const MappedRegion* w = nullptr;
+  SUNDIAL_RETURN_IF_ERROR(GetWindow(offset, &w));
+  const char* p = w->data() + (offset - w->offset());
+  if (CheckRecord(p, len) != len || DecodeFixed32(p + 10) != series) {
+    return Status::Corruption(path_, "damaged page record at offset " + std::to_string(offset));
+  }
+  page->assign(p + kPageRecordHeaderSize, len - kPageRecordHeaderSize);
+  return Status::OK();
+}
+
+Status PageFile::Scan(const std::function<void(uint64_t, uint32_t, SeriesId, uint8_t,
+                                               std::string_view)>& fn,
+                      std::vector<std::string>* warnings) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::string buf;
+  uint64_t skip_start = 0;
+  bool skipping = false;
+  uint64_t at = kLogFileHeaderSize;
+  while (at + kMinRecord <= end_) {
+    // Read the rest of this window (records never cross it).
+    const uint64_t window_end = (at / window_bytes_ + 1) * window_bytes_;
+    const uint64_t stop = window_end < end_ ? window_end : end_;
+    buf.resize(static_cast<size_t>(stop - at));
+    size_t got = 0;
+    SUNDIAL_RETURN_IF_ERROR(file_->Read(at, buf.size(), &buf[0], &got));
+    buf.resize(got);
+    size_t pos = 0;
+    while (pos + kMinRecord <= buf.size()) {
+      const uint32_t len = CheckRecord(buf.data() + pos, buf.size() - pos);
+      if (len == 0) {
+        if (!skipping && buf[pos] != 0) {
+          skipping = true;
+          skip_start = at + pos;
+        }
+        ++pos;
+        continue;
+      }
+      if (skipping) {
+        warnings->push_back(path_ + ": skipped damaged bytes " + std::to_string(skip_start) +
+                            ".." + std::to_string(at + pos));
+        skipping = false;
+      }
+      const char* p = buf.data() + pos;
+      fn(at + pos, len, DecodeFixed32(p + 10), static_cast<uint8_t>(p[9]),
+         std::string_view(p + kPageRecordHeaderSize, len - kPageRecordHeaderSize));
+      pos += len;
+    }
+    at = window_end;
+  }
+  if (skipping) {
+    warnings->push_back(path_ + ": skipped damaged bytes " + std::to_string(skip_start) +
+                        ".." + std::to_string(end_));
+  }
+  return Status::OK();
+}
+
+Status PageFile::Sync() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return file_->Sync();
+}
+
+uint64_t PageFile::size() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return end_;
+}
+
+void PageFile::ReleaseWindows() {
+  std::lock_guard<std::mutex> lock(mu_);
+  windows_.clear();
+}
+
+void PageFile::TEST_SetEnd(uint64_t offset) {
+  std::lock_guard<std::mutex> lock(mu_);
+  end_ = offset;
+}
+
+}  // namespace sundial::storage

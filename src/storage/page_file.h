@@ -1,0 +1,96 @@
+// PageFile: one partition's page file. Sealed pages of many series are
+// appended to it as variable-length records and read back through bounded
+// memory-mapped windows.
+//
+// Format, version 1 (file "pages" in a partition directory):
+//   file header, 16 bytes: "SUNDPAG1", fixed32 version 1, fixed32 0
+//   page records, back to back:
+//     [0,4)   fixed32 masked CRC-32C of bytes [4, len)
+//     [4,8)   fixed32 len, the whole record's length in bytes
+//     [8]     record version, 1
+//     [9]     flags: bit 0 = out-of-order page (late points, sorted and
+//             deduplicated; it overrides in-order pages on equal timestamps)
+//     [10,14) fixed32 series id
+//     [14,len) the page (compress/page_format.h), header first
+//   A record never crosses a window boundary (a multiple of the window
+//   size): when it would, the rest of the window is left zero and the
+//   record starts at the next boundary.
+// All integers little-endian. Records can be found without the index by
+// scanning (Scan), which is how a missing or damaged index is rebuilt.
+//
+// Why windows: a 32-bit process cannot map a multi-GiB file, so at most
+// kMaxWindows windows of window_bytes are mapped at a time and unmapped
+// least recently used first (or all at once by ReleaseWindows()).
+//
+// Thread-safety: all methods are thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "storage/env.h"
+#include "sundial/common/types.h"
+
+namespace sundial::storage {
+
+constexpr uint32_t kPageRecordHeaderSize = 14;
+constexpr uint8_t kPageFlagOutOfOrder = 1;
+
+class PageFile {
+ public:
+  // window_bytes is rounded up to a multiple of the system page size and to
+  // at least 64 KiB.
+  PageFile(Env* env, std::string path, uint64_t window_bytes);
+  PageFile(const PageFile&) = delete;
+  PageFile& operator=(const PageFile&) = delete;
+
+  // Opens (creating with a header if missing or empty) the file.
+  Status Open();
+  // Appends a record for page; *offset and *len locate it.
+  Status Append(SeriesId series, uint8_t flags, std::string_view page, uint64_t* offset,
+                uint32_t* len);
+  // Reads and verifies the record at [offset, offset + len) and copies its
+  // page into *page. Corruption if the record is damaged or lies beyond the
+  // end of the file.
+  Status Read(uint64_t offset, uint32_t len, SeriesId series, std::string* page);
+  // Calls fn for every valid record, in file order; damaged stretches are
+  // skipped and described in *warnings.
+  Status Scan(const std::function<void(uint64_t offset, uint32_t len, SeriesId series,
+                                       uint8_t flags, std::string_view page)>& fn,
+              std::vector<std::string>* warnings);
+  Status Sync();
+  uint64_t size();
+  // Unmaps every window (they are re-mapped on demand).
+  void ReleaseWindows();
+  const std::string& path() const { return path_; }
+
+  // Test hook: makes the next record start at offset (for files > 4 GiB,
+  // left sparse). REQUIRES: offset >= size().
+  void TEST_SetEnd(uint64_t offset);
+
+ private:
+  static constexpr size_t kMaxWindows = 4;
+  struct Window {
+    uint64_t index = 0;
+    uint64_t last_use = 0;
+    std::unique_ptr<MappedRegion> region;
+  };
+  // Returns the mapped window containing offset. REQUIRES: mu_ held.
+  Status GetWindow(uint64_t offset, const MappedRegion** out);
+
+  Env* const env_;
+  const std::string path_;
+  const uint64_t window_bytes_;
+  std::mutex mu_;
+  std::unique_ptr<File> file_;
+  uint64_t end_ = 0;  // where the next record goes; also the valid size
+  std::vector<Window> windows_;
+  uint64_t use_clock_ = 0;
+};
+
+}  // namespace sundial::storage

@@ -1,0 +1,262 @@
+#include "storage/partition.h"
+
+#include <algorithm>
+
+#include "storage/record_log.h"
+#include "sundial/common/coding.h"
+#include "sundial/compress/page_format.h"
+
+namespace sundial::storage {
+namespace {
+constexpr char kIndexMagic[] = "SUNDIDX1";
+constexpr uint8_t kIndexRecord = 1;
+}  // namespace
+
+Partition::Partition(Env* env, std::string dir, Timestamp start, Timestamp end,
+                     uint64_t window_bytes)
+    : env_(env), dir_(std::move(dir)), start_(start), end_(end), window_bytes_(window_bytes) {}
+
+std::string Partition::EncodeEntry(SeriesId series, const PageRef& ref) {
+  std::string payload;
+  PutVarint32(&payload, series);
+  PutVarint64(&payload, ref.offset);
+  PutVarint32(&payload, ref.len);
+  payload.push_back(static_cast<char>(ref.flags));
+  PutVarint64(&payload, ZigZagEncode64(ref.min_t));
+  PutVarint64(&payload, static_cast<uint64_t>(ref.max_t) - static_cast<uint64_t>(ref.min_t));
+  std::string rec;
+  AppendLogRecord(&rec, kIndexRecord, payload);
+  return rec;
+}
+
+void Partition::AddEntry(SeriesId series, const PageRef& ref) {
+  if (series >= last_.size()) last_.resize(static_cast<size_t>(series) + 1, 0);
+  entries_.push_back(Entry{ref, series, last_[series]});
+  last_[series] = static_cast<uint32_t>(entries_.size());
+}
+
+Status Partition::Open(std::vector<std::string>* warnings) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!env_->FileExists(dir_ + "/pages")) {
+    if (env_->FileExists(dir_ + "/index")) {
+      warnings->push_back(dir_ + ": page file missing; partition is empty");
+    }
+    return Status::OK();
+  }
+  const bool had_index = env_->FileExists(dir_ + "/index");
+  SUNDIAL_RETURN_IF_ERROR(EnsureFiles());
+  uint64_t size = 0;
+  SUNDIAL_RETURN_IF_ERROR(index_->Size(&size));
+  bool damaged = false;
+  if (!had_index || size <= kLogFileHeaderSize) {
+    damaged = pages_->size() > kLogFileHeaderSize;
+    if (damaged) warnings->push_back(dir_ + ": page index missing; rebuilding it");
+  } else {
+    SUNDIAL_RETURN_IF_ERROR(LoadIndex(size, warnings, &damaged));
+  }
+  if (damaged) return RebuildIndex(warnings);
+  if (index_end_ == 0) {
+    if (size < kLogFileHeaderSize) {
+      const std::string h = LogFileHeader(kIndexMagic);
+      SUNDIAL_RETURN_IF_ERROR(index_->Truncate(0));
+      SUNDIAL_RETURN_IF_ERROR(index_->Write(0, h.data(), h.size()));
+      size = h.size();
+    }
+    index_end_ = size;
+  }
+  return Status::OK();
+}
+
+Status Partition::LoadIndex(uint64_t size, std::vector<std::string>* warnings, bool* damaged) {
+  LogReader reader(index_.get(), size, kIndexMagic);
+  if (!reader.Open().ok()) {
+    warnings->push_back(dir_ + ": page index header damaged; rebuilding it");
+    *damaged = true;
+    return Status::OK();
+  }
+  const uint64_t page_end = pages_->size();
+  uint64_t dropped = 0;
+  uint8_t type;
+  std::string_view in;
+  while (reader.Next(&type, &in)) {
+    uint32_t series = 0, len = 0;
+    uint64_t zz = 0, span = 0;
+    PageRef ref;
+    if (type != kIndexRecord || !GetVarint32(&in, &series) || !GetVarint64(&in, &ref.offset) ||
+        !GetVarint32(&in, &len) || in.empty()) {
+      *damaged = true;
+      break;
+    }
+    ref.len = len;
+    ref.flags = static_cast<uint8_t>(in[0]);
+    in.remove_prefix(1);
+    if (!GetVarint64(&in, &zz) || !GetVarint64(&in, &span) || series == kInvalidSeriesId) {
+      *damaged = true;
+      break;
+    }
+    ref.min_t = ZigZagDecode64(zz);
+    ref.max_t = static_cast<Timestamp>(static_cast<uint64_t>(ref.min_t) + span);
+    if (ref.offset + ref.len > page_end) {
+      ++dropped;  // the page file was truncated under it
+      continue;
+    }
+    AddEntry(series, ref);
+  }
+  SUNDIAL_RETURN_IF_ERROR(reader.status());
+  if (!reader.skipped().empty()) *damaged = true;
+  for (const auto& w : reader.skipped()) warnings->push_back(w + "; rebuilding the index");
+  if (dropped > 0) {
+    warnings->push_back(dir_ + ": page file truncated; " + std::to_string(dropped) +
+                        " pages past its end skipped");
+  }
+  index_end_ = reader.end_of_valid();
+  if (index_end_ < size && !*damaged) SUNDIAL_RETURN_IF_ERROR(index_->Truncate(index_end_));
+  return Status::OK();
+}
+
+Status Partition::RebuildIndex(std::vector<std::string>* warnings) {
+  entries_.clear();
+  last_.clear();
+  std::string out = LogFileHeader(kIndexMagic);
+  Status s = pages_->Scan(
+      [&](uint64_t offset, uint32_t len, SeriesId series, uint8_t flags, std::string_view page) {
+        compress::PageHeader h;
+        if (!compress::DecodePageHeader(page, &h).ok() || series == kInvalidSeriesId) return;
+        PageRef ref{offset, h.min_t, h.max_t, len, flags};
+        AddEntry(series, ref);
+        out += EncodeEntry(series, ref);
+      },
+      warnings);
+  SUNDIAL_RETURN_IF_ERROR(s);
+  const std::string tmp = dir_ + "/index.tmp";
+  std::unique_ptr<File> f;
+  SUNDIAL_RETURN_IF_ERROR(env_->OpenFile(tmp, &f));
+  SUNDIAL_RETURN_IF_ERROR(f->Truncate(0));
+  SUNDIAL_RETURN_IF_ERROR(f->Write(0, out.data(), out.size()));
+  SUNDIAL_RETURN_IF_ERROR(f->Sync());
+  f.reset();
+  index_.reset();
+  SUNDIAL_RETURN_IF_ERROR(env_->RenameFile(tmp, dir_ + "/index"));
+  SUNDIAL_RETURN_IF_ERROR(env_->SyncDir(dir_));
+  SUNDIAL_RETURN_IF_ERROR(env_->OpenFile(dir_ + "/index", &index_));
+  index_end_ = out.size();
+  warnings->push_back(dir_ + ": page index rebuilt with " + std::to_string(entries_.size()) +
+                      " pages");
+  return Status::OK();
+}
+
+Status Partition::EnsureFiles() {
+  if (pages_) return Status::OK();
+  SUNDIAL_RETURN_IF_ERROR(env_->CreateDir(dir_));
+  auto pages = std::make_unique<PageFile>(env_, dir_ + "/pages", window_bytes_);
+  SUNDIAL_RETURN_IF_ERROR(pages->Open());
+  std::unique_ptr<File> index;
+  SUNDIAL_RETURN_IF_ERROR(env_->OpenFile(dir_ + "/index", &index));
+  uint64_t size = 0;
+  SUNDIAL_RETURN_IF_ERROR(index->Size(&size));
+  if (size == 0) {
+    const std::string h = LogFileHeader(kIndexMagic);
+    SUNDIAL_RETURN_IF_ERROR(index->Write(0, h.data(), h.size()));
+    index_end_ = h.size();
+  }
+  pages_ = std::move(pages);
+  index_ = std::move(index);
+  return Status::OK();
+}
+
+Status Partition::AddPage(SeriesId series, uint8_t flags, std::string_view page,
+                          Timestamp min_t, Timestamp max_t) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const bool fresh = !pages_;
+  SUNDIAL_RETURN_IF_ERROR(EnsureFiles());
+  if (fresh) SUNDIAL_RETURN_IF_ERROR(env_->SyncDir(dir_));
+  PageRef ref{0, min_t, max_t, 0, flags};
+  SUNDIAL_RETURN_IF_ERROR(pages_->Append(series, flags, page, &ref.offset, &ref.len));
+  const std::string rec = EncodeEntry(series, ref);
+  Status s = index_->Write(index_end_, rec.data(), rec.size());
+  if (!s.ok()) {
+    (void)index_->Truncate(index_end_);
+    return s.WithContext("page index write");
+  }
+  index_end_ += rec.size();
+  dirty_ = true;
+  AddEntry(series, ref);
+  return Status::OK();
+}
+
+void Partition::PagesOf(SeriesId series, Timestamp start, Timestamp end,
+                        std::vector<PageRef>* out) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const size_t first = out->size();
+  for (uint32_t e = series < last_.size() ? last_[series] : 0; e != 0; e = entries_[e - 1].prev) {
+    const PageRef& r = entries_[e - 1].ref;
+    if (r.max_t >= start && r.min_t <= end) out->push_back(r);
+  }
+  std::reverse(out->begin() + static_cast<std::ptrdiff_t>(first), out->end());
+}
+
+Timestamp Partition::MaxTimeOf(SeriesId series) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Timestamp m = kMinTimestamp;
+  for (uint32_t e = series < last_.size() ? last_[series] : 0; e != 0; e = entries_[e - 1].prev) {
+    m = std::max(m, entries_[e - 1].ref.max_t);
+  }
+  return m;
+}
+
+bool Partition::HasSeries(SeriesId series) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return series < last_.size() && last_[series] != 0;
+}
+
+Status Partition::ReadPage(SeriesId series, const PageRef& ref, std::string* page) {
+  PageFile* pages = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    pages = pages_.get();
+  }
+  if (pages == nullptr) return Status::NotFound(dir_, "no page file");
+  return pages->Read(ref.offset, ref.len, series, page);
+}
+
+Status Partition::Sync() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!dirty_) return Status::OK();
+  SUNDIAL_RETURN_IF_ERROR(pages_->Sync());
+  SUNDIAL_RETURN_IF_ERROR(index_->Sync());
+  dirty_ = false;
+  return Status::OK();
+}
+
+void Partition::ReleaseWindows() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (pages_) pages_->ReleaseWindows();
+}
+
+uint64_t Partition::page_count() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return entries_.size();
+}
+
+size_t Partition::MemoryUsage() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return entries_.capacity() * sizeof(Entry) + last_.capacity() * sizeof(uint32_t);
+}
+
+uint64_t Partition::file_bytes() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return pages_ ? pages_->size() + index_end_ : 0;
+}
+
+}  // namespace sundial::storage
+
+namespace sundial::storage {
+
+Status Partition::TEST_SetPageFileEnd(uint64_t offset) {
+  std::lock_guard<std::mutex> lock(mu_);
+  SUNDIAL_RETURN_IF_ERROR(EnsureFiles());
+  pages_->TEST_SetEnd(offset);
+  return Status::OK();
+}
+
+}  // namespace sundial::storage

@@ -1,0 +1,103 @@
+// Partition: the sealed pages of one time range [start, end): a page file
+// (page_file.h) and a page index mapping each series to its pages.
+//
+// Directory: data_dir/part/<start>_<end>/ (signed decimal epoch ms) holding
+// "pages" and "index".
+//
+// Index format, version 1: a record log (record_log.h) with magic
+// "SUNDIDX1". One record (type 1) per page, in page-file order:
+//   varint32 series id, varint64 offset, varint32 record length,
+//   u8 flags (page_file.h), varint64 zigzag(min_t), varint64 max_t - min_t
+// The index is a cache of what the page file says about itself: when it is
+// missing or any record is damaged, Open() rebuilds it by scanning the page
+// file and rewrites it. Entries that point beyond the end of a truncated
+// page file are dropped.
+//
+// In memory: a vector of entries plus, per series, the newest entry; each
+// entry links to the previous entry of its series.
+//
+// Thread-safety: all methods are thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "storage/env.h"
+#include "storage/page_file.h"
+#include "sundial/common/types.h"
+
+namespace sundial::storage {
+
+// Where one sealed page lives.
+struct PageRef {
+  uint64_t offset = 0;
+  Timestamp min_t = 0;
+  Timestamp max_t = 0;
+  uint32_t len = 0;
+  uint8_t flags = 0;
+};
+
+class Partition {
+ public:
+  Partition(Env* env, std::string dir, Timestamp start, Timestamp end, uint64_t window_bytes);
+  Partition(const Partition&) = delete;
+  Partition& operator=(const Partition&) = delete;
+
+  // Loads the index if the directory exists; a partition without files is
+  // created on the first AddPage. Problems are described in *warnings.
+  Status Open(std::vector<std::string>* warnings);
+  // Appends page (a compress page of series) to the page file and index.
+  Status AddPage(SeriesId series, uint8_t flags, std::string_view page, Timestamp min_t,
+                 Timestamp max_t);
+  // Pages of series overlapping [start, end], in write order.
+  void PagesOf(SeriesId series, Timestamp start, Timestamp end, std::vector<PageRef>* out);
+  // The newest timestamp of series in this partition, or kMinTimestamp.
+  Timestamp MaxTimeOf(SeriesId series);
+  bool HasSeries(SeriesId series);
+  // Copies the page at ref into *page, verifying it.
+  Status ReadPage(SeriesId series, const PageRef& ref, std::string* page);
+  // fsyncs the page file and then the index, if anything was written.
+  Status Sync();
+  // Unmaps windows.
+  void ReleaseWindows();
+  // Test hook: the next page goes at offset (see PageFile::TEST_SetEnd).
+  Status TEST_SetPageFileEnd(uint64_t offset);
+
+  Timestamp start() const { return start_; }
+  Timestamp end() const { return end_; }
+  uint64_t page_count();
+  size_t MemoryUsage();
+  uint64_t file_bytes();
+
+ private:
+  struct Entry {
+    PageRef ref;
+    SeriesId series;
+    uint32_t prev;  // index + 1 of the previous entry of the series, 0 none
+  };
+  Status EnsureFiles();  // REQUIRES: mu_ held
+  Status LoadIndex(uint64_t size, std::vector<std::string>* warnings, bool* damaged);
+  Status RebuildIndex(std::vector<std::string>* warnings);
+  void AddEntry(SeriesId series, const PageRef& ref);  // REQUIRES: mu_ held
+  static std::string EncodeEntry(SeriesId series, const PageRef& ref);
+
+  Env* const env_;
+  const std::string dir_;
+  const Timestamp start_;
+  const Timestamp end_;
+  const uint64_t window_bytes_;
+
+  std::mutex mu_;
+  std::unique_ptr<PageFile> pages_;
+  std::unique_ptr<File> index_;
+  uint64_t index_end_ = 0;
+  bool dirty_ = false;
+  std::vector<Entry> entries_;
+  std::vector<uint32_t> last_;  // by series id: index + 1 of newest entry
+};
+
+}  // namespace sundial::storage

@@ -1,0 +1,189 @@
+#include "storage/partition_set.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <iterator>
+
+namespace sundial::storage {
+namespace {
+
+bool ParseRange(const std::string& name, Timestamp* start, Timestamp* end) {
+  const size_t us = name.find('_');
+  if (us == std::string::npos || us == 0 || us + 1 >= name.size()) return false;
+  char* stop = nullptr;
+  const long long a = std::strtoll(name.c_str(), &stop, 10);
+  if (stop != name.c_str() + us) return false;
+  const long long b = std::strtoll(name.c_str() + us + 1, &stop, 10);
+  if (*stop != '\0' || b <= a) return false;
+  *start = a;
+  *end = b;
+  return true;
+}
+
+Timestamp FloorDiv(Timestamp a, Timestamp b) {
+  Timestamp q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+
+}  // namespace
+
+PartitionSet::PartitionSet(Env* env, std::string root, Timestamp duration, uint64_t window_bytes)
+    : env_(env), root_(std::move(root)), duration_(duration), window_bytes_(window_bytes) {}
+
+std::string PartitionSet::DirOf(Timestamp start, Timestamp end) const {
+  return root_ + "/" + std::to_string(start) + "_" + std::to_string(end);
+}
+
+Status PartitionSet::Open(std::vector<std::string>* warnings) {
+  SUNDIAL_RETURN_IF_ERROR(env_->CreateDir(root_));
+  std::vector<std::string> names;
+  SUNDIAL_RETURN_IF_ERROR(env_->ListDir(root_, &names));
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& name : names) {
+    Timestamp start = 0, end = 0;
+    if (!ParseRange(name, &start, &end)) {
+      warnings->push_back(root_ + "/" + name + ": not a partition directory; ignored");
+      continue;
+    }
+    slots_[start].end = end;
+  }
+  return Status::OK();
+}
+
+Status PartitionSet::Load(Timestamp start, Slot* slot) {
+  slot->last_use_ms = env_->NowMs();
+  if (slot->part) return Status::OK();
+  auto p = std::make_shared<Partition>(env_, DirOf(start, slot->end), start, slot->end,
+                                       window_bytes_);
+  SUNDIAL_RETURN_IF_ERROR(p->Open(&warnings_));
+  slot->part = std::move(p);
+  return Status::OK();
+}
+
+Status PartitionSet::Locate(Timestamp t, std::shared_ptr<Partition>* out) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = slots_.upper_bound(t);
+  if (it != slots_.begin()) {
+    auto prev = std::prev(it);
+    if (t < prev->second.end) {
+      SUNDIAL_RETURN_IF_ERROR(Load(prev->first, &prev->second));
+      *out = prev->second.part;
+      return Status::OK();
+    }
+  }
+  Timestamp start = FloorDiv(t, duration_) * duration_;
+  Timestamp end = start + duration_;
+  if (it != slots_.begin()) start = std::max(start, std::prev(it)->second.end);
+  if (it != slots_.end()) end = std::min(end, it->first);
+  Slot& slot = slots_[start];
+  slot.end = end;
+  SUNDIAL_RETURN_IF_ERROR(Load(start, &slot));
+  *out = slot.part;
+  return Status::OK();
+}
+
+std::vector<std::shared_ptr<Partition>> PartitionSet::Overlapping(Timestamp start,
+                                                                  Timestamp end) {
+  std::vector<std::shared_ptr<Partition>> out;
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& [s, slot] : slots_) {
+    if (s > end) break;
+    if (slot.end <= start) continue;
+    Status st = Load(s, &slot);
+    if (!st.ok()) {
+      warnings_.push_back(st.ToString());
+      continue;
+    }
+    out.push_back(slot.part);
+  }
+  return out;
+}
+
+Timestamp PartitionSet::NewestStart() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return slots_.empty() ? kMinTimestamp : slots_.rbegin()->first;
+}
+
+std::vector<std::pair<Timestamp, Timestamp>> PartitionSet::Ranges() {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<std::pair<Timestamp, Timestamp>> out;
+  for (const auto& kv : slots_) out.emplace_back(kv.first, kv.second.end);
+  return out;
+}
+
+Status PartitionSet::SyncAll() {
+  std::vector<std::shared_ptr<Partition>> open;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& kv : slots_) {
+      if (kv.second.part) open.push_back(kv.second.part);
+    }
+  }
+  for (auto& p : open) SUNDIAL_RETURN_IF_ERROR(p->Sync());
+  return Status::OK();
+}
+
+void PartitionSet::EvictIdle(int64_t before_ms, Timestamp keep_after) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& kv : slots_) {
+    Slot& slot = kv.second;
+    if (!slot.part || slot.end > keep_after || slot.last_use_ms >= before_ms) continue;
+    if (slot.part.use_count() > 1) continue;  // in use by a reader or writer
+    if (!slot.part->Sync().ok()) continue;    // keep it until it is durable
+    slot.part.reset();
+  }
+}
+
+size_t PartitionSet::DropBefore(Timestamp cutoff) {
+  std::vector<std::string> dirs;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto it = slots_.begin(); it != slots_.end() && it->second.end <= cutoff;) {
+      dirs.push_back(DirOf(it->first, it->second.end));
+      it = slots_.erase(it);
+    }
+  }
+  for (const auto& d : dirs) {
+    (void)env_->RemoveFile(d + "/pages");
+    (void)env_->RemoveFile(d + "/index");
+    (void)env_->RemoveFile(d);
+  }
+  return dirs.size();
+}
+
+std::vector<std::string> PartitionSet::TakeWarnings() {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<std::string> w;
+  w.swap(warnings_);
+  return w;
+}
+
+size_t PartitionSet::MemoryUsage() {
+  std::lock_guard<std::mutex> lock(mu_);
+  size_t bytes = slots_.size() * 64;
+  for (auto& kv : slots_) {
+    if (kv.second.part) bytes += kv.second.part->MemoryUsage();
+  }
+  return bytes;
+}
+
+uint64_t PartitionSet::DiskBytes() {
+  std::lock_guard<std::mutex> lock(mu_);
+  uint64_t bytes = 0;
+  for (auto& kv : slots_) {
+    if (kv.second.part) bytes += kv.second.part->file_bytes();
+  }
+  return bytes;
+}
+
+uint64_t PartitionSet::PageCount() {
+  std::lock_guard<std::mutex> lock(mu_);
+  uint64_t n = 0;
+  for (auto& kv : slots_) {
+    if (kv.second.part) n += kv.second.part->page_count();
+  }
+  return n;
+}
+
+}  // namespace sundial::storage

@@ -1,0 +1,394 @@
+#include "storage/series_dict.h"
+
+#include <algorithm>
+
+#include "storage/record_log.h"
+#include "sundial/common/coding.h"
+
+namespace sundial::storage {
+namespace {
+
+constexpr char kMagic[] = "SUNDSER1";
+constexpr uint8_t kNameRecord = 1;
+constexpr uint8_t kSeriesRecord = 2;
+constexpr size_t kStackTags = 32;
+
+uint64_t Mix(uint64_t h, uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  return h;
+}
+
+template <typename Pair>
+void SortByKey(Pair* pairs, size_t n) {
+  for (size_t i = 1; i < n; ++i) {
+    const Pair p = pairs[i];
+    size_t j = i;
+    for (; j > 0 && pairs[j - 1].first > p.first; --j) pairs[j] = pairs[j - 1];
+    pairs[j] = p;
+  }
+}
+
+}  // namespace
+
+SeriesDict::SeriesDict(Env* env, std::string path, std::function<void(SeriesId)> on_create)
+    : env_(env), path_(std::move(path)), on_create_(std::move(on_create)) {}
+
+Status SeriesDict::Open(std::vector<std::string>* warnings) {
+  std::unique_lock<std::shared_mutex> lock(mu_);
+  SUNDIAL_RETURN_IF_ERROR(env_->OpenFile(path_, &file_));
+  uint64_t size = 0;
+  SUNDIAL_RETURN_IF_ERROR(file_->Size(&size));
+  if (size < kLogFileHeaderSize) {
+    if (size > 0) warnings->push_back(path_ + ": header torn, starting an empty dictionary");
+    const std::string h = LogFileHeader(kMagic);
+    SUNDIAL_RETURN_IF_ERROR(file_->Truncate(0));
+    SUNDIAL_RETURN_IF_ERROR(file_->Write(0, h.data(), h.size()));
+    SUNDIAL_RETURN_IF_ERROR(file_->Sync());
+    file_end_ = h.size();
+    return Status::OK();
+  }
+  LogReader reader(file_.get(), size, kMagic);
+  Status s = reader.Open();
+  if (!s.ok()) return s;
+  uint8_t type;
+  std::string_view payload;
+  while (reader.Next(&type, &payload)) ApplyRecord(type, payload, warnings);
+  SUNDIAL_RETURN_IF_ERROR(reader.status());
+  for (const auto& w : reader.skipped()) warnings->push_back(w);
+  file_end_ = size;
+  if (reader.end_of_valid() < size && !reader.skipped().empty()) {
+    // A torn or damaged tail: cut it so new records follow valid ones.
+    file_end_ = reader.end_of_valid();
+    SUNDIAL_RETURN_IF_ERROR(file_->Truncate(file_end_));
+  }
+  return Status::OK();
+}
+
+void SeriesDict::ApplyRecord(uint8_t type, std::string_view in,
+                             std::vector<std::string>* warnings) {
+  if (type == kNameRecord) {
+    uint32_t uid = 0;
+    std::string_view name;
+    if (in.empty() || static_cast<uint8_t>(in[0]) > 2) {
+      warnings->push_back(path_ + ": bad name record skipped");
+      return;
+    }
+    const auto kind = static_cast<NameKind>(in[0]);
+    in.remove_prefix(1);
+    if (!GetVarint32(&in, &uid) || !GetLengthPrefixed(&in, &name) || uid == 0 ||
+        name.empty() || !names(kind).Insert(name, uid)) {
+      warnings->push_back(path_ + ": bad or duplicate name record skipped");
+    }
+    return;
+  }
+  if (type != kSeriesRecord) {
+    warnings->push_back(path_ + ": unknown record type " + std::to_string(type) + " skipped");
+    return;
+  }
+  uint32_t id = 0, metric = 0, n = 0;
+  if (!GetVarint32(&in, &id) || !GetVarint32(&in, &metric) || !GetVarint32(&in, &n) ||
+      n > in.size() / 2 || id == kInvalidSeriesId) {
+    warnings->push_back(path_ + ": bad series record skipped");
+    return;
+  }
+  std::vector<UidPair> pairs(n);
+  bool ok = !names(NameKind::kMetric).Name(metric).empty();
+  for (auto& p : pairs) {
+    ok = ok && GetVarint32(&in, &p.first) && GetVarint32(&in, &p.second) &&
+         !names(NameKind::kTagKey).Name(p.first).empty() &&
+         !names(NameKind::kTagValue).Name(p.second).empty();
+  }
+  if (!ok || Exists(id) || FindKey(metric, pairs.data(), n) != kInvalidSeriesId) {
+    warnings->push_back(path_ + ": series record " + std::to_string(id) +
+                        " refers to unknown names or repeats a series; skipped");
+    return;
+  }
+  SortByKey(pairs.data(), n);
+  AddSeries(id, metric, pairs.data(), n);
+}
+
+bool SeriesDict::FindUids(std::string_view metric, const TagRef* tags, size_t num_tags,
+                          uint32_t* metric_uid, UidPair* pairs) const {
+  *metric_uid = names(NameKind::kMetric).Find(metric);
+  if (*metric_uid == 0) return false;
+  for (size_t i = 0; i < num_tags; ++i) {
+    pairs[i].first = names(NameKind::kTagKey).Find(tags[i].key);
+    pairs[i].second = names(NameKind::kTagValue).Find(tags[i].value);
+    if (pairs[i].first == 0 || pairs[i].second == 0) return false;
+  }
+  SortByKey(pairs, num_tags);
+  return true;
+}
+
+uint64_t SeriesDict::HashKey(uint32_t metric_uid, const UidPair* pairs, size_t n) {
+  uint64_t h = Mix(0, metric_uid);
+  for (size_t i = 0; i < n; ++i) {
+    h = Mix(h, (static_cast<uint64_t>(pairs[i].first) << 32) | pairs[i].second);
+  }
+  return h;
+}
+
+bool SeriesDict::KeyEquals(SeriesId id, uint32_t metric_uid, const UidPair* pairs,
+                           size_t n) const {
+  const uint32_t* k = &key_words_[key_offset_[id]];
+  if (k[0] != metric_uid || k[1] != n) return false;
+  for (size_t i = 0; i < n; ++i) {
+    if (k[2 + 2 * i] != pairs[i].first || k[3 + 2 * i] != pairs[i].second) return false;
+  }
+  return true;
+}
+
+SeriesId SeriesDict::FindKey(uint32_t metric_uid, const UidPair* pairs, size_t n) const {
+  if (table_.empty()) return kInvalidSeriesId;
+  const size_t mask = table_.size() - 1;
+  for (size_t i = static_cast<size_t>(HashKey(metric_uid, pairs, n)) & mask;; i = (i + 1) & mask) {
+    const uint32_t slot = table_[i];
+    if (slot == 0) return kInvalidSeriesId;
+    if (KeyEquals(slot - 1, metric_uid, pairs, n)) return slot - 1;
+  }
+}
+
+void SeriesDict::InsertIntoTable(SeriesId id, uint64_t hash) {
+  const size_t mask = table_.size() - 1;
+  size_t i = static_cast<size_t>(hash) & mask;
+  while (table_[i] != 0) i = (i + 1) & mask;
+  table_[i] = id + 1;
+}
+
+void SeriesDict::Rehash() {
+  std::vector<uint32_t> old;
+  old.swap(table_);
+  table_.assign(old.empty() ? 1024 : old.size() * 2, 0);
+  UidPair pairs[kStackTags];
+  std::vector<UidPair> big;
+  for (uint32_t slot : old) {
+    if (slot == 0) continue;
+    const uint32_t* k = &key_words_[key_offset_[slot - 1]];
+    UidPair* ps = pairs;
+    if (k[1] > kStackTags) {
+      big.resize(k[1]);
+      ps = big.data();
+    }
+    for (uint32_t i = 0; i < k[1]; ++i) ps[i] = {k[2 + 2 * i], k[3 + 2 * i]};
+    InsertIntoTable(slot - 1, HashKey(k[0], ps, k[1]));
+  }
+}
+
+void SeriesDict::AddSeries(SeriesId id, uint32_t metric_uid, const UidPair* pairs, size_t n) {
+  if (id >= key_offset_.size()) key_offset_.resize(id + 1, kNoKey);
+  key_offset_[id] = static_cast<uint32_t>(key_words_.size());
+  key_words_.push_back(metric_uid);
+  key_words_.push_back(static_cast<uint32_t>(n));
+  for (size_t i = 0; i < n; ++i) {
+    key_words_.push_back(pairs[i].first);
+    key_words_.push_back(pairs[i].second);
+  }
+  if ((table_used_ + 1) * 10 > table_.size() * 7) Rehash();
+  InsertIntoTable(id, HashKey(metric_uid, pairs, n));
+  ++table_used_;
+  if (metric_uid >= by_metric_.size()) by_metric_.resize(metric_uid + 1);
+  by_metric_[metric_uid].push_back(id);
+  for (size_t i = 0; i < n; ++i) {
+    by_tag_[(static_cast<uint64_t>(pairs[i].first) << 32) | pairs[i].second].push_back(id);
+  }
+  if (on_create_) on_create_(id);
+  series_count_.fetch_add(1, std::memory_order_relaxed);
+  if (id + 1 > id_limit_.load(std::memory_order_relaxed)) {
+    id_limit_.store(id + 1, std::memory_order_release);
+  }
+}
+
+}  // namespace sundial::storage
+
+namespace sundial::storage {
+
+Status SeriesDict::Resolve(std::string_view metric, const TagRef* tags, size_t num_tags,
+                           SeriesId* id, bool* created) {
+  *created = false;
+  UidPair stack_pairs[kStackTags];
+  std::vector<UidPair> heap_pairs;
+  UidPair* pairs = stack_pairs;
+  if (num_tags > kStackTags) {
+    heap_pairs.resize(num_tags);
+    pairs = heap_pairs.data();
+  }
+  {
+    std::shared_lock<std::shared_mutex> lock(mu_);
+    uint32_t metric_uid = 0;
+    if (FindUids(metric, tags, num_tags, &metric_uid, pairs)) {
+      *id = FindKey(metric_uid, pairs, num_tags);
+      if (*id != kInvalidSeriesId) return Status::OK();
+    }
+  }
+  std::unique_lock<std::shared_mutex> lock(mu_);
+  uint32_t metric_uid = 0;
+  if (FindUids(metric, tags, num_tags, &metric_uid, pairs)) {
+    *id = FindKey(metric_uid, pairs, num_tags);
+    if (*id != kInvalidSeriesId) return Status::OK();
+  }
+  SUNDIAL_RETURN_IF_ERROR(CreateLocked(metric, tags, num_tags, id));
+  *created = true;
+  return Status::OK();
+}
+
+Status SeriesDict::CreateLocked(std::string_view metric, const TagRef* tags, size_t num_tags,
+                                SeriesId* id) {
+  if (metric.empty()) return Status::InvalidArgument("empty metric name");
+  struct NewName {
+    NameKind kind;
+    std::string_view name;
+    uint32_t uid;
+  };
+  std::vector<NewName> fresh;
+  uint32_t next[3] = {names(NameKind::kMetric).next_uid(), names(NameKind::kTagKey).next_uid(),
+                      names(NameKind::kTagValue).next_uid()};
+  std::string rec;
+  auto assign = [&](NameKind kind, std::string_view name) -> uint32_t {
+    if (const uint32_t uid = names(kind).Find(name)) return uid;
+    for (const auto& f : fresh) {
+      if (f.kind == kind && f.name == name) return f.uid;
+    }
+    const uint32_t uid = next[static_cast<int>(kind)]++;
+    fresh.push_back({kind, name, uid});
+    std::string payload(1, static_cast<char>(kind));
+    PutVarint32(&payload, uid);
+    PutLengthPrefixed(&payload, name);
+    AppendLogRecord(&rec, kNameRecord, payload);
+    return uid;
+  };
+  const uint32_t metric_uid = assign(NameKind::kMetric, metric);
+  std::vector<UidPair> pairs(num_tags);
+  for (size_t i = 0; i < num_tags; ++i) {
+    if (tags[i].key.empty() || tags[i].value.empty()) {
+      return Status::InvalidArgument("empty tag key or value");
+    }
+    pairs[i] = {assign(NameKind::kTagKey, tags[i].key), assign(NameKind::kTagValue, tags[i].value)};
+  }
+  SortByKey(pairs.data(), num_tags);
+  for (size_t i = 1; i < num_tags; ++i) {
+    if (pairs[i].first == pairs[i - 1].first) return Status::InvalidArgument("duplicate tag key");
+  }
+  const SeriesId new_id = id_limit_.load(std::memory_order_relaxed);
+  if (new_id == kInvalidSeriesId) return Status::ResourceExhausted("series ids exhausted");
+  std::string payload;
+  PutVarint32(&payload, new_id);
+  PutVarint32(&payload, metric_uid);
+  PutVarint32(&payload, static_cast<uint32_t>(num_tags));
+  for (const auto& p : pairs) {
+    PutVarint32(&payload, p.first);
+    PutVarint32(&payload, p.second);
+  }
+  AppendLogRecord(&rec, kSeriesRecord, payload);
+  Status s = file_->Write(file_end_, rec.data(), rec.size());
+  if (!s.ok()) {
+    (void)file_->Truncate(file_end_);  // best effort: drop a partial record
+    return s.WithContext("series dictionary");
+  }
+  file_end_ += rec.size();
+  dirty_ = true;
+  for (const auto& f : fresh) names(f.kind).Insert(f.name, f.uid);
+  AddSeries(new_id, metric_uid, pairs.data(), num_tags);
+  *id = new_id;
+  return Status::OK();
+}
+
+Status SeriesDict::Sync() {
+  std::lock_guard<std::mutex> sync_lock(sync_mu_);
+  {
+    std::shared_lock<std::shared_mutex> lock(mu_);
+    if (!dirty_) return Status::OK();
+  }
+  {
+    std::unique_lock<std::shared_mutex> lock(mu_);
+    dirty_ = false;
+  }
+  Status s = file_->Sync();
+  if (!s.ok()) {
+    std::unique_lock<std::shared_mutex> lock(mu_);
+    dirty_ = true;
+  }
+  return s;
+}
+
+bool SeriesDict::Exists(SeriesId id) const {
+  return id < key_offset_.size() && key_offset_[id] != kNoKey;
+}
+
+std::vector<SeriesId> SeriesDict::SeriesOfMetric(std::string_view metric) const {
+  std::shared_lock<std::shared_mutex> lock(mu_);
+  const uint32_t uid = names(NameKind::kMetric).Find(metric);
+  if (uid == 0 || uid >= by_metric_.size()) return {};
+  return by_metric_[uid];
+}
+
+std::vector<SeriesId> SeriesDict::SeriesWithTag(std::string_view key,
+                                                std::string_view value) const {
+  std::shared_lock<std::shared_mutex> lock(mu_);
+  const uint32_t k = names(NameKind::kTagKey).Find(key);
+  const uint32_t v = names(NameKind::kTagValue).Find(value);
+  if (k == 0 || v == 0) return {};
+  auto it = by_tag_.find((static_cast<uint64_t>(k) << 32) | v);
+  if (it == by_tag_.end()) return {};
+  return it->second;
+}
+
+Status SeriesDict::GetSeriesKey(SeriesId id, SeriesKey* out) const {
+  std::shared_lock<std::shared_mutex> lock(mu_);
+  if (!Exists(id)) return Status::NotFound("unknown series id", std::to_string(id));
+  const uint32_t* k = &key_words_[key_offset_[id]];
+  out->metric_uid = k[0];
+  out->metric = std::string(names(NameKind::kMetric).Name(k[0]));
+  std::vector<std::pair<std::string_view, UidPair>> tags(k[1]);
+  for (uint32_t i = 0; i < k[1]; ++i) {
+    const UidPair p{k[2 + 2 * i], k[3 + 2 * i]};
+    tags[i] = {names(NameKind::kTagKey).Name(p.first), p};
+  }
+  std::sort(tags.begin(), tags.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  out->tags.clear();
+  out->tag_uids.clear();
+  for (const auto& t : tags) {
+    out->tags.emplace_back(std::string(t.first),
+                           std::string(names(NameKind::kTagValue).Name(t.second.second)));
+    out->tag_uids.push_back(t.second);
+  }
+  return Status::OK();
+}
+
+Status SeriesDict::LookupUid(NameKind kind, std::string_view name, uint32_t* uid) const {
+  if (static_cast<int>(kind) > 2) return Status::InvalidArgument("bad name kind");
+  std::shared_lock<std::shared_mutex> lock(mu_);
+  *uid = names(kind).Find(name);
+  if (*uid == 0) return Status::NotFound("unknown name", name);
+  return Status::OK();
+}
+
+std::vector<std::string> SeriesDict::SuggestNames(NameKind kind, std::string_view prefix,
+                                                  size_t max) const {
+  std::vector<std::string> out;
+  if (static_cast<int>(kind) > 2) return out;
+  std::shared_lock<std::shared_mutex> lock(mu_);
+  std::vector<std::string_view> hits;
+  names(kind).ForEach([&](std::string_view name, uint32_t) {
+    if (name.substr(0, prefix.size()) == prefix) hits.push_back(name);
+  });
+  std::sort(hits.begin(), hits.end());
+  if (max != 0 && hits.size() > max) hits.resize(max);
+  out.reserve(hits.size());
+  for (auto h : hits) out.emplace_back(h);
+  return out;
+}
+
+size_t SeriesDict::MemoryUsage() const {
+  std::shared_lock<std::shared_mutex> lock(mu_);
+  size_t bytes = key_offset_.capacity() * 4 + key_words_.capacity() * 4 + table_.capacity() * 4;
+  for (const auto& n : names_) bytes += n.MemoryUsage();
+  for (const auto& v : by_metric_) bytes += v.capacity() * sizeof(SeriesId) + sizeof(v);
+  for (const auto& kv : by_tag_) bytes += kv.second.capacity() * sizeof(SeriesId) + 48;
+  return bytes;
+}
+
+}  // namespace sundial::storage

@@ -1,0 +1,115 @@
+// SeriesDict: the series dictionary (metric + sorted tags -> dense SeriesId),
+// its append-only log, the interned names and the inverted index.
+//
+// On-disk format: file "series.log" in the data dir, a record log (see
+// record_log.h) with magic "SUNDSER1", version 1. Record types:
+//   1 name:   u8 kind (NameKind), varint32 uid, varint32 length, bytes
+//   2 series: varint32 series id, varint32 metric uid, varint32 tag count,
+//             then per tag varint32 tag-key uid, varint32 tag-value uid,
+//             tags sorted by tag-key uid
+// A series record always follows the name records it refers to. Uids and
+// series ids are explicit, so a damaged record loses only itself (and the
+// series that refer to a lost name).
+//
+// In memory: three NameTables, a flat array of series keys (uids), an
+// open-addressing hash table from a key to its series id, and postings
+// (metric uid -> ids, (tagk uid, tagv uid) -> ids), all rebuilt on Open.
+//
+// Thread-safety: all methods are thread-safe. Lookups share a reader lock;
+// creating a series takes the writer lock and writes the log.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "storage/env.h"
+#include "storage/name_table.h"
+#include "sundial/storage/storage.h"
+
+namespace sundial::storage {
+
+class SeriesDict {
+ public:
+  // on_create runs under the dictionary's writer lock for every series that
+  // becomes known (at Open and when created), before its id is handed out.
+  SeriesDict(Env* env, std::string path, std::function<void(SeriesId)> on_create);
+  SeriesDict(const SeriesDict&) = delete;
+  SeriesDict& operator=(const SeriesDict&) = delete;
+
+  // Loads the log (creating it if missing). Damaged records are skipped and
+  // described in *warnings.
+  Status Open(std::vector<std::string>* warnings);
+
+  // Finds or creates metric{tags}. *created tells which. Creating writes the
+  // log (one write); on a write error nothing changes.
+  Status Resolve(std::string_view metric, const TagRef* tags, size_t num_tags, SeriesId* id,
+                 bool* created);
+
+  // fsyncs the log if anything was written since the last Sync.
+  Status Sync();
+
+  bool Exists(SeriesId id) const;
+  // Number of ids handed out so far (the largest id + 1).
+  SeriesId id_limit() const { return id_limit_.load(std::memory_order_acquire); }
+  uint64_t series_count() const { return series_count_.load(std::memory_order_relaxed); }
+
+  std::vector<SeriesId> SeriesOfMetric(std::string_view metric) const;
+  std::vector<SeriesId> SeriesWithTag(std::string_view key, std::string_view value) const;
+  Status GetSeriesKey(SeriesId id, SeriesKey* out) const;
+  Status LookupUid(NameKind kind, std::string_view name, uint32_t* uid) const;
+  std::vector<std::string> SuggestNames(NameKind kind, std::string_view prefix,
+                                        size_t max) const;
+  size_t MemoryUsage() const;
+
+ private:
+  static constexpr uint32_t kNoKey = 0xffffffffu;
+  using UidPair = std::pair<uint32_t, uint32_t>;
+
+  // Looks up the uids of metric and tags; false if any name is unknown.
+  // REQUIRES: mu_ held. pairs gets num_tags entries sorted by tag-key uid.
+  bool FindUids(std::string_view metric, const TagRef* tags, size_t num_tags, uint32_t* metric_uid,
+                UidPair* pairs) const;
+  // The id of the key, or kInvalidSeriesId. REQUIRES: mu_ held.
+  SeriesId FindKey(uint32_t metric_uid, const UidPair* pairs, size_t n) const;
+  bool KeyEquals(SeriesId id, uint32_t metric_uid, const UidPair* pairs, size_t n) const;
+  static uint64_t HashKey(uint32_t metric_uid, const UidPair* pairs, size_t n);
+  // Adds a series to the in-memory structures. REQUIRES: mu_ held (writer).
+  void AddSeries(SeriesId id, uint32_t metric_uid, const UidPair* pairs, size_t n);
+  void InsertIntoTable(SeriesId id, uint64_t hash);
+  void Rehash();
+  Status CreateLocked(std::string_view metric, const TagRef* tags, size_t num_tags,
+                      SeriesId* id);
+  void ApplyRecord(uint8_t type, std::string_view payload, std::vector<std::string>* warnings);
+  NameTable& names(NameKind kind) { return names_[static_cast<int>(kind)]; }
+  const NameTable& names(NameKind kind) const { return names_[static_cast<int>(kind)]; }
+
+  Env* const env_;
+  const std::string path_;
+  const std::function<void(SeriesId)> on_create_;
+
+  mutable std::shared_mutex mu_;
+  std::unique_ptr<File> file_;
+  uint64_t file_end_ = 0;
+  bool dirty_ = false;
+  NameTable names_[3];
+  // key_offset_[id] indexes key_words_: metric uid, n, then n (k, v) pairs.
+  std::vector<uint32_t> key_offset_;
+  std::vector<uint32_t> key_words_;
+  std::vector<uint32_t> table_;  // open addressing: series id + 1, 0 = empty
+  size_t table_used_ = 0;
+  std::vector<std::vector<SeriesId>> by_metric_;  // index: metric uid
+  std::unordered_map<uint64_t, std::vector<SeriesId>> by_tag_;  // (k << 32 | v)
+  std::atomic<SeriesId> id_limit_{0};
+  std::atomic<uint64_t> series_count_{0};
+  std::mutex sync_mu_;
+};
+
+}  // namespace sundial::storage

@@ -1,0 +1,149 @@
+#include "storage/series_iterator.h"
+
+#include <algorithm>
+
+namespace sundial::storage {
+
+bool SeriesIterator::Cursor::Advance() {
+  if (use_sorted) {
+    if (++pos >= sorted.size()) return false;
+    t = sorted[pos].t;
+    v = sorted[pos].v;
+    return true;
+  }
+  if (!it.Next()) return false;
+  t = it.t();
+  v = it.v();
+  return true;
+}
+
+bool SeriesIterator::Cursor::SeekTo(Timestamp lower) {
+  if (use_sorted) {
+    auto p = std::lower_bound(sorted.begin() + static_cast<std::ptrdiff_t>(pos), sorted.end(),
+                              lower, [](const Sample& s, Timestamp x) { return s.t < x; });
+    pos = static_cast<size_t>(p - sorted.begin());
+    if (pos >= sorted.size()) return false;
+    t = sorted[pos].t;
+    v = sorted[pos].v;
+    return true;
+  }
+  if (!it.Seek(lower)) return false;
+  t = it.t();
+  v = it.v();
+  return true;
+}
+
+SeriesIterator::SeriesIterator(SeriesId series, Timestamp start, Timestamp end,
+                               std::vector<Source> sources, std::atomic<uint64_t>* corruptions)
+    : series_(series),
+      end_(end),
+      sources_(std::move(sources)),
+      lower_(start),
+      done_(start > end),
+      corruptions_(corruptions) {
+  std::stable_sort(sources_.begin(), sources_.end(),
+                   [](const Source& a, const Source& b) { return a.min_t < b.min_t; });
+}
+
+void SeriesIterator::Open(Source* src) {
+  auto c = std::make_unique<Cursor>();
+  c->priority = src->priority;
+  if (src->part) {
+    Status s = src->part->ReadPage(series_, src->ref, &c->buf);
+    src->part.reset();
+    if (!s.ok()) {
+      if (corruptions_ != nullptr) corruptions_->fetch_add(1, std::memory_order_relaxed);
+      return;  // a damaged page is skipped; the rest of the series is kept
+    }
+  } else {
+    c->buf.swap(src->bytes);
+  }
+  c->it.Reset(c->buf);
+  if (src->arrival_order) {
+    // The open out-of-order page is small: sort it, last write wins.
+    std::vector<Sample> pts;
+    while (c->it.Next()) pts.push_back(Sample{c->it.t(), c->it.v()});
+    std::stable_sort(pts.begin(), pts.end(),
+                     [](const Sample& a, const Sample& b) { return a.t < b.t; });
+    for (size_t i = 0; i < pts.size(); ++i) {
+      if (i + 1 < pts.size() && pts[i + 1].t == pts[i].t) continue;
+      c->sorted.push_back(pts[i]);
+    }
+    c->use_sorted = true;
+  }
+  if (c->SeekTo(lower_)) {
+    active_.push_back(std::move(c));
+  } else {
+    Retire(c.get());
+  }
+}
+
+void SeriesIterator::Retire(Cursor* c) {
+  if (!c->use_sorted && !c->it.status().ok() && corruptions_ != nullptr) {
+    corruptions_->fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+bool SeriesIterator::Next() {
+  while (!done_) {
+    Timestamp frontier = kMaxTimestamp;
+    for (const auto& c : active_) frontier = std::min(frontier, c->t);
+    while (next_ < sources_.size() && sources_[next_].min_t <= frontier) {
+      Source* src = &sources_[next_++];
+      if (src->max_t < lower_) continue;
+      const size_t before = active_.size();
+      Open(src);
+      if (active_.size() > before) frontier = std::min(frontier, active_.back()->t);
+    }
+    if (active_.empty()) {
+      if (next_ >= sources_.size()) break;
+      continue;
+    }
+    if (frontier > end_) break;
+    const Cursor* best = nullptr;
+    for (const auto& c : active_) {
+      if (c->t == frontier && (best == nullptr || c->priority >= best->priority)) best = c.get();
+    }
+    t_ = frontier;
+    v_ = best->v;
+    for (size_t i = 0; i < active_.size();) {
+      Cursor* c = active_[i].get();
+      // Pages written in order are strictly increasing; skip anything that
+      // is not (a damaged or odd page) rather than go backwards.
+      bool alive = true;
+      while (alive && c->t <= frontier) alive = c->Advance();
+      if (alive) {
+        ++i;
+      } else {
+        Retire(c);
+        active_.erase(active_.begin() + static_cast<std::ptrdiff_t>(i));
+      }
+    }
+    lower_ = frontier == kMaxTimestamp ? frontier : frontier + 1;
+    positioned_ = true;
+    return true;
+  }
+  done_ = true;
+  positioned_ = false;
+  active_.clear();
+  return false;
+}
+
+bool SeriesIterator::Seek(Timestamp t) {
+  if (done_) return false;
+  if (positioned_ && t_ >= t) return true;
+  if (t > lower_) {
+    lower_ = t;
+    for (size_t i = 0; i < active_.size();) {
+      if (active_[i]->t >= t || active_[i]->SeekTo(t)) {
+        ++i;
+      } else {
+        Retire(active_[i].get());
+        active_.erase(active_.begin() + static_cast<std::ptrdiff_t>(i));
+      }
+    }
+  }
+  return Next();
+}
+
+}  // namespace sundial::storage

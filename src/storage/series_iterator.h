@@ -1,0 +1,82 @@
+// SeriesIterator: the points of one series in [start, end], in time order,
+// merged from sealed pages, pages waiting for the disk, the head page and
+// the out-of-order page, with the last write winning on equal timestamps.
+//
+// Why: every source is a page with a known time range. Sources are opened
+// lazily in order of their first timestamp, only when the merge reaches
+// them, and each is decoded point by point; in-order pages never overlap,
+// so normally one or two sources are open at a time.
+//
+// Priority on equal timestamps: in-order sources (0) lose to out-of-order
+// ones, and later-written out-of-order pages get higher numbers.
+//
+// Thread-safety: one thread at a time. The iterator keeps the partitions it
+// reads open; it must not outlive the engine.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "storage/partition.h"
+#include "sundial/common/sample_iterator.h"
+#include "sundial/compress/page_iterator.h"
+
+namespace sundial::storage {
+
+class SeriesIterator final : public SampleIterator {
+ public:
+  struct Source {
+    Timestamp min_t = 0;
+    Timestamp max_t = 0;
+    uint32_t priority = 0;
+    std::shared_ptr<Partition> part;  // set for a sealed page
+    PageRef ref;
+    std::string bytes;  // an in-memory page otherwise
+    bool arrival_order = false;  // bytes is an open out-of-order page
+  };
+
+  // corruptions (borrowed, may be null) counts pages found damaged.
+  SeriesIterator(SeriesId series, Timestamp start, Timestamp end, std::vector<Source> sources,
+                 std::atomic<uint64_t>* corruptions);
+
+  bool Next() override;
+  bool Seek(Timestamp t) override;
+  Timestamp t() const override { return t_; }
+  Value v() const override { return v_; }
+  Status status() const override { return status_; }
+
+ private:
+  struct Cursor {
+    uint32_t priority = 0;
+    std::string buf;
+    compress::PageIterator it;
+    std::vector<Sample> sorted;  // for arrival-order pages
+    size_t pos = 0;
+    bool use_sorted = false;
+    Timestamp t = 0;
+    Value v;
+    // Moves to the first point >= lower. False when exhausted.
+    bool SeekTo(Timestamp lower);
+    bool Advance();
+  };
+  // Opens source i; adds a cursor if it has a point in range.
+  void Open(Source* src);
+  void Retire(Cursor* c);
+
+  const SeriesId series_;
+  const Timestamp end_;
+  std::vector<Source> sources_;  // sorted by min_t
+  size_t next_ = 0;              // first source not opened yet
+  std::vector<std::unique_ptr<Cursor>> active_;
+  Timestamp lower_;              // no point below this is returned any more
+  Timestamp t_ = 0;
+  Value v_;
+  bool done_ = false;
+  bool positioned_ = false;
+  Status status_;
+  std::atomic<uint64_t>* const corruptions_;
+};
+
+}  // namespace sundial::storage

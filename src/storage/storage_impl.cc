@@ -1,0 +1,366 @@
+#include "storage/storage_impl.h"
+
+#include <algorithm>
+
+#include "sundial/compress/page_iterator.h"
+
+namespace sundial::storage {
+
+// ---- SeriesTable ----
+
+SeriesTable::SeriesTable() : blocks_(new std::atomic<MemSeries*>[kMaxBlocks]) {
+  for (uint32_t i = 0; i < kMaxBlocks; ++i) blocks_[i].store(nullptr, std::memory_order_relaxed);
+}
+
+SeriesTable::~SeriesTable() {
+  for (uint32_t b = 0; b < kMaxBlocks; ++b) {
+    MemSeries* block = blocks_[b].load(std::memory_order_relaxed);
+    if (block == nullptr) continue;
+    for (uint32_t i = 0; i < kBlockSize; ++i) {
+      for (PendingPage* p = block[i].pending; p != nullptr;) {
+        PendingPage* next = p->next;
+        delete p;
+        p = next;
+      }
+    }
+    delete[] block;
+  }
+}
+
+bool SeriesTable::Create(SeriesId id) {
+  const uint32_t b = id >> kBlockBits;
+  if (b >= kMaxBlocks) return false;
+  std::lock_guard<std::mutex> lock(mu_);
+  MemSeries* block = blocks_[b].load(std::memory_order_relaxed);
+  if (block == nullptr) {
+    block = new MemSeries[kBlockSize];
+    ++block_count_;
+    blocks_[b].store(block, std::memory_order_release);
+  }
+  block[id & (kBlockSize - 1)].valid.store(true, std::memory_order_release);
+  return true;
+}
+
+size_t SeriesTable::MemoryUsage() const {
+  return kMaxBlocks * sizeof(void*) + block_count_ * kBlockSize * sizeof(MemSeries);
+}
+
+// ---- Open and recovery ----
+
+Status Storage::Open(const StorageOptions& options, std::unique_ptr<Storage>* out) {
+  std::unique_ptr<StorageImpl> impl;
+  SUNDIAL_RETURN_IF_ERROR(StorageImpl::Open(options, NewPosixEnv(), &impl));
+  *out = std::move(impl);
+  return Status::OK();
+}
+
+StorageImpl::StorageImpl(const StorageOptions& options, std::unique_ptr<Env> env)
+    : options_(options), env_(std::move(env)) {}
+
+Status StorageImpl::Open(const StorageOptions& options, std::unique_ptr<Env> env,
+                         std::unique_ptr<StorageImpl>* out) {
+  if (options.data_dir.empty()) return Status::InvalidArgument("storage: data_dir is empty");
+  if (options.partition_duration_ms < 1000) {
+    return Status::InvalidArgument("storage: partition duration below one second");
+  }
+  if (options.page_size < compress::kMinPageSize || options.page_size > compress::kMaxPageSize) {
+    return Status::InvalidArgument("storage: page_size out of range",
+                                   std::to_string(options.page_size));
+  }
+  std::unique_ptr<StorageImpl> impl(new StorageImpl(options, std::move(env)));
+  SUNDIAL_RETURN_IF_ERROR(impl->Recover());
+  impl->maint_ = std::thread([p = impl.get()] { p->MaintenanceLoop(); });
+  *out = std::move(impl);
+  return Status::OK();
+}
+
+Status StorageImpl::Recover() {
+  const std::string& dir = options_.data_dir;
+  SUNDIAL_RETURN_IF_ERROR(env_->CreateDir(dir));
+  std::vector<std::string> warnings;
+  dict_ = std::make_unique<SeriesDict>(env_.get(), dir + "/series.log",
+                                       [this](SeriesId id) { series_.Create(id); });
+  SUNDIAL_RETURN_IF_ERROR(dict_->Open(&warnings));
+  partitions_ = std::make_unique<PartitionSet>(env_.get(), dir + "/part",
+                                               options_.partition_duration_ms,
+                                               options_.mmap_window_bytes);
+  SUNDIAL_RETURN_IF_ERROR(partitions_->Open(&warnings));
+  wal_ = std::make_unique<Wal>(env_.get(), dir + "/wal", options_.wal_segment_bytes);
+  uint64_t corrupt = 0, unknown = 0;
+  SUNDIAL_RETURN_IF_ERROR(wal_->Recover(
+      [&](std::string_view payload) {
+        const bool ok = DecodeWalBatch(payload, [&](const SeriesPoint& p) {
+          MemSeries* s = series_.Get(p.series);
+          if (s == nullptr) {
+            ++unknown;
+            return;
+          }
+          ApplyPoint(p.series, s, p.t, p.v);
+        });
+        if (!ok) ++corrupt;
+      },
+      &warnings, &corrupt));
+  if (unknown > 0) {
+    warnings.push_back("WAL: " + std::to_string(unknown) +
+                       " points of unknown series skipped (dictionary damaged)");
+  }
+  for (auto& w : partitions_->TakeWarnings()) warnings.push_back(std::move(w));
+  corruptions_.fetch_add(corrupt + (unknown > 0 ? 1 : 0), std::memory_order_relaxed);
+  {
+    std::lock_guard<std::mutex> lock(warn_mu_);
+    warnings_ = std::move(warnings);
+  }
+  last_checkpoint_ms_ = last_sync_ms_ = last_slow_ms_ = env_->NowMs();
+  return Status::OK();
+}
+
+StorageImpl::~StorageImpl() {
+  {
+    std::lock_guard<std::mutex> lock(maint_mu_);
+    stop_ = true;
+  }
+  maint_cv_.notify_all();
+  if (maint_.joinable()) maint_.join();
+  (void)Shutdown();  // on failure the WAL is kept and replayed next time
+}
+
+void StorageImpl::AddWarning(std::string w) {
+  std::lock_guard<std::mutex> lock(warn_mu_);
+  if (warnings_.size() < 1000) warnings_.push_back(std::move(w));
+}
+
+std::vector<std::string> StorageImpl::recovery_warnings() {
+  std::lock_guard<std::mutex> lock(warn_mu_);
+  return warnings_;
+}
+
+// ---- Write path ----
+
+Status StorageImpl::ResolveSeries(std::string_view metric, const TagRef* tags, size_t num_tags,
+                                  SeriesId* id) {
+  bool created = false;
+  return dict_->Resolve(metric, tags, num_tags, id, &created);
+}
+
+Status StorageImpl::Append(const SeriesPoint* points, size_t n) {
+  if (n == 0) return Status::OK();
+  constexpr Timestamp kLimit = Timestamp{1} << 62;
+  for (size_t i = 0; i < n; ++i) {
+    if (series_.Get(points[i].series) == nullptr) {
+      return Status::InvalidArgument("unknown series id", std::to_string(points[i].series));
+    }
+    if (points[i].t >= kLimit || points[i].t <= -kLimit) {
+      return Status::InvalidArgument("timestamp out of range", std::to_string(points[i].t));
+    }
+  }
+  thread_local std::string record;
+  EncodeWalBatch(points, n, &record);
+  uint64_t lsn = 0;
+  Timestamp newest = kMinTimestamp;
+  {
+    std::shared_lock<std::shared_mutex> gate(gate_);
+    SUNDIAL_RETURN_IF_ERROR(wal_->Append(record, &lsn));
+    for (size_t i = 0; i < n; ++i) {
+      const SeriesPoint& p = points[i];
+      ApplyPoint(p.series, series_.Get(p.series), p.t, p.v);
+      newest = std::max(newest, p.t);
+    }
+  }
+  if (record.capacity() > (1u << 20)) std::string().swap(record);  // do not hoard
+  points_appended_.fetch_add(n, std::memory_order_relaxed);
+  Timestamp seen = newest_t_.load(std::memory_order_relaxed);
+  while (newest > seen && !newest_t_.compare_exchange_weak(seen, newest)) {
+  }
+  if (options_.wal_sync == WalSyncMode::kEveryBatch) {
+    SUNDIAL_RETURN_IF_ERROR(dict_->Sync());
+    SUNDIAL_RETURN_IF_ERROR(wal_->SyncTo(lsn));
+  }
+  if (pages_pending_.load(std::memory_order_relaxed) >= 256 || wal_->WantsRotation()) {
+    {
+      std::lock_guard<std::mutex> lock(maint_mu_);
+      work_ = true;
+    }
+    maint_cv_.notify_one();
+  }
+  return Status::OK();
+}
+
+Status StorageImpl::Sync() {
+  SUNDIAL_RETURN_IF_ERROR(dict_->Sync());
+  return wal_->Sync();
+}
+
+void StorageImpl::ApplyPoint(SeriesId id, MemSeries* s, Timestamp t, Value v) {
+  std::unique_lock<SpinLock> lock(s->lock);
+  for (int round = 0; round < 3; ++round) {
+    if (t >= s->head_start && t < s->head_end) {
+      if (t > s->max_t) {
+        AppendHead(id, s, t, v);
+      } else {
+        AppendOoo(id, s, s->head_start, s->head_end, t, v);
+      }
+      return;
+    }
+    if (s->ooo && t >= s->ooo_start && t < s->ooo_end) {
+      AppendOoo(id, s, s->ooo_start, s->ooo_end, t, v);
+      return;
+    }
+    // A partition this series has no page open in: find (maybe open) it
+    // without holding the series lock, as that may read its index.
+    lock.unlock();
+    std::shared_ptr<Partition> part;
+    Status st = partitions_->Locate(t, &part);
+    lock.lock();
+    if (!st.ok()) break;
+    if (s->head_end != kMinTimestamp && part->end() <= s->head_start) {
+      AppendOoo(id, s, part->start(), part->end(), t, v);  // older than the head
+      return;
+    }
+    if (t >= s->head_start && t < s->head_end) continue;  // another thread moved it
+    // Move the head to this (newer) partition. Its newest time covers the
+    // partition's pages, pending pages and any open out-of-order page.
+    FreezeHead(id, s);
+    s->head_start = part->start();
+    s->head_end = part->end();
+    Timestamp m = std::max(part->MaxTimeOf(id), PendingMax(s, part->start()));
+    if (s->ooo && s->ooo_start == part->start()) m = std::max(m, s->ooo->max_t());
+    s->max_t = m;
+  }
+  apply_errors_.fetch_add(1, std::memory_order_relaxed);
+}
+
+void StorageImpl::AppendHead(SeriesId id, MemSeries* s, Timestamp t, Value v) {
+  if (!s->head) s->head = std::make_unique<compress::PageBuilder>(options_.page_size);
+  if (!s->head->Append(t, v)) {
+    FreezeHead(id, s);
+    const bool ok = s->head->Append(t, v);  // the first point of a page always fits
+    (void)ok;
+  }
+  s->max_t = t;
+}
+
+void StorageImpl::AppendOoo(SeriesId id, MemSeries* s, Timestamp start, Timestamp end,
+                            Timestamp t, Value v) {
+  ooo_points_.fetch_add(1, std::memory_order_relaxed);
+  if (s->ooo && (s->ooo_start != start)) FreezeOoo(id, s);
+  if (!s->ooo) s->ooo = std::make_unique<compress::PageBuilder>(options_.page_size);
+  if (s->ooo->empty()) {
+    s->ooo_start = start;
+    s->ooo_end = end;
+  }
+  if (!s->ooo->Append(t, v)) {
+    FreezeOoo(id, s);
+    s->ooo = std::make_unique<compress::PageBuilder>(options_.page_size);
+    s->ooo_start = start;
+    s->ooo_end = end;
+    const bool ok = s->ooo->Append(t, v);
+    (void)ok;
+  }
+}
+
+void StorageImpl::AddPending(SeriesId id, MemSeries* s, std::string_view page, uint8_t flags,
+                             Timestamp part_start) {
+  auto* p = new PendingPage;
+  p->series = id;
+  p->flags = flags;
+  p->part_start = part_start;
+  p->bytes.assign(page.data(), page.size());
+  compress::PageHeader h;
+  if (compress::DecodePageHeader(page, &h).ok()) {
+    p->min_t = h.min_t;
+    p->max_t = h.max_t;
+  }
+  PendingPage** tail = &s->pending;
+  while (*tail != nullptr) tail = &(*tail)->next;
+  *tail = p;
+  pages_sealed_.fetch_add(1, std::memory_order_relaxed);
+  pages_pending_.fetch_add(1, std::memory_order_relaxed);
+  std::lock_guard<std::mutex> lock(pending_mu_);  // under the series lock: keeps series order
+  pending_.push_back(p);
+}
+
+void StorageImpl::FreezeHead(SeriesId id, MemSeries* s) {
+  if (!s->head || s->head->empty()) return;
+  AddPending(id, s, s->head->data(), 0, s->head_start);
+  s->head->Reset();
+}
+
+void StorageImpl::FreezeOoo(SeriesId id, MemSeries* s) {
+  if (!s->ooo || s->ooo->empty()) {
+    s->ooo.reset();
+    return;
+  }
+  // Sort by time, keep the last write of each timestamp, and re-encode.
+  std::vector<Sample> pts;
+  pts.reserve(s->ooo->count());
+  compress::PageIterator it(s->ooo->data());
+  while (it.Next()) pts.push_back(Sample{it.t(), it.v()});
+  std::stable_sort(pts.begin(), pts.end(),
+                   [](const Sample& a, const Sample& b) { return a.t < b.t; });
+  compress::PageBuilder out(options_.page_size);
+  for (size_t i = 0; i < pts.size(); ++i) {
+    if (i + 1 < pts.size() && pts[i + 1].t == pts[i].t) continue;  // a later write follows
+    if (!out.Append(pts[i].t, pts[i].v)) {
+      AddPending(id, s, out.data(), kPageFlagOutOfOrder, s->ooo_start);
+      out.Reset();
+      const bool ok = out.Append(pts[i].t, pts[i].v);
+      (void)ok;
+    }
+  }
+  if (!out.empty()) AddPending(id, s, out.data(), kPageFlagOutOfOrder, s->ooo_start);
+  s->ooo.reset();
+}
+
+Timestamp StorageImpl::PendingMax(const MemSeries* s, Timestamp part_start) const {
+  Timestamp m = kMinTimestamp;
+  for (const PendingPage* p = s->pending; p != nullptr; p = p->next) {
+    if (p->part_start == part_start) m = std::max(m, p->max_t);
+  }
+  return m;
+}
+
+// ---- Dictionary queries ----
+
+std::vector<SeriesId> StorageImpl::SeriesOfMetric(std::string_view metric) {
+  return dict_->SeriesOfMetric(metric);
+}
+std::vector<SeriesId> StorageImpl::SeriesWithTag(std::string_view key, std::string_view value) {
+  return dict_->SeriesWithTag(key, value);
+}
+Status StorageImpl::GetSeriesKey(SeriesId id, SeriesKey* out) {
+  return dict_->GetSeriesKey(id, out);
+}
+Status StorageImpl::LookupUid(NameKind kind, std::string_view name, uint32_t* uid) {
+  return dict_->LookupUid(kind, name, uid);
+}
+std::vector<std::string> StorageImpl::SuggestNames(NameKind kind, std::string_view prefix,
+                                                   size_t max) {
+  return dict_->SuggestNames(kind, prefix, max);
+}
+
+StorageStats StorageImpl::stats() {
+  StorageStats st;
+  st.points_appended = points_appended_.load(std::memory_order_relaxed);
+  st.series_count = dict_->series_count();
+  st.wal_bytes_written = wal_->bytes_written();
+  st.wal_syncs = wal_->syncs();
+  st.pages_sealed = pages_sealed_.load(std::memory_order_relaxed);
+  st.corruptions_skipped = corruptions_.load(std::memory_order_relaxed);
+  st.pages_written = pages_written_.load(std::memory_order_relaxed);
+  st.pages_pending = pages_pending_.load(std::memory_order_relaxed);
+  st.out_of_order_points = ooo_points_.load(std::memory_order_relaxed);
+  st.wal_write_errors = wal_->write_errors();
+  st.page_write_errors = page_write_errors_.load(std::memory_order_relaxed);
+  st.checkpoints = checkpoints_.load(std::memory_order_relaxed);
+  size_t heads = 0;
+  series_.ForEach([&](SeriesId, MemSeries* s) {
+    if (s->head) heads += s->head->MemoryUsage();
+    if (s->ooo) heads += s->ooo->MemoryUsage();
+  });
+  st.memory_bytes = series_.MemoryUsage() + heads + dict_->MemoryUsage() +
+                    partitions_->MemoryUsage();
+  st.disk_bytes = partitions_->DiskBytes();
+  return st;
+}
+
+}  // namespace sundial::storage

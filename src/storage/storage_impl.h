@@ -1,0 +1,235 @@
+// StorageImpl: the storage engine (see sundial/storage/storage.h for the
+// contract and DESIGN.md §2-3 for the decisions).
+//
+// Write path: Append encodes the batch into one WAL record, writes it with
+// one write() (Wal), then applies each point to its series under the
+// series' own small lock: in-order points go to the series' head page (a
+// compress::PageBuilder), late or repeated points to its out-of-order page.
+// A full page is frozen into a PendingPage that the maintenance thread
+// writes to the partition's page file; Append never touches page files.
+//
+// Last write wins: a point goes to the head only if it is newer than
+// everything the series holds in that partition, so an in-order point is
+// always the first write of its timestamp. Out-of-order pages therefore
+// override in-order ones, and among out-of-order pages the later written
+// wins (page-file order, then pending order, then the open one).
+//
+// Maintenance thread: writes pending pages, fsyncs the WAL on the interval,
+// seals heads whose partition has ended, checkpoints the WAL, closes idle
+// partitions and applies retention.
+//
+// Checkpoint: under the exclusive append gate the WAL rotates to segment N;
+// then pending pages are written and synced, every series' unsealed points
+// (pending pages, head, out-of-order page) are written to checkpoint N, and
+// segments before N are removed. Recovery replays checkpoint N and then
+// segments >= N; points present in both are harmless (last write wins).
+//
+// Thread-safety: as the Storage interface.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "storage/env.h"
+#include "storage/partition_set.h"
+#include "storage/series_dict.h"
+#include "storage/wal.h"
+#include "sundial/compress/page_builder.h"
+#include "sundial/storage/storage.h"
+
+namespace sundial::storage {
+
+// A tiny lock for one series: one byte, spins briefly then yields.
+class SpinLock {
+ public:
+  void lock() {
+    for (int spins = 0; flag_.exchange(true, std::memory_order_acquire); ++spins) {
+      if (spins > 64) std::this_thread::yield();
+    }
+  }
+  void unlock() { flag_.store(false, std::memory_order_release); }
+
+ private:
+  std::atomic<bool> flag_{false};
+};
+
+// A sealed page waiting to be written to its partition's page file.
+struct PendingPage {
+  PendingPage* next = nullptr;  // next (newer) pending page of the same series
+  SeriesId series = 0;
+  uint8_t flags = 0;
+  Timestamp part_start = 0;
+  Timestamp min_t = 0;
+  Timestamp max_t = 0;
+  std::string bytes;  // the compress page
+};
+
+// In-memory state of one series. Guarded by `lock`.
+struct MemSeries {
+  SpinLock lock;
+  std::atomic<bool> valid{false};
+  Timestamp head_start = kMaxTimestamp;  // head's partition range; empty
+  Timestamp head_end = kMinTimestamp;    //   range before the first point
+  Timestamp max_t = kMinTimestamp;       // newest time in the head's partition
+  Timestamp ooo_start = 0, ooo_end = 0;  // out-of-order page's partition
+  std::unique_ptr<compress::PageBuilder> head;
+  std::unique_ptr<compress::PageBuilder> ooo;
+  PendingPage* pending = nullptr;  // oldest first; owned
+};
+
+// Dense array of MemSeries by id, in blocks that never move, so that Append
+// finds a series without a lock.
+class SeriesTable {
+ public:
+  static constexpr uint32_t kBlockBits = 10;
+  static constexpr uint32_t kBlockSize = 1u << kBlockBits;
+  static constexpr uint32_t kMaxBlocks = 16384;  // 16 M series
+
+  SeriesTable();
+  ~SeriesTable();
+  SeriesTable(const SeriesTable&) = delete;
+  SeriesTable& operator=(const SeriesTable&) = delete;
+
+  // The series, or null if id is not (yet) valid.
+  MemSeries* Get(SeriesId id) const {
+    if ((id >> kBlockBits) >= kMaxBlocks) return nullptr;
+    MemSeries* block = blocks_[id >> kBlockBits].load(std::memory_order_acquire);
+    if (block == nullptr) return nullptr;
+    MemSeries* s = &block[id & (kBlockSize - 1)];
+    return s->valid.load(std::memory_order_acquire) ? s : nullptr;
+  }
+  // Makes id valid, allocating its block if needed. False if id is too big.
+  bool Create(SeriesId id);
+  // Calls fn(id, series) for every valid series.
+  template <typename F>
+  void ForEach(F&& fn) const {
+    for (uint32_t b = 0; b < kMaxBlocks; ++b) {
+      MemSeries* block = blocks_[b].load(std::memory_order_acquire);
+      if (block == nullptr) continue;
+      for (uint32_t i = 0; i < kBlockSize; ++i) {
+        if (block[i].valid.load(std::memory_order_acquire)) fn((b << kBlockBits) | i, &block[i]);
+      }
+    }
+  }
+  size_t MemoryUsage() const;
+
+ private:
+  std::unique_ptr<std::atomic<MemSeries*>[]> blocks_;
+  std::mutex mu_;
+  size_t block_count_ = 0;
+};
+
+class StorageImpl final : public Storage {
+ public:
+  // Opens with the given Env (tests pass a fault-injecting one).
+  static Status Open(const StorageOptions& options, std::unique_ptr<Env> env,
+                     std::unique_ptr<StorageImpl>* out);
+
+  ~StorageImpl() override;
+
+  Status ResolveSeries(std::string_view metric, const TagRef* tags, size_t num_tags,
+                       SeriesId* id) override;
+  Status Append(const SeriesPoint* points, size_t n) override;
+  Status Sync() override;
+  std::unique_ptr<SampleIterator> NewIterator(SeriesId id, Timestamp start,
+                                              Timestamp end) override;
+  Status LastPoint(SeriesId id, Sample* out) override;
+  std::vector<SeriesId> SeriesOfMetric(std::string_view metric) override;
+  std::vector<SeriesId> SeriesWithTag(std::string_view key, std::string_view value) override;
+  Status GetSeriesKey(SeriesId id, SeriesKey* out) override;
+  Status LookupUid(NameKind kind, std::string_view name, uint32_t* uid) override;
+  std::vector<std::string> SuggestNames(NameKind kind, std::string_view prefix,
+                                        size_t max) override;
+  StorageStats stats() override;
+  std::vector<std::string> recovery_warnings() override;
+
+  // Seals every head and out-of-order page and writes all pending pages
+  // (what a clean shutdown does first). For tests and benchmarks.
+  Status TEST_FlushAll();
+  // Runs one checkpoint now.
+  Status TEST_Checkpoint();
+  // Makes the next page of partition `t` start at `offset` (sparse files).
+  Status TEST_SetPageFileEnd(Timestamp t, uint64_t offset);
+
+  // Everything a reader needs from one series' memory (see series_iterator).
+  struct MemPage {
+    std::string bytes;
+    uint8_t kind;  // 0 in-order, 1 out-of-order sorted, 2 out-of-order raw
+  };
+
+ private:
+  StorageImpl(const StorageOptions& options, std::unique_ptr<Env> env);
+  Status Recover();
+  void ApplyPoint(SeriesId id, MemSeries* s, Timestamp t, Value v);
+  // The following REQUIRE s->lock held.
+  void AppendHead(SeriesId id, MemSeries* s, Timestamp t, Value v);
+  void AppendOoo(SeriesId id, MemSeries* s, Timestamp start, Timestamp end, Timestamp t,
+                 Value v);
+  void FreezeHead(SeriesId id, MemSeries* s);
+  void FreezeOoo(SeriesId id, MemSeries* s);
+  void AddPending(SeriesId id, MemSeries* s, std::string_view page, uint8_t flags,
+                  Timestamp part_start);
+  Timestamp PendingMax(const MemSeries* s, Timestamp part_start) const;
+
+  // Maintenance (storage_maintenance.cc).
+  void MaintenanceLoop();
+  Status WritePending();
+  Status Checkpoint();
+  void SealEnded(bool all);
+  Status SnapshotForCheckpoint(SeriesId id, MemSeries* s, Wal::CheckpointWriter* w,
+                               std::vector<SeriesPoint>* buf);
+  Status Shutdown();
+  void AddWarning(std::string w);
+
+  // Read path (storage_read.cc).
+  void SnapshotSeries(MemSeries* s, std::vector<MemPage>* out);
+
+  const StorageOptions options_;
+  const std::unique_ptr<Env> env_;
+  SeriesTable series_;
+  std::unique_ptr<SeriesDict> dict_;
+  std::unique_ptr<Wal> wal_;
+  std::unique_ptr<PartitionSet> partitions_;
+
+  // Shared by Append (WAL write + apply), exclusive for a WAL rotation, so
+  // that a checkpoint sees every point of the segments it replaces.
+  std::shared_mutex gate_;
+
+  std::mutex pending_mu_;
+  std::deque<PendingPage*> pending_;  // every series' pending pages, in seal order
+
+  std::mutex maint_mu_;
+  std::condition_variable maint_cv_;
+  bool stop_ = false;
+  bool work_ = false;  // something for the maintenance thread to do now
+  std::thread maint_;
+  std::mutex maint_run_mu_;  // one maintenance pass at a time
+
+  std::mutex warn_mu_;
+  std::vector<std::string> warnings_;
+
+  std::atomic<Timestamp> newest_t_{kMinTimestamp};
+  int64_t last_checkpoint_ms_ = 0;
+  int64_t last_sync_ms_ = 0;
+  int64_t last_slow_ms_ = 0;
+  uint64_t wal_bytes_at_checkpoint_ = 0;
+
+  std::atomic<uint64_t> points_appended_{0};
+  std::atomic<uint64_t> ooo_points_{0};
+  std::atomic<uint64_t> pages_sealed_{0};
+  std::atomic<uint64_t> pages_written_{0};
+  std::atomic<uint64_t> pages_pending_{0};
+  std::atomic<uint64_t> page_write_errors_{0};
+  std::atomic<uint64_t> corruptions_{0};
+  std::atomic<uint64_t> checkpoints_{0};
+  std::atomic<uint64_t> apply_errors_{0};
+};
+
+}  // namespace sundial::storage

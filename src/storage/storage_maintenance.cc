@@ -1,0 +1,191 @@
+// StorageImpl's maintenance: writing pending pages, WAL syncs and
+// checkpoints, sealing heads of ended partitions, closing idle partitions,
+// retention, and the clean shutdown.
+#include <algorithm>
+
+#include "storage/storage_impl.h"
+#include "sundial/compress/page_iterator.h"
+
+namespace sundial::storage {
+namespace {
+constexpr int64_t kTickMs = 100;
+constexpr int64_t kSlowTickMs = 10000;        // sealing, eviction, retention
+constexpr Timestamp kSealGraceMs = 5 * 60000;  // late points still reach the head
+constexpr int64_t kIdlePartitionMs = 5 * 60000;
+constexpr size_t kCheckpointBatch = 4096;
+}  // namespace
+
+void StorageImpl::MaintenanceLoop() {
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lock(maint_mu_);
+      maint_cv_.wait_for(lock, std::chrono::milliseconds(kTickMs),
+                         [this] { return stop_ || work_; });
+      if (stop_) return;
+      work_ = false;
+    }
+    std::lock_guard<std::mutex> run(maint_run_mu_);
+    const int64_t now = env_->NowMs();
+    Status s = WritePending();
+    if (options_.wal_sync == WalSyncMode::kInterval &&
+        now - last_sync_ms_ >= static_cast<int64_t>(options_.wal_sync_interval_ms)) {
+      last_sync_ms_ = now;
+      (void)Sync();  // an fsync error shows again on the next Sync()/Append
+    }
+    const bool ckpt_due =
+        options_.checkpoint_interval_ms > 0 &&
+        now - last_checkpoint_ms_ >= static_cast<int64_t>(options_.checkpoint_interval_ms) &&
+        wal_->bytes_written() != wal_bytes_at_checkpoint_;
+    if (s.ok() && (wal_->WantsRotation() || ckpt_due)) {
+      last_checkpoint_ms_ = now;
+      (void)Checkpoint();  // retried on the next trigger; the WAL keeps the data
+    }
+    if (now - last_slow_ms_ >= kSlowTickMs) {
+      last_slow_ms_ = now;
+      SealEnded(false);
+      const Timestamp newest = std::max<Timestamp>(now, newest_t_.load());
+      partitions_->EvictIdle(now - kIdlePartitionMs, newest - options_.partition_duration_ms);
+      if (options_.retention_ms > 0) partitions_->DropBefore(newest - options_.retention_ms);
+      for (auto& w : partitions_->TakeWarnings()) AddWarning(std::move(w));
+    }
+  }
+}
+
+Status StorageImpl::WritePending() {
+  std::deque<PendingPage*> batch;
+  {
+    std::lock_guard<std::mutex> lock(pending_mu_);
+    batch.swap(pending_);
+  }
+  Status result;
+  while (!batch.empty()) {
+    PendingPage* p = batch.front();
+    std::shared_ptr<Partition> part;
+    Status s = partitions_->Locate(p->part_start, &part);
+    if (s.ok()) s = part->AddPage(p->series, p->flags, p->bytes, p->min_t, p->max_t);
+    if (!s.ok()) {
+      // Keep the rest, in order, ahead of pages sealed meanwhile.
+      page_write_errors_.fetch_add(1, std::memory_order_relaxed);
+      std::lock_guard<std::mutex> lock(pending_mu_);
+      pending_.insert(pending_.begin(), batch.begin(), batch.end());
+      return s;
+    }
+    batch.pop_front();
+    MemSeries* series = series_.Get(p->series);
+    {
+      std::lock_guard<SpinLock> lock(series->lock);
+      PendingPage** link = &series->pending;
+      while (*link != p) link = &(*link)->next;
+      *link = p->next;
+    }
+    delete p;
+    pages_written_.fetch_add(1, std::memory_order_relaxed);
+    pages_pending_.fetch_sub(1, std::memory_order_relaxed);
+  }
+  return result;
+}
+
+void StorageImpl::SealEnded(bool all) {
+  const Timestamp now = std::max<Timestamp>(env_->NowMs(), newest_t_.load());
+  const Timestamp cutoff = all ? kMaxTimestamp : now - kSealGraceMs;
+  series_.ForEach([&](SeriesId id, MemSeries* s) {
+    std::lock_guard<SpinLock> lock(s->lock);
+    if (s->head && (all || s->head_end <= cutoff)) {
+      FreezeHead(id, s);
+      s->head.reset();  // an idle series keeps no page buffer
+    }
+    if (s->ooo && (all || s->ooo_end <= cutoff)) FreezeOoo(id, s);
+  });
+}
+
+Status StorageImpl::SnapshotForCheckpoint(SeriesId id, MemSeries* s, Wal::CheckpointWriter* w,
+                                          std::vector<SeriesPoint>* buf) {
+  auto emit = [&](std::string_view page) -> Status {
+    compress::PageIterator it(page);
+    while (it.Next()) {
+      buf->push_back(SeriesPoint{id, it.t(), it.v()});
+      if (buf->size() >= kCheckpointBatch) {
+        thread_local std::string rec;
+        EncodeWalBatch(buf->data(), buf->size(), &rec);
+        buf->clear();
+        SUNDIAL_RETURN_IF_ERROR(w->Add(rec));
+      }
+    }
+    return it.status();
+  };
+  std::lock_guard<SpinLock> lock(s->lock);
+  // Write order matters (last write wins): in-order data first, then the
+  // out-of-order pages oldest first, then the open out-of-order page.
+  for (const PendingPage* p = s->pending; p != nullptr; p = p->next) {
+    if ((p->flags & kPageFlagOutOfOrder) == 0) SUNDIAL_RETURN_IF_ERROR(emit(p->bytes));
+  }
+  if (s->head && !s->head->empty()) SUNDIAL_RETURN_IF_ERROR(emit(s->head->data()));
+  for (const PendingPage* p = s->pending; p != nullptr; p = p->next) {
+    if ((p->flags & kPageFlagOutOfOrder) != 0) SUNDIAL_RETURN_IF_ERROR(emit(p->bytes));
+  }
+  if (s->ooo && !s->ooo->empty()) SUNDIAL_RETURN_IF_ERROR(emit(s->ooo->data()));
+  return Status::OK();
+}
+
+Status StorageImpl::Checkpoint() {
+  uint64_t seq = 0;
+  {
+    std::unique_lock<std::shared_mutex> gate(gate_);
+    SUNDIAL_RETURN_IF_ERROR(wal_->Rotate(&seq));
+  }
+  const uint64_t wal_bytes = wal_->bytes_written();
+  (void)WritePending();  // what fails stays pending and goes into the checkpoint
+  SUNDIAL_RETURN_IF_ERROR(partitions_->SyncAll());
+  SUNDIAL_RETURN_IF_ERROR(dict_->Sync());
+  std::unique_ptr<Wal::CheckpointWriter> w;
+  SUNDIAL_RETURN_IF_ERROR(wal_->NewCheckpoint(seq, &w));
+  std::vector<SeriesPoint> buf;
+  buf.reserve(kCheckpointBatch);
+  Status s;
+  series_.ForEach([&](SeriesId id, MemSeries* series) {
+    if (s.ok()) s = SnapshotForCheckpoint(id, series, w.get(), &buf);
+  });
+  SUNDIAL_RETURN_IF_ERROR(s);
+  if (!buf.empty()) {
+    std::string rec;
+    EncodeWalBatch(buf.data(), buf.size(), &rec);
+    SUNDIAL_RETURN_IF_ERROR(w->Add(rec));
+  }
+  SUNDIAL_RETURN_IF_ERROR(w->Finish());
+  wal_bytes_at_checkpoint_ = wal_bytes;
+  checkpoints_.fetch_add(1, std::memory_order_relaxed);
+  return Status::OK();
+}
+
+Status StorageImpl::TEST_Checkpoint() {
+  std::lock_guard<std::mutex> run(maint_run_mu_);
+  return Checkpoint();
+}
+
+Status StorageImpl::TEST_FlushAll() {
+  std::lock_guard<std::mutex> run(maint_run_mu_);
+  SealEnded(true);
+  SUNDIAL_RETURN_IF_ERROR(WritePending());
+  return partitions_->SyncAll();
+}
+
+Status StorageImpl::Shutdown() {
+  std::lock_guard<std::mutex> run(maint_run_mu_);
+  SealEnded(true);
+  Status s = WritePending();
+  if (s.ok()) s = partitions_->SyncAll();
+  if (s.ok()) s = dict_->Sync();
+  if (!s.ok()) {
+    (void)wal_->Sync();  // keep the WAL: recovery replays it
+    return s;
+  }
+  return wal_->Reset();
+}
+
+Status StorageImpl::TEST_SetPageFileEnd(Timestamp t, uint64_t offset) {
+  std::shared_ptr<Partition> part;
+  SUNDIAL_RETURN_IF_ERROR(partitions_->Locate(t, &part));
+  return part->TEST_SetPageFileEnd(offset);
+}
+
+}  // namespace sundial::storage

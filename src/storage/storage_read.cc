@@ -1,0 +1,94 @@
+// StorageImpl's read path: iterators and the last point of a series.
+#include <algorithm>
+
+#include "storage/series_iterator.h"
+#include "storage/storage_impl.h"
+
+namespace sundial::storage {
+
+std::unique_ptr<SampleIterator> StorageImpl::NewIterator(SeriesId id, Timestamp start,
+                                                         Timestamp end) {
+  std::vector<SeriesIterator::Source> sources;
+  MemSeries* s = series_.Get(id);
+  if (s == nullptr || start > end) {
+    return std::make_unique<SeriesIterator>(id, start, end, std::move(sources), &corruptions_);
+  }
+  // Memory first: a pending page that is written meanwhile then shows up
+  // twice (harmless), never zero times.
+  uint32_t mem_ooo = 0;
+  std::vector<SeriesIterator::Source> mem;
+  auto add_mem = [&](std::string_view bytes, Timestamp lo, Timestamp hi, bool ooo, bool raw) {
+    if (hi < start || lo > end) return;
+    SeriesIterator::Source src;
+    src.min_t = lo;
+    src.max_t = hi;
+    src.priority = ooo ? ++mem_ooo : 0;
+    src.bytes.assign(bytes.data(), bytes.size());
+    src.arrival_order = raw;
+    mem.push_back(std::move(src));
+  };
+  {
+    std::lock_guard<SpinLock> lock(s->lock);
+    for (const PendingPage* p = s->pending; p != nullptr; p = p->next) {
+      add_mem(p->bytes, p->min_t, p->max_t, (p->flags & kPageFlagOutOfOrder) != 0, false);
+    }
+    if (s->head && !s->head->empty()) {
+      add_mem(s->head->data(), s->head->min_t(), s->head->max_t(), false, false);
+    }
+    if (s->ooo && !s->ooo->empty()) {
+      add_mem(s->ooo->data(), s->ooo->min_t(), s->ooo->max_t(), true, true);
+    }
+  }
+  uint32_t sealed_ooo = 0;
+  std::vector<PageRef> refs;
+  for (auto& part : partitions_->Overlapping(start, end)) {
+    refs.clear();
+    part->PagesOf(id, start, end, &refs);
+    for (const PageRef& r : refs) {
+      SeriesIterator::Source src;
+      src.min_t = r.min_t;
+      src.max_t = r.max_t;
+      src.priority = (r.flags & kPageFlagOutOfOrder) ? ++sealed_ooo : 0;
+      src.part = part;
+      src.ref = r;
+      sources.push_back(std::move(src));
+    }
+  }
+  // Memory's out-of-order pages are newer than every sealed one.
+  for (auto& src : mem) {
+    if (src.priority != 0) src.priority += sealed_ooo;
+    sources.push_back(std::move(src));
+  }
+  return std::make_unique<SeriesIterator>(id, start, end, std::move(sources), &corruptions_);
+}
+
+Status StorageImpl::LastPoint(SeriesId id, Sample* out) {
+  MemSeries* s = series_.Get(id);
+  if (s == nullptr) return Status::NotFound("unknown series id", std::to_string(id));
+  Timestamp best = kMinTimestamp;
+  {
+    std::lock_guard<SpinLock> lock(s->lock);
+    for (const PendingPage* p = s->pending; p != nullptr; p = p->next) {
+      best = std::max(best, p->max_t);
+    }
+    if (s->head && !s->head->empty()) best = std::max(best, s->head->max_t());
+    if (s->ooo && !s->ooo->empty()) best = std::max(best, s->ooo->max_t());
+  }
+  const auto ranges = partitions_->Ranges();
+  for (auto r = ranges.rbegin(); r != ranges.rend(); ++r) {
+    if (best != kMinTimestamp && r->second - 1 <= best) break;  // nothing newer there
+    std::shared_ptr<Partition> part;
+    if (!partitions_->Locate(r->first, &part).ok()) continue;
+    best = std::max(best, part->MaxTimeOf(id));
+  }
+  if (best == kMinTimestamp) return Status::NotFound("series has no points");
+  auto it = NewIterator(id, best, best);
+  if (!it->Next()) {
+    return it->status().ok() ? Status::NotFound("series has no points") : it->status();
+  }
+  out->t = it->t();
+  out->v = it->v();
+  return Status::OK();
+}
+
+}  // namespace sundial::storage

@@ -1,0 +1,325 @@
+#include "storage/wal.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+#include "storage/record_log.h"
+#include "sundial/common/coding.h"
+
+namespace sundial::storage {
+namespace {
+
+constexpr char kSegmentMagic[] = "SUNDWAL1";
+constexpr char kCheckpointMagic[] = "SUNDCKP1";
+constexpr size_t kCheckpointChunk = 256 * 1024;
+
+std::string SeqName(uint64_t seq, const char* ext) {
+  char buf[48];
+  std::snprintf(buf, sizeof(buf), "%020llu%s", static_cast<unsigned long long>(seq), ext);
+  return buf;
+}
+
+// Parses "<20 digits><ext>"; false if name is not of that shape.
+bool ParseSeqName(const std::string& name, const char* ext, uint64_t* seq) {
+  const size_t ext_len = std::strlen(ext);
+  if (name.size() != 20 + ext_len || name.compare(20, ext_len, ext) != 0) return false;
+  uint64_t v = 0;
+  for (size_t i = 0; i < 20; ++i) {
+    if (name[i] < '0' || name[i] > '9') return false;
+    v = v * 10 + static_cast<uint64_t>(name[i] - '0');
+  }
+  *seq = v;
+  return true;
+}
+
+}  // namespace
+
+void EncodeWalBatch(const SeriesPoint* points, size_t n, std::string* out) {
+  // Worst case per point: 5 (id) + 10 (t) + 10 (value).
+  out->resize(kLogRecordHeaderSize + kMaxVarint32Bytes + n * 25);
+  char* const base = &(*out)[0];
+  char* p = EncodeVarint32(base + kLogRecordHeaderSize, static_cast<uint32_t>(n));
+  Timestamp prev = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const SeriesPoint& pt = points[i];
+    const bool is_float = !pt.v.is_int();
+    p = EncodeVarint64(p, (static_cast<uint64_t>(pt.series) << 1) | (is_float ? 1 : 0));
+    p = EncodeVarint64(p, ZigZagEncode64(static_cast<int64_t>(
+                              static_cast<uint64_t>(pt.t) - static_cast<uint64_t>(prev))));
+    prev = pt.t;
+    if (is_float) {
+      EncodeFixed64(p, DoubleToBits(pt.v.float_value()));
+      p += 8;
+    } else {
+      p = EncodeVarint64(p, ZigZagEncode64(pt.v.int_value()));
+    }
+  }
+  out->resize(static_cast<size_t>(p - base));
+  FinishLogRecord(out, kWalPointsRecord);
+}
+
+bool DecodeWalBatch(std::string_view in, const std::function<void(const SeriesPoint&)>& fn) {
+  uint32_t n = 0;
+  if (!GetVarint32(&in, &n)) return false;
+  Timestamp prev = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    uint64_t id_bits = 0, dt = 0;
+    if (!GetVarint64(&in, &id_bits) || !GetVarint64(&in, &dt)) return false;
+    if ((id_bits >> 1) > kInvalidSeriesId) return false;
+    SeriesPoint pt;
+    pt.series = static_cast<SeriesId>(id_bits >> 1);
+    pt.t = static_cast<Timestamp>(static_cast<uint64_t>(prev) +
+                                  static_cast<uint64_t>(ZigZagDecode64(dt)));
+    prev = pt.t;
+    if (id_bits & 1) {
+      uint64_t bits = 0;
+      if (!GetFixed64(&in, &bits)) return false;
+      pt.v = Value::Float(BitsToDouble(bits));
+    } else {
+      uint64_t zz = 0;
+      if (!GetVarint64(&in, &zz)) return false;
+      pt.v = Value::Int(ZigZagDecode64(zz));
+    }
+    fn(pt);
+  }
+  return in.empty();
+}
+
+Wal::Wal(Env* env, std::string dir, uint64_t segment_bytes)
+    : env_(env), dir_(std::move(dir)), segment_bytes_(segment_bytes) {}
+
+std::string Wal::SegmentPath(uint64_t seq) const { return dir_ + "/" + SeqName(seq, ".wal"); }
+std::string Wal::CheckpointPath(uint64_t seq) const {
+  return dir_ + "/" + SeqName(seq, ".ckpt");
+}
+
+Status Wal::ListFiles(std::vector<uint64_t>* segments, std::vector<uint64_t>* checkpoints) {
+  std::vector<std::string> names;
+  SUNDIAL_RETURN_IF_ERROR(env_->ListDir(dir_, &names));
+  for (const auto& name : names) {
+    uint64_t seq = 0;
+    if (ParseSeqName(name, ".wal", &seq)) {
+      segments->push_back(seq);
+    } else if (ParseSeqName(name, ".ckpt", &seq)) {
+      checkpoints->push_back(seq);
+    } else if (name.size() > 4 && name.compare(name.size() - 4, 4, ".tmp") == 0) {
+      (void)env_->RemoveFile(dir_ + "/" + name);  // an unfinished checkpoint
+    }
+  }
+  std::sort(segments->begin(), segments->end());
+  std::sort(checkpoints->begin(), checkpoints->end());
+  return Status::OK();
+}
+
+void Wal::ReplayFile(const std::string& path, std::string_view magic,
+                     const std::function<void(std::string_view)>& fn,
+                     std::vector<std::string>* warnings, uint64_t* corrupt_records) {
+  std::unique_ptr<File> file;
+  uint64_t size = 0;
+  Status s = env_->OpenFile(path, &file);
+  if (s.ok()) s = file->Size(&size);
+  if (!s.ok()) {
+    warnings->push_back(s.ToString());
+    ++*corrupt_records;
+    return;
+  }
+  if (size == 0) return;  // created but never written: nothing lost
+  LogReader reader(file.get(), size, magic);
+  s = reader.Open();
+  if (!s.ok()) {
+    warnings->push_back(s.ToString() + "; file skipped");
+    ++*corrupt_records;
+    return;
+  }
+  uint8_t type;
+  std::string_view payload;
+  while (reader.Next(&type, &payload)) {
+    if (type != kWalPointsRecord) {
+      warnings->push_back(path + ": unknown record type skipped");
+      ++*corrupt_records;
+      continue;
+    }
+    fn(payload);
+  }
+  if (!reader.status().ok()) warnings->push_back(reader.status().ToString());
+  for (const auto& w : reader.skipped()) warnings->push_back(w);
+  *corrupt_records += reader.skipped().size();
+}
+
+Status Wal::Recover(const std::function<void(std::string_view)>& fn,
+                    std::vector<std::string>* warnings, uint64_t* corrupt_records) {
+  SUNDIAL_RETURN_IF_ERROR(env_->CreateDir(dir_));
+  std::vector<uint64_t> segments, checkpoints;
+  SUNDIAL_RETURN_IF_ERROR(ListFiles(&segments, &checkpoints));
+  uint64_t start = 0;
+  if (!checkpoints.empty()) {
+    start = checkpoints.back();
+    ReplayFile(CheckpointPath(start), kCheckpointMagic, fn, warnings, corrupt_records);
+  }
+  uint64_t max_seq = start;
+  for (uint64_t seq : segments) {
+    max_seq = std::max(max_seq, seq);
+    if (seq < start) {
+      (void)env_->RemoveFile(SegmentPath(seq));  // covered by the checkpoint
+      continue;
+    }
+    ReplayFile(SegmentPath(seq), kSegmentMagic, fn, warnings, corrupt_records);
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  return OpenSegment(max_seq + 1);
+}
+
+Status Wal::OpenSegment(uint64_t seq) {
+  std::unique_ptr<File> f;
+  SUNDIAL_RETURN_IF_ERROR(env_->OpenFile(SegmentPath(seq), &f));
+  const std::string h = LogFileHeader(kSegmentMagic);
+  Status s = f->Truncate(0);
+  if (s.ok()) s = f->Write(0, h.data(), h.size());
+  if (s.ok()) s = env_->SyncDir(dir_);
+  if (!s.ok()) {
+    f.reset();
+    (void)env_->RemoveFile(SegmentPath(seq));
+    return s.WithContext("new WAL segment");
+  }
+  file_ = std::shared_ptr<File>(f.release());
+  seq_ = seq;
+  offset_ = h.size();
+  wants_rotation_.store(false, std::memory_order_relaxed);
+  return Status::OK();
+}
+
+Status Wal::Append(const std::string& record, uint64_t* lsn) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!file_) return Status::Unavailable("WAL is not open");
+  Status s = file_->Write(offset_, record.data(), record.size());
+  if (!s.ok()) {
+    write_errors_.fetch_add(1, std::memory_order_relaxed);
+    (void)file_->Truncate(offset_);  // best effort: drop a torn record
+    return s.WithContext("WAL write");
+  }
+  offset_ += record.size();
+  lsn_ += record.size();
+  *lsn = lsn_;
+  bytes_written_.fetch_add(record.size(), std::memory_order_relaxed);
+  if (offset_ >= segment_bytes_) wants_rotation_.store(true, std::memory_order_relaxed);
+  return Status::OK();
+}
+
+Status Wal::SyncTo(uint64_t lsn) {
+  std::unique_lock<std::mutex> sl(sync_mu_);
+  while (synced_lsn_ < lsn) {
+    if (syncing_) {
+      sync_cv_.wait(sl);
+      continue;
+    }
+    syncing_ = true;
+    sl.unlock();
+    std::shared_ptr<File> f;
+    uint64_t target = 0;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      f = file_;
+      target = lsn_;
+    }
+    Status s = f ? f->Sync() : Status::Unavailable("WAL is not open");
+    syncs_.fetch_add(1, std::memory_order_relaxed);
+    sl.lock();
+    syncing_ = false;
+    if (s.ok() && target > synced_lsn_) synced_lsn_ = target;
+    sync_cv_.notify_all();
+    if (!s.ok()) return s.WithContext("WAL fsync");
+  }
+  return Status::OK();
+}
+
+Status Wal::Sync() {
+  uint64_t lsn = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    lsn = lsn_;
+  }
+  return SyncTo(lsn);
+}
+
+Status Wal::Rotate(uint64_t* seq) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (file_) SUNDIAL_RETURN_IF_ERROR(file_->Sync());
+  const std::shared_ptr<File> old = file_;
+  const uint64_t old_seq = seq_, old_offset = offset_;
+  Status s = OpenSegment(seq_ + 1);
+  if (!s.ok()) {
+    file_ = old;
+    seq_ = old_seq;
+    offset_ = old_offset;
+    return s;
+  }
+  {
+    std::lock_guard<std::mutex> sl(sync_mu_);
+    if (lsn_ > synced_lsn_) synced_lsn_ = lsn_;
+  }
+  *seq = seq_;
+  return Status::OK();
+}
+
+Status Wal::RemoveBefore(uint64_t seq, bool include_checkpoint_seq) {
+  std::vector<uint64_t> segments, checkpoints;
+  SUNDIAL_RETURN_IF_ERROR(ListFiles(&segments, &checkpoints));
+  for (uint64_t s : segments) {
+    if (s < seq) SUNDIAL_RETURN_IF_ERROR(env_->RemoveFile(SegmentPath(s)));
+  }
+  for (uint64_t c : checkpoints) {
+    if (c < seq || (include_checkpoint_seq && c == seq)) {
+      SUNDIAL_RETURN_IF_ERROR(env_->RemoveFile(CheckpointPath(c)));
+    }
+  }
+  return env_->SyncDir(dir_);
+}
+
+Status Wal::NewCheckpoint(uint64_t seq, std::unique_ptr<CheckpointWriter>* out) {
+  std::unique_ptr<File> f;
+  const std::string tmp = CheckpointPath(seq) + ".tmp";
+  SUNDIAL_RETURN_IF_ERROR(env_->OpenFile(tmp, &f));
+  SUNDIAL_RETURN_IF_ERROR(f->Truncate(0));
+  out->reset(new CheckpointWriter(this, seq, std::move(f)));
+  return Status::OK();
+}
+
+Wal::CheckpointWriter::CheckpointWriter(Wal* wal, uint64_t seq, std::unique_ptr<File> file)
+    : wal_(wal), seq_(seq), file_(std::move(file)), buf_(LogFileHeader(kCheckpointMagic)) {}
+
+Status Wal::CheckpointWriter::Flush() {
+  if (buf_.empty()) return Status::OK();
+  SUNDIAL_RETURN_IF_ERROR(file_->Write(offset_, buf_.data(), buf_.size()));
+  offset_ += buf_.size();
+  buf_.clear();
+  return Status::OK();
+}
+
+Status Wal::CheckpointWriter::Add(const std::string& record) {
+  buf_.append(record);
+  if (buf_.size() >= kCheckpointChunk) return Flush();
+  return Status::OK();
+}
+
+Status Wal::CheckpointWriter::Finish() {
+  SUNDIAL_RETURN_IF_ERROR(Flush());
+  SUNDIAL_RETURN_IF_ERROR(file_->Sync());
+  const std::string path = wal_->CheckpointPath(seq_);
+  file_.reset();
+  SUNDIAL_RETURN_IF_ERROR(wal_->env_->RenameFile(path + ".tmp", path));
+  SUNDIAL_RETURN_IF_ERROR(wal_->env_->SyncDir(wal_->dir_));
+  return wal_->RemoveBefore(seq_, false);
+}
+
+Status Wal::Reset() {
+  std::lock_guard<std::mutex> lock(mu_);
+  const uint64_t next = seq_ + 1;
+  SUNDIAL_RETURN_IF_ERROR(OpenSegment(next));
+  SUNDIAL_RETURN_IF_ERROR(RemoveBefore(next, true));
+  std::lock_guard<std::mutex> sl(sync_mu_);
+  synced_lsn_ = lsn_;
+  return Status::OK();
+}
+
+}  // namespace sundial::storage

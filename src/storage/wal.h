@@ -1,0 +1,138 @@
+// Wal: the write-ahead log. Every batch of points is written here (one
+// write() per batch) before it is applied to the head pages and before
+// Append() returns.
+//
+// Directory layout (data_dir/wal/):
+//   <seq>.wal          segments, seq = 20-digit decimal, ascending
+//   <seq>.ckpt         checkpoint: every point not yet in a synced page at
+//                      the time segment <seq> was started; replay starts
+//                      with it and continues with segments >= <seq>
+//   *.tmp              an unfinished checkpoint, removed on open
+//
+// Segment and checkpoint format, version 1: a record log (record_log.h) with
+// magic "SUNDWAL1" (segments) or "SUNDCKP1" (checkpoints). Record type 1,
+// a batch of points:
+//   varint32 n
+//   n times: varint64 (series id << 1 | is_float)
+//            varint64 zigzag(t - previous t in the batch; previous = 0 first)
+//            int:   varint64 zigzag(value)
+//            float: fixed64 IEEE-754 bits
+// Replaying the same batch twice is harmless: for equal timestamps the last
+// write wins, and replay preserves write order.
+//
+// Thread-safety: all methods are thread-safe. Append() serialises writers on
+// a mutex; SyncTo() lets one thread fsync on behalf of all waiting ones
+// (group commit of fsyncs).
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "storage/env.h"
+#include "sundial/storage/storage.h"
+
+namespace sundial::storage {
+
+constexpr uint8_t kWalPointsRecord = 1;
+
+// Encodes a batch as a complete record (header included) into *out, which
+// is cleared first and reused (no allocation once it has grown).
+void EncodeWalBatch(const SeriesPoint* points, size_t n, std::string* out);
+// Decodes a batch payload, calling fn for each point. Returns false if the
+// payload is malformed (fn may have been called for a prefix).
+bool DecodeWalBatch(std::string_view payload, const std::function<void(const SeriesPoint&)>& fn);
+
+class Wal {
+ public:
+  Wal(Env* env, std::string dir, uint64_t segment_bytes);
+  Wal(const Wal&) = delete;
+  Wal& operator=(const Wal&) = delete;
+
+  // Scans the directory, removes unfinished checkpoints, and calls fn for
+  // every payload to replay: the newest checkpoint first, then the segments
+  // from its sequence number on, oldest first. Damage is skipped and
+  // described in *warnings. Then starts a fresh segment for new writes.
+  Status Recover(const std::function<void(std::string_view payload)>& fn,
+                 std::vector<std::string>* warnings, uint64_t* corrupt_records);
+
+  // Writes one encoded record (EncodeWalBatch) at the end of the current
+  // segment. *lsn is the log position after it, for SyncTo. On error the
+  // segment is cut back to where it was and nothing is acknowledged.
+  Status Append(const std::string& record, uint64_t* lsn);
+  // Returns once everything up to lsn is fsynced.
+  Status SyncTo(uint64_t lsn);
+  // fsyncs everything appended so far.
+  Status Sync();
+  // True when the current segment has outgrown segment_bytes.
+  bool WantsRotation() const { return wants_rotation_.load(std::memory_order_relaxed); }
+
+  // Starts a new segment; *seq is its number. Segments before it can be
+  // dropped once a checkpoint for *seq is written.
+  Status Rotate(uint64_t* seq);
+  // Streams checkpoint <seq>: Add() complete encoded records (buffered in
+  // bounded chunks), then Finish() makes it durable atomically (tmp file,
+  // fsync, rename, fsync dir) and removes older segments and checkpoints.
+  class CheckpointWriter {
+   public:
+    CheckpointWriter(Wal* wal, uint64_t seq, std::unique_ptr<File> file);
+    CheckpointWriter(const CheckpointWriter&) = delete;
+    CheckpointWriter& operator=(const CheckpointWriter&) = delete;
+    Status Add(const std::string& record);
+    Status Finish();
+
+   private:
+    Status Flush();
+    Wal* const wal_;
+    const uint64_t seq_;
+    std::unique_ptr<File> file_;
+    std::string buf_;
+    uint64_t offset_ = 0;
+  };
+  Status NewCheckpoint(uint64_t seq, std::unique_ptr<CheckpointWriter>* out);
+  // Removes every segment and checkpoint and starts an empty segment. Used
+  // at clean shutdown once everything is in synced pages.
+  Status Reset();
+
+  uint64_t bytes_written() const { return bytes_written_.load(std::memory_order_relaxed); }
+  uint64_t syncs() const { return syncs_.load(std::memory_order_relaxed); }
+  uint64_t write_errors() const { return write_errors_.load(std::memory_order_relaxed); }
+
+ private:
+  std::string SegmentPath(uint64_t seq) const;
+  std::string CheckpointPath(uint64_t seq) const;
+  Status OpenSegment(uint64_t seq);  // REQUIRES: mu_ held
+  Status RemoveBefore(uint64_t seq, bool include_checkpoint_seq);
+  Status ListFiles(std::vector<uint64_t>* segments, std::vector<uint64_t>* checkpoints);
+  void ReplayFile(const std::string& path, std::string_view magic,
+                  const std::function<void(std::string_view)>& fn,
+                  std::vector<std::string>* warnings, uint64_t* corrupt_records);
+
+  Env* const env_;
+  const std::string dir_;
+  const uint64_t segment_bytes_;
+
+  std::mutex mu_;  // serialises writes and segment switches
+  std::shared_ptr<File> file_;  // shared with an fsync running outside mu_
+  uint64_t seq_ = 0;
+  uint64_t offset_ = 0;  // end of the current segment
+  uint64_t lsn_ = 0;     // total bytes appended since open (monotonic)
+
+  std::mutex sync_mu_;
+  std::condition_variable sync_cv_;
+  bool syncing_ = false;
+  uint64_t synced_lsn_ = 0;
+
+  std::atomic<bool> wants_rotation_{false};
+  std::atomic<uint64_t> bytes_written_{0};
+  std::atomic<uint64_t> syncs_{0};
+  std::atomic<uint64_t> write_errors_{0};
+};
+
+}  // namespace sundial::storage

@@ -1,0 +1,256 @@
+#include "storage/storage_impl.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+#include <random>
+#include <thread>
+
+#include "storage/test_util.h"
+
+namespace sundial::storage {
+namespace {
+
+using testing::ReadAll;
+using testing::SmallOptions;
+using testing::TempDir;
+
+SeriesId Resolve(Storage* db, const std::string& metric, const std::string& host) {
+  TagRef tags[] = {{"host", host}, {"dc", "eu"}};
+  SeriesId id = kInvalidSeriesId;
+  EXPECT_TRUE(db->ResolveSeries(metric, tags, 2, &id).ok());
+  return id;
+}
+
+std::unique_ptr<Storage> OpenDb(const StorageOptions& o) {
+  std::unique_ptr<Storage> db;
+  Status s = Storage::Open(o, &db);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return db;
+}
+
+TEST(StorageImpl, ResolveIsStableAndOrderInsensitive) {
+  TempDir dir;
+  auto db = OpenDb(SmallOptions(dir.path()));
+  TagRef ab[] = {{"a", "1"}, {"b", "2"}};
+  TagRef ba[] = {{"b", "2"}, {"a", "1"}};
+  SeriesId x, y, z;
+  ASSERT_TRUE(db->ResolveSeries("m", ab, 2, &x).ok());
+  ASSERT_TRUE(db->ResolveSeries("m", ba, 2, &y).ok());
+  ASSERT_TRUE(db->ResolveSeries("m", ab, 1, &z).ok());
+  EXPECT_EQ(x, y);
+  EXPECT_NE(x, z);
+  SeriesKey key;
+  ASSERT_TRUE(db->GetSeriesKey(x, &key).ok());
+  EXPECT_EQ(key.metric, "m");
+  ASSERT_EQ(key.tags.size(), 2u);
+  EXPECT_EQ(key.tags[0].first, "a");
+  EXPECT_EQ(key.tags[1].second, "2");
+  EXPECT_EQ(db->SeriesOfMetric("m"), (std::vector<SeriesId>{x, z}));
+  EXPECT_EQ(db->SeriesWithTag("b", "2"), (std::vector<SeriesId>{x}));
+  EXPECT_TRUE(db->SeriesWithTag("b", "3").empty());
+  uint32_t uid = 0;
+  EXPECT_TRUE(db->LookupUid(NameKind::kTagKey, "b", &uid).ok());
+  EXPECT_EQ(uid, 2u);
+  EXPECT_TRUE(db->LookupUid(NameKind::kMetric, "nope", &uid).IsNotFound());
+  db.reset();
+  db = OpenDb(SmallOptions(dir.path()));
+  SeriesId again;
+  ASSERT_TRUE(db->ResolveSeries("m", ba, 2, &again).ok());
+  EXPECT_EQ(again, x);
+  EXPECT_EQ(db->SuggestNames(NameKind::kTagKey, "", 0), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(db->stats().series_count, 2u);
+}
+
+TEST(StorageImpl, AppendAndReadInOrderAcrossManyPages) {
+  TempDir dir;
+  auto db = OpenDb(SmallOptions(dir.path()));
+  const SeriesId id = Resolve(db.get(), "cpu", "a");
+  std::vector<SeriesPoint> batch;
+  for (int i = 0; i < 20000; ++i) {
+    batch.push_back({id, 1000000 + i * 1000, Value::Float(i * 0.25)});
+    if (batch.size() == 500) {
+      ASSERT_TRUE(db->Append(batch.data(), batch.size()).ok());
+      batch.clear();
+    }
+  }
+  auto* impl = static_cast<StorageImpl*>(db.get());
+  auto check = [&] {
+    auto pts = ReadAll(db.get(), id);
+    ASSERT_EQ(pts.size(), 20000u);
+    for (int i = 0; i < 20000; ++i) {
+      ASSERT_EQ(pts[i].t, 1000000 + i * 1000);
+      ASSERT_EQ(pts[i].v.float_value(), i * 0.25);
+    }
+    auto range = ReadAll(db.get(), id, 1000000 + 5000 * 1000, 1000000 + 5009 * 1000);
+    ASSERT_EQ(range.size(), 10u);
+    EXPECT_EQ(range[0].t, 1000000 + 5000 * 1000);
+  };
+  check();
+  ASSERT_TRUE(impl->TEST_FlushAll().ok());
+  EXPECT_GT(db->stats().pages_written, 10u);
+  check();
+  Sample last;
+  ASSERT_TRUE(db->LastPoint(id, &last).ok());
+  EXPECT_EQ(last.t, 1000000 + 19999 * 1000);
+  db.reset();
+  db = OpenDb(SmallOptions(dir.path()));
+  check();
+}
+
+TEST(StorageImpl, OutOfOrderAndDuplicatesLastWriteWins) {
+  const uint64_t seed = testing::TestSeed(std::random_device{}());
+  std::mt19937_64 rng(seed);
+  TempDir dir;
+  auto o = SmallOptions(dir.path());
+  o.partition_duration_ms = 3600 * 1000;
+  auto db = OpenDb(o);
+  auto* impl = static_cast<StorageImpl*>(db.get());
+  const SeriesId id = Resolve(db.get(), "temp", "x");
+  std::map<Timestamp, int64_t> expect;
+  for (int round = 0; round < 30; ++round) {
+    std::vector<SeriesPoint> batch;
+    for (int i = 0; i < 300; ++i) {
+      const Timestamp t = static_cast<Timestamp>(rng() % 4000) * 1000 * 3;  // ~3 partitions
+      const int64_t v = static_cast<int64_t>(rng() % 1000);
+      batch.push_back({id, t, Value::Int(v)});
+      expect[t] = v;
+    }
+    ASSERT_TRUE(db->Append(batch.data(), batch.size()).ok());
+    if (round % 7 == 3) {
+      ASSERT_TRUE(impl->TEST_FlushAll().ok());
+    }
+    if (round % 11 == 5) {
+      ASSERT_TRUE(impl->TEST_Checkpoint().ok());
+    }
+  }
+  auto verify = [&](Storage* d) {
+    auto pts = ReadAll(d, id);
+    ASSERT_EQ(pts.size(), expect.size());
+    size_t i = 0;
+    for (const auto& [t, v] : expect) {
+      ASSERT_EQ(pts[i].t, t) << i;
+      ASSERT_EQ(pts[i].v.int_value(), v) << "t=" << t;
+      ++i;
+    }
+  };
+  verify(db.get());
+  EXPECT_GT(db->stats().out_of_order_points, 0u);
+  db.reset();
+  db = OpenDb(o);
+  verify(db.get());
+}
+
+TEST(StorageImpl, CleanShutdownLeavesEmptyWalAndSeveralPartitionsSurvive) {
+  TempDir dir;
+  auto o = SmallOptions(dir.path());
+  o.partition_duration_ms = 60 * 1000;
+  auto db = OpenDb(o);
+  std::vector<SeriesId> ids;
+  for (int s = 0; s < 5; ++s) ids.push_back(Resolve(db.get(), "m", "h" + std::to_string(s)));
+  std::vector<SeriesPoint> batch;
+  for (int i = 0; i < 600; ++i) {
+    for (SeriesId id : ids) batch.push_back({id, i * 1000, Value::Int(i * 10 + id)});
+  }
+  ASSERT_TRUE(db->Append(batch.data(), batch.size()).ok());
+  db.reset();
+  size_t parts = 0;
+  for (auto& e : std::filesystem::directory_iterator(dir.path() + "/part")) {
+    (void)e;
+    ++parts;
+  }
+  EXPECT_EQ(parts, 10u);  // 600 s in 60 s partitions
+  uint64_t wal_bytes = 0;
+  for (auto& e : std::filesystem::directory_iterator(dir.path() + "/wal")) {
+    wal_bytes += std::filesystem::file_size(e.path());
+  }
+  EXPECT_LE(wal_bytes, 16u);  // one empty segment: its header only
+  db = OpenDb(o);
+  EXPECT_TRUE(db->recovery_warnings().empty());
+  for (SeriesId id : ids) {
+    auto pts = ReadAll(db.get(), id);
+    ASSERT_EQ(pts.size(), 600u);
+    for (int i = 0; i < 600; ++i) ASSERT_EQ(pts[i].v.int_value(), i * 10 + id);
+  }
+}
+
+TEST(StorageImpl, ConcurrentAppendersAndReaders) {
+  TempDir dir;
+  auto db = OpenDb(SmallOptions(dir.path()));
+  std::vector<SeriesId> ids;
+  for (int s = 0; s < 50; ++s) ids.push_back(Resolve(db.get(), "m", std::to_string(s)));
+  auto writer = [&](int part) {
+    std::vector<SeriesPoint> batch;
+    for (int i = 0; i < 2000; ++i) {
+      for (size_t s = part; s < ids.size(); s += 2) batch.push_back({ids[s], i * 10, Value::Int(i)});
+      if (batch.size() > 400) {
+        EXPECT_TRUE(db->Append(batch.data(), batch.size()).ok());
+        batch.clear();
+      }
+    }
+    EXPECT_TRUE(db->Append(batch.data(), batch.size()).ok());
+  };
+  std::atomic<bool> done{false};
+  std::thread reader([&] {
+    while (!done.load()) {
+      auto pts = ReadAll(db.get(), ids[3]);
+      for (size_t i = 1; i < pts.size(); ++i) ASSERT_LT(pts[i - 1].t, pts[i].t);
+    }
+  });
+  std::thread w0(writer, 0), w1(writer, 1);
+  w0.join();
+  w1.join();
+  done = true;
+  reader.join();
+  for (SeriesId id : ids) ASSERT_EQ(ReadAll(db.get(), id).size(), 2000u);
+  EXPECT_EQ(db->stats().points_appended, 100000u);
+}
+
+TEST(StorageImpl, RejectsUnknownSeriesAllOrNothing) {
+  TempDir dir;
+  auto db = OpenDb(SmallOptions(dir.path()));
+  const SeriesId id = Resolve(db.get(), "m", "a");
+  SeriesPoint pts[] = {{id, 1, Value::Int(1)}, {id + 100, 2, Value::Int(2)}};
+  EXPECT_TRUE(db->Append(pts, 2).IsInvalidArgument());
+  EXPECT_TRUE(ReadAll(db.get(), id).empty());
+  Sample s;
+  EXPECT_TRUE(db->LastPoint(id, &s).IsNotFound());
+}
+
+TEST(StorageImpl, CheckpointTruncatesWalAndRecoveryKeepsEverything) {
+  TempDir dir;
+  auto o = SmallOptions(dir.path());
+  auto db = OpenDb(o);
+  auto* impl = static_cast<StorageImpl*>(db.get());
+  const SeriesId id = Resolve(db.get(), "m", "a");
+  for (int i = 0; i < 3000; ++i) {
+    SeriesPoint p{id, i * 1000, Value::Int(i)};
+    ASSERT_TRUE(db->Append(&p, 1).ok());
+    if (i == 1500) {
+      ASSERT_TRUE(impl->TEST_Checkpoint().ok());
+    }
+  }
+  int segments = 0, checkpoints = 0;
+  for (auto& e : std::filesystem::directory_iterator(dir.path() + "/wal")) {
+    const std::string ext = e.path().extension();
+    segments += ext == ".wal";
+    checkpoints += ext == ".ckpt";
+  }
+  EXPECT_EQ(checkpoints, 1);
+  EXPECT_EQ(segments, 1);
+  // Simulate a crash: copy the data dir while the engine is still open.
+  TempDir copy;
+  std::filesystem::copy(dir.path(), copy.path(),
+                        std::filesystem::copy_options::recursive |
+                            std::filesystem::copy_options::overwrite_existing);
+  db.reset();
+  o.data_dir = copy.path();
+  db = OpenDb(o);
+  auto pts = ReadAll(db.get(), id);
+  ASSERT_EQ(pts.size(), 3000u);
+  for (int i = 0; i < 3000; ++i) ASSERT_EQ(pts[i].v.int_value(), i);
+}
+
+}  // namespace
+}  // namespace sundial::storage
