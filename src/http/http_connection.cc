@@ -1,7 +1,5 @@
 #include "sundial/http/http_connection.h"
 
-#include <strings.h>
-
 #include <cstdio>
 #include <exception>
 
@@ -9,6 +7,7 @@
 #include <asio/post.hpp>
 #include <asio/write.hpp>
 
+#include "ascii_util.h"
 #include "responder_impl.h"
 #include "sundial/http/body_codec.h"
 
@@ -181,8 +180,7 @@ bool HttpConnection::HandleCors(const Request& request, Slot* slot) {
   if (origin.empty()) return false;
   bool allowed = false;
   for (const std::string& d : options_.cors.domains) {
-    if (d == "*" || (d.size() == origin.size() &&
-                     strncasecmp(d.data(), origin.data(), d.size()) == 0)) {
+    if (d == "*" || EqualsNoCase(d, origin)) {
       allowed = true;
       break;
     }
