@@ -61,7 +61,18 @@ void HttpConnection::Start(std::string_view first_bytes) {
 
 void HttpConnection::Stop() {
   auto self = shared_from_this();
-  asio::post(strand_, [self] { self->Close(); });
+  asio::post(strand_, [self] {
+    // Server shutdown: read no more requests, answer those in flight, then
+    // close (at once if there are none).
+    self->stopping_ = true;
+    self->read_done_ = true;
+    self->pending_.clear();
+    if (self->slots_.empty()) {
+      self->Close();
+    } else {
+      self->DoWrite();
+    }
+  });
 }
 
 // ---- Reading and parsing ----
@@ -392,13 +403,21 @@ void HttpConnection::DoWrite() {
     const bool close = front.close_after;
     slots_.pop_front();
     if (close) {
-      CloseGracefully();
+      if (stopping_) {
+        Close();
+      } else {
+        CloseGracefully();
+      }
       return;
     }
     popped = true;
   }
   if (read_done_ && slots_.empty()) {
-    CloseGracefully();
+    if (stopping_) {
+      Close();
+    } else {
+      CloseGracefully();
+    }
     return;
   }
   if (popped) ResumeParsing();
