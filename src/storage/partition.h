@@ -92,12 +92,12 @@ class Partition {
   const uint64_t window_bytes_;
 
   std::mutex mu_;
-  std::unique_ptr<PageFile> pages_;
-  std::unique_ptr<File> index_;
-  uint64_t index_end_ = 0;
-  bool dirty_ = false;
-  std::vector<Entry> entries_;
-  std::vector<uint32_t> last_;  // by series id: index + 1 of newest entry
+  std::unique_ptr<PageFile> pages_;  // GUARDED_BY(mu_); null until files exist
+  std::unique_ptr<File> index_;      // GUARDED_BY(mu_)
+  uint64_t index_end_ = 0;           // GUARDED_BY(mu_)
+  bool dirty_ = false;               // GUARDED_BY(mu_): written since the last Sync
+  std::vector<Entry> entries_;       // GUARDED_BY(mu_)
+  std::vector<uint32_t> last_;       // GUARDED_BY(mu_): by series, index + 1 of newest
 };
 
 }  // namespace sundial::storage
