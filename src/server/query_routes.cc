@@ -8,6 +8,7 @@
 // sent with chunked transfer encoding, one piece in flight at a time.
 #include <chrono>
 #include <condition_variable>
+#include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
@@ -58,9 +59,14 @@ query::QueryLimits Limits(const ServiceContext* ctx) {
 
 // ChunkSink over a Responder. Holds back the first piece so that a small
 // result goes out as one plain reply; keeps at most one piece in flight.
+//
+// The flow-control state is shared with the on_written callbacks (which run
+// on the I/O thread, possibly after this sink is gone if the server stops),
+// hence the shared_ptr. Waits are bounded: a peer that stops reading for
+// kStallLimit ends the query.
 class ResponderSink final : public query::ChunkSink {
  public:
-  explicit ResponderSink(ResponderPtr r) : r_(std::move(r)) {}
+  explicit ResponderSink(ResponderPtr r) : r_(std::move(r)), flow_(std::make_shared<Flow>()) {}
 
   bool Write(std::string&& chunk) override {
     if (r_->cancelled()) return false;
@@ -70,11 +76,22 @@ class ResponderSink final : public query::ChunkSink {
       return true;
     }
     if (!started_) {
-      Reply head = Reply::Json(std::move(first_));
-      r_->StartChunked(std::move(head));
+      r_->StartChunked(Reply::Json(std::move(first_)));
       started_ = true;
     }
-    return Send(std::move(chunk));
+    if (!WaitIdle()) return false;
+    {
+      std::lock_guard<std::mutex> g(flow_->mu);
+      flow_->in_flight = true;
+    }
+    std::shared_ptr<Flow> flow = flow_;
+    r_->WriteChunk(std::move(chunk), [flow](bool ok) {
+      std::lock_guard<std::mutex> g(flow->mu);
+      flow->in_flight = false;
+      flow->ok = flow->ok && ok;
+      flow->cv.notify_all();
+    });
+    return true;
   }
 
   // Completes the reply after a successful query.
@@ -88,38 +105,32 @@ class ResponderSink final : public query::ChunkSink {
   bool started() const { return started_; }
 
  private:
-  bool Send(std::string&& chunk) {
-    std::unique_lock<std::mutex> l(mu_);
-    // One piece in flight: wait for the previous one (bounded by the
-    // connection: on_written runs with ok=false when it goes away).
-    cv_.wait(l, [this] { return in_flight_ == 0; });
-    if (!ok_) return false;
-    in_flight_ = 1;
-    l.unlock();
-    r_->WriteChunk(std::move(chunk), [this](bool ok) {
-      std::lock_guard<std::mutex> g(mu_);
-      in_flight_ = 0;
-      ok_ = ok_ && ok;
-      cv_.notify_all();
-    });
-    return true;
+  static constexpr std::chrono::seconds kStallLimit{60};
+
+  struct Flow {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool in_flight = false;
+    bool ok = true;
+  };
+
+  // Waits until the previous piece was written. False if the connection
+  // is gone or stalled.
+  bool WaitIdle() {
+    const auto deadline = std::chrono::steady_clock::now() + kStallLimit;
+    std::unique_lock<std::mutex> l(flow_->mu);
+    while (flow_->in_flight) {
+      if (r_->cancelled() || std::chrono::steady_clock::now() > deadline) return false;
+      flow_->cv.wait_for(l, std::chrono::milliseconds(100));
+    }
+    return flow_->ok;
   }
 
- public:
-  ~ResponderSink() override {
-    std::unique_lock<std::mutex> l(mu_);
-    cv_.wait(l, [this] { return in_flight_ == 0; });
-  }
-
- private:
   ResponderPtr r_;
+  std::shared_ptr<Flow> flow_;
   bool started_ = false;
   bool have_first_ = false;
   std::string first_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  int in_flight_ = 0;
-  bool ok_ = true;
 };
 
 void RunQuery(const ServiceContext* ctx, const Request& req, const ResponderPtr& resp) {
