@@ -19,6 +19,9 @@ void PageIterator::Reset(std::string_view page) {
   delta_ = 0;
   lead_ = kNoWindow;
   trail_ = 0;
+  ts_rice_ = val_rice_ = 0;
+  seen_native_ = false;
+  second_ = true;
   unit_ = h_.seconds ? 1000 : 1;
   if (!status_.ok()) {
     in_ = BitReader();
@@ -40,15 +43,21 @@ bool PageIterator::Fail(const char* what) {
 }
 
 SUNDIAL_INLINE bool PageIterator::DecodeIntDomain(BitReader* in) {
-  const IntCode c = ReadIntCode(in);
+  RiceState rice{val_rice_};
+  const IntCode c = ReadIntCode(in, &rice, seen_native_);
+  val_rice_ = rice.a;
+  if (c.kind == IntCode::kBad) return Fail("bad value code");
   if (c.kind == IntCode::kDelta) {
-    native_ += c.v;
     if (h_.value_encoding == ValueEncoding::kInt) {
+      native_ += seen_native_ ? c.v << h_.param : c.v;
+      seen_native_ = true;
       is_int_ = true;
       bits_ = native_;
     } else {
+      native_ += c.v;
+      seen_native_ = true;
       is_int_ = false;
-      bits_ = DoubleToBits(DecimalValue(static_cast<int64_t>(native_), h_.scale));
+      bits_ = DoubleToBits(DecimalValue(static_cast<int64_t>(native_), h_.param));
     }
   } else {
     is_int_ = c.kind == IntCode::kEscapeInt;
@@ -116,8 +125,12 @@ bool PageIterator::Next() {
   }
   if (__builtin_expect(run_left_ != 0 || first_, 0)) return NextSpecial();
   BitReader in(in_.data(), in_.size(), in_.pos());  // kept in registers
-  const DodCode c = ReadDod(&in);
-  if (__builtin_expect(c.run, 0)) {
+  RiceState rice{ts_rice_};
+  const DodCode c = ReadDod(&in, &rice, !second_);
+  ts_rice_ = rice.a;
+  second_ = false;
+  if (__builtin_expect(c.run || c.bad, 0)) {
+    if (c.bad) return Fail("bad timestamp code");
     if (c.count == 0 || c.count > left_) return Fail("bad run length");
     run_left_ = c.count - 1;
   } else {

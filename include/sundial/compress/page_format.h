@@ -11,7 +11,9 @@
 //                             bit  2   timestamps coded in seconds (all are
 //                                      multiples of 1000 ms)
 //                             bit  3   reserved, 0
-//                             bits 4-7 decimal scale s (0 unless decimal)
+//                             bits 4-7 parameter p: the decimal scale s in
+//                                      decimal pages, the delta shift in
+//                                      int pages, 0 in xor pages
 //   2      2    count         number of points, 0..65535
 //   4      8    first_t       timestamp of the first point (int64 ms)
 //   12     4    min_back      first_t - min_t   (uint32, ms)
@@ -25,34 +27,33 @@
 // point is a timestamp code then a value code, except that a run code stands
 // for several whole points.
 //
+// Adaptive Rice code R(z) for z >= 0, with a state a (uint64, starts at 0)
+// and k = min(40, floor(log2(a >> 4))), or 0 when a >> 4 < 2:
+//   0                                   z = 0
+//   1 + q ones + 0 + k bits             z - 1 = q * 2^k + those bits, q < 8
+//   1 + 11111111 + 7 bits e + e bits    z - 1 in e bits, e in 1..64
+//   1 + 11111111 + 7 bits e             e = 65 or 66: special, see below
+// After a nonzero, non-special code that "adapts":
+//   a += min(z - 1, 2^40) - (a >> 4).
+// (Codes are written first bit first; "10" means a 1 bit then a 0 bit.)
+//
 // Timestamp code. Let u = 1000 in seconds pages, else 1, x = t / u, delta =
 // x - x_prev, dod = delta - delta_prev (delta_prev = 0 before point 1; all
-// arithmetic wraps mod 2^64), zz = zigzag(dod):
-//   0                       dod = 0
-//   10      + 8 bits zz-1
-//   110     + 14 bits zz-1
-//   1110    + 20 bits zz-1
-//   11110   + 32 bits zz-1
-//   111110  + 64 bits zz
-//   111111  + 16 bits n     run: n >= 1 more points, each with dod = 0 and
-//                           the previous point's value (same type, same bits)
-// (Codes are written first bit first; "10" means a 1 bit then a 0 bit.)
+// arithmetic wraps mod 2^64): R(zigzag(dod)) with the page's timestamp
+// state, adapting for every point but point 1. Special e = 65 is a run:
+// a 16-bit count n >= 1 follows, standing for n more points, each with
+// dod = 0 and the previous point's value (same type, same bits).
 //
 // Value code, int and decimal pages. The page's native type is int64 (int
 // pages) or float64 (decimal pages, value = double(m) / 10^s computed as one
-// IEEE division, m int64, which the encoder checks is bit-identical). Let m
-// be the native value as int64 (the int itself, or the decimal mantissa),
-// d = m - m_prev (m_prev = 0 before the first native value; wraps), zz =
-// zigzag(d):
-//   0                         d = 0
-//   10        + 4 bits zz-1
-//   110       + 7 bits zz-1
-//   1110      + 12 bits zz-1
-//   11110     + 20 bits zz-1
-//   111110    + 32 bits zz-1
-//   1111110   + 64 bits zz
-//   11111110  + 64 bits       escape: a float64, raw bits
-//   11111111  + 64 bits       escape: an int64, raw bits
+// IEEE division, m int64, which the encoder checks is bit-identical; the
+// encoder only uses |m| < 10^15). Let m be the native value as int64 (the
+// int itself, or the decimal mantissa) and d = m - m_prev (m_prev = 0 before
+// the first native value; wraps): R(zigzag(d)) with the page's value state,
+// adapting for every native value but the first. In int pages every d after
+// the first native value is a multiple of 2^p (p = the delta shift) and
+// R(zigzag(d >> p)) is coded instead (arithmetic shift). Specials: e = 65 is an
+// escaped float64, e = 66 an escaped int64, their 64 raw bits follow.
 // Escaped values (the other type, or a float that is not a decimal of scale
 // s) do not change m_prev.
 //
@@ -93,10 +94,11 @@ constexpr uint32_t kDefaultPageSize = 512;
 constexpr uint32_t kMaxPointsPerPage = 65535;
 constexpr uint64_t kMaxPageSpanMs = 0xffffffffu;  // max_t - min_t
 constexpr int kMaxDecimalScale = 15;
+constexpr int kMaxIntShift = 15;
 
 // How a page codes its values (bits 0-1 of the encoding byte).
 enum class ValueEncoding : uint8_t {
-  kInt = 0,      // int64, zigzag delta
+  kInt = 0,      // int64, zigzag delta (shifted)
   kDecimal = 1,  // float64 as int64 mantissa x 10^-scale, zigzag delta
   kXor = 2,      // float64, Gorilla XOR
 };
@@ -105,7 +107,9 @@ enum class ValueEncoding : uint8_t {
 struct PageHeader {
   ValueEncoding value_encoding = ValueEncoding::kInt;
   bool seconds = false;  // timestamps coded in whole seconds
-  uint8_t scale = 0;     // decimal scale, 0..kMaxDecimalScale
+  // Decimal pages: the decimal scale (0..kMaxDecimalScale). Int pages: the
+  // delta shift (0..15). Xor pages: 0.
+  uint8_t param = 0;
   uint32_t count = 0;
   Timestamp first_t = 0;
   Timestamp min_t = 0;
@@ -113,7 +117,7 @@ struct PageHeader {
 };
 
 // Packs/unpacks the encoding byte (offset 1).
-uint8_t EncodingByte(ValueEncoding e, bool seconds, uint8_t scale);
+uint8_t EncodingByte(ValueEncoding e, bool seconds, uint8_t param);
 
 // Parses and validates the header at the front of page. Returns Corruption
 // if page is shorter than kPageHeaderSize, the version is unknown, the
