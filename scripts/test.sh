@@ -115,6 +115,11 @@ stage_fuzz() {
 }
 
 stage_pi-zero() {
+  if ! command -v arm-linux-gnueabi-g++ >/dev/null || ! command -v qemu-arm >/dev/null; then
+    echo "the armel cross compiler or qemu-arm is not installed" \
+         "(sudo scripts/install-deps.sh --pi-zero installs both)"
+    return $SKIP
+  fi
   scripts/build-pi-zero.sh --test
 }
 
