@@ -19,16 +19,27 @@ inline double DecimalValue(int64_t m, int s) {
   return static_cast<double>(m) / kPow10[s];
 }
 
-// If v is a decimal of scale s, stores its mantissa in *m and returns true.
+// Short decimals have at most 15 significant digits (DBL_DIG: every such
+// decimal survives a round trip through a double). Longer mantissas are
+// full-precision doubles, which xor codes better.
+constexpr double kMaxMantissa = 1e15;
+
+// If v is a short decimal of scale s, stores its mantissa in *m and returns
+// true.
 inline bool DecimalFits(double v, int s, int64_t* m) {
   const double x = v * kPow10[s];
-  // Rejects NaN and anything whose mantissa would not fit an int64.
-  if (!(x > -9.2e18 && x < 9.2e18)) return false;
+  // Rejects NaN, infinities and long mantissas.
+  if (!(x > -kMaxMantissa && x < kMaxMantissa)) return false;
   const int64_t r = static_cast<int64_t>(x < 0 ? x - 0.5 : x + 0.5);
   if (DoubleToBits(DecimalValue(r, s)) != DoubleToBits(v)) return false;
   *m = r;
   return true;
 }
+
+// Decimal pages code a value natively only when its mantissa delta is this
+// small (a 38-bit code at most); bigger jumps are escaped, and a page full
+// of them is cheaper as xor.
+constexpr uint64_t kMaxDecimalZigZag = uint64_t{1} << 32;
 
 // The smallest scale >= from at which v is a decimal, or -1.
 inline int MinDecimalScale(double v, int from) {

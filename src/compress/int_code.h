@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "force_inline.h"
 #include "sundial/compress/bit_stream.h"
 #include "timestamp_code.h"
 
@@ -46,7 +47,7 @@ struct IntCode {
   uint64_t v;  // the delta, or the escaped raw bits
 };
 
-inline IntCode ReadIntCode(BitReader* r) {
+SUNDIAL_INLINE IntCode ReadIntCode(BitReader* r) {
   const uint64_t w = r->Peek();
   if ((w & 1) == 0) {
     r->Skip(1);

@@ -62,13 +62,28 @@ bool PageBuilder::Append(Timestamp t, Value v) {
   if (st_.seconds && t % 1000 != 0 && !Reencode(st_.enc, st_.scale, false)) {
     return false;
   }
+  const uint8_t reencodes = st_.reencodes;
   Result r = EncodePoint(t, v, false);
   if (r == Result::kNotNative) {
     Widen(v);
     r = EncodePoint(t, v, true);
   }
   if (r != Result::kOk) return false;
-  WriteHeader();
+  if (reencodes != st_.reencodes) {
+    WriteHeader();
+    return true;
+  }
+  // Only the count and the range can have changed.
+  char* h = reinterpret_cast<char*>(buf_.get());
+  EncodeFixed16(h + 2, st_.count);
+  if (t == st_.min_t) {
+    EncodeFixed32(h + 12, static_cast<uint32_t>(static_cast<uint64_t>(st_.first_t) -
+                                                static_cast<uint64_t>(t)));
+  }
+  if (t == st_.max_t) {
+    EncodeFixed32(h + 16, static_cast<uint32_t>(static_cast<uint64_t>(t) -
+                                                static_cast<uint64_t>(st_.first_t)));
+  }
   return true;
 }
 
@@ -113,6 +128,9 @@ PageBuilder::Result PageBuilder::EncodePoint(Timestamp t, Value v,
         int64_t m = 0;
         is_native = !v.is_int() && DecimalFits(v.float_value(), s.scale, &m);
         native = static_cast<uint64_t>(m);
+        if (s.count != 0 && ZigZag(native - s.prev_native) >= kMaxDecimalZigZag) {
+          is_native = false;
+        }
         break;
       }
       default:
@@ -207,7 +225,9 @@ void PageBuilder::Widen(Value v) {
   Reencode(enc, scale, s.seconds);
 }
 
-// The cheapest float encoding for v and every float already in the page.
+// The cheapest float encoding for v and every float already in the page:
+// the smallest decimal scale that holds them all, unless too many of them
+// would then be escaped for large jumps; else xor.
 void PageBuilder::ChooseFloatEncoding(double v, ValueEncoding* enc,
                                       uint8_t* scale) const {
   int s = MinDecimalScale(v, 0);
@@ -219,8 +239,29 @@ void PageBuilder::ChooseFloatEncoding(double v, ValueEncoding* enc,
       s = MinDecimalScale(pv.float_value(), s + 1);
     }
   }
-  *enc = s >= 0 ? ValueEncoding::kDecimal : ValueEncoding::kXor;
-  *scale = static_cast<uint8_t>(s >= 0 ? s : 0);
+  uint32_t floats = 1, jumps = 0;
+  if (s >= 0) {
+    int64_t m = 0, prev = 0;
+    bool have_prev = false;
+    it.Reset(data());
+    while (it.Next()) {
+      if (it.v().is_int() || !DecimalFits(it.v().float_value(), s, &m)) continue;
+      ++floats;
+      if (have_prev && ZigZag(static_cast<uint64_t>(m) - static_cast<uint64_t>(prev)) >=
+                           kMaxDecimalZigZag) {
+        ++jumps;
+      }
+      prev = m;
+      have_prev = true;
+    }
+    if (have_prev && DecimalFits(v, s, &m) &&
+        ZigZag(static_cast<uint64_t>(m) - static_cast<uint64_t>(prev)) >= kMaxDecimalZigZag) {
+      ++jumps;
+    }
+  }
+  const bool decimal = s >= 0 && jumps * 4 <= floats;
+  *enc = decimal ? ValueEncoding::kDecimal : ValueEncoding::kXor;
+  *scale = static_cast<uint8_t>(decimal ? s : 0);
 }
 
 bool PageBuilder::Reencode(ValueEncoding enc, uint8_t scale, bool seconds) {

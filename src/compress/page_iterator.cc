@@ -1,6 +1,7 @@
 #include "sundial/compress/page_iterator.h"
 
 #include "decimal.h"
+#include "force_inline.h"
 #include "int_code.h"
 #include "sundial/common/coding.h"
 #include "timestamp_code.h"
@@ -18,6 +19,7 @@ void PageIterator::Reset(std::string_view page) {
   delta_ = 0;
   lead_ = kNoWindow;
   trail_ = 0;
+  unit_ = h_.seconds ? 1000 : 1;
   if (!status_.ok()) {
     in_ = BitReader();
     return;
@@ -37,58 +39,8 @@ bool PageIterator::Fail(const char* what) {
   return false;
 }
 
-bool PageIterator::Next() {
-  if (left_ == 0) {
-    positioned_ = false;
-    return false;
-  }
-  const int64_t unit = h_.seconds ? 1000 : 1;
-  if (run_left_ != 0) {
-    --run_left_;
-    x_ = static_cast<int64_t>(static_cast<uint64_t>(x_) + delta_);
-  } else if (first_) {
-    first_ = false;
-    x_ = h_.first_t / unit;
-    if (!DecodeValue()) return false;
-  } else {
-    const DodCode c = ReadDod(&in_);
-    if (c.run) {
-      if (c.count == 0 || c.count > left_) return Fail("bad run length");
-      run_left_ = c.count - 1;
-    } else {
-      delta_ += c.dod;
-      if (!DecodeValue()) return false;
-    }
-    x_ = static_cast<int64_t>(static_cast<uint64_t>(x_) + delta_);
-  }
-  if (in_.overrun()) return Fail("truncated bit stream");
-  t_ = static_cast<Timestamp>(static_cast<uint64_t>(x_) * static_cast<uint64_t>(unit));
-  if (t_ < h_.min_t || t_ > h_.max_t) return Fail("timestamp outside the header's range");
-  --left_;
-  positioned_ = true;
-  return true;
-}
-
-bool PageIterator::Seek(Timestamp t) {
-  if (positioned_ && t_ >= t) return true;
-  if (t > h_.max_t) {
-    left_ = 0;
-    positioned_ = false;
-    return false;
-  }
-  while (Next()) {
-    if (t_ >= t) return true;
-  }
-  return false;
-}
-
-bool PageIterator::DecodeValue() {
-  if (h_.value_encoding == ValueEncoding::kXor) return DecodeXor();
-  return DecodeIntDomain();
-}
-
-bool PageIterator::DecodeIntDomain() {
-  const IntCode c = ReadIntCode(&in_);
+SUNDIAL_INLINE bool PageIterator::DecodeIntDomain(BitReader* in) {
+  const IntCode c = ReadIntCode(in);
   if (c.kind == IntCode::kDelta) {
     native_ += c.v;
     if (h_.value_encoding == ValueEncoding::kInt) {
@@ -105,32 +57,102 @@ bool PageIterator::DecodeIntDomain() {
   return true;
 }
 
-bool PageIterator::DecodeXor() {
-  const uint64_t w = in_.Peek();
+SUNDIAL_INLINE bool PageIterator::DecodeXor(BitReader* in) {
+  const uint64_t w = in->Peek();
   if ((w & 1) == 0) {
-    in_.Skip(1);
+    in->Skip(1);
   } else if ((w & 2) == 0) {
-    if (lead_ == kNoWindow) return Fail("xor window used before it is set");
-    in_.Skip(2);
-    native_ ^= ReadBits(&in_, 64 - lead_ - trail_) << trail_;
+    in->Skip(2);
+    if (lead_ == kNoWindow) {
+      native_ = in->Read64();
+    } else {
+      native_ ^= ReadBits(in, 64 - lead_ - trail_) << trail_;
+    }
+  } else if ((w & 4) == 0) {
+    lead_ = kLeadRounding[(w >> 3) & 7];
+    trail_ = 0;
+    in->Skip(6);
+    native_ ^= ReadBits(in, 64 - lead_);
   } else {
-    const int lead = static_cast<int>((w >> 2) & 31);
-    int n = static_cast<int>((w >> 7) & 63);
+    const int lead = static_cast<int>((w >> 3) & 31);
+    int n = static_cast<int>((w >> 8) & 63);
     if (n == 0) n = 64;
-    in_.Skip(13);
+    in->Skip(14);
     if (lead == 31 && n == 64) {
       is_int_ = true;
-      bits_ = in_.Read64();
+      bits_ = in->Read64();
       return true;
     }
     if (lead + n > 64) return Fail("bad xor window");
     lead_ = static_cast<uint8_t>(lead);
     trail_ = static_cast<uint8_t>(64 - lead - n);
-    native_ ^= ReadBits(&in_, n) << trail_;
+    native_ ^= ReadBits(in, n) << trail_;
   }
   is_int_ = false;
   bits_ = native_;
   return true;
+}
+
+SUNDIAL_INLINE bool PageIterator::DecodeValue(BitReader* in) {
+  if (h_.value_encoding == ValueEncoding::kXor) return DecodeXor(in);
+  return DecodeIntDomain(in);
+}
+
+// Common tail: bounds, timestamp, range check.
+SUNDIAL_INLINE bool PageIterator::Finish(BitReader in) {
+  if (in.overrun()) return Fail("truncated bit stream");
+  in_ = BitReader(in.data(), in.size(), in.pos());
+  t_ = static_cast<Timestamp>(static_cast<uint64_t>(x_) * unit_);
+  if (t_ < h_.min_t || t_ > h_.max_t) return Fail("timestamp outside the header's range");
+  --left_;
+  positioned_ = true;
+  return true;
+}
+
+bool PageIterator::Next() {
+  if (left_ == 0) {
+    positioned_ = false;
+    return false;
+  }
+  if (__builtin_expect(run_left_ != 0 || first_, 0)) return NextSpecial();
+  BitReader in(in_.data(), in_.size(), in_.pos());  // kept in registers
+  const DodCode c = ReadDod(&in);
+  if (__builtin_expect(c.run, 0)) {
+    if (c.count == 0 || c.count > left_) return Fail("bad run length");
+    run_left_ = c.count - 1;
+  } else {
+    delta_ += c.dod;
+    if (!DecodeValue(&in)) return false;
+  }
+  x_ = static_cast<int64_t>(static_cast<uint64_t>(x_) + delta_);
+  return Finish(in);
+}
+
+// The first point, and points inside a run.
+bool PageIterator::NextSpecial() {
+  BitReader in(in_.data(), in_.size(), in_.pos());
+  if (run_left_ != 0) {
+    --run_left_;
+    x_ = static_cast<int64_t>(static_cast<uint64_t>(x_) + delta_);
+  } else {
+    first_ = false;
+    x_ = h_.first_t / static_cast<int64_t>(unit_);
+    if (!DecodeValue(&in)) return false;
+  }
+  return Finish(in);
+}
+
+bool PageIterator::Seek(Timestamp t) {
+  if (positioned_ && t_ >= t) return true;
+  if (t > h_.max_t) {
+    left_ = 0;
+    positioned_ = false;
+    return false;
+  }
+  while (Next()) {
+    if (t_ >= t) return true;
+  }
+  return false;
 }
 
 }  // namespace sundial::compress

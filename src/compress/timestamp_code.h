@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "force_inline.h"
 #include "sundial/compress/bit_stream.h"
 
 namespace sundial::compress {
@@ -50,7 +51,7 @@ struct DodCode {
 };
 
 // Reads one timestamp code. Overruns show in r->overrun().
-inline DodCode ReadDod(BitReader* r) {
+SUNDIAL_INLINE DodCode ReadDod(BitReader* r) {
   const uint64_t w = r->Peek();
   if ((w & 1) == 0) {
     r->Skip(1);

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "force_inline.h"
 #include "sundial/compress/bit_stream.h"
 
 namespace sundial::compress {
@@ -20,13 +21,22 @@ inline void WriteBits(BitWriter* w, uint64_t v, int n) {
     w->Write(v >> 32, n - 32);
   }
 }
-inline uint64_t ReadBits(BitReader* r, int n) {
+SUNDIAL_INLINE uint64_t ReadBits(BitReader* r, int n) {
   if (n <= 57) return r->Read(n);
   const uint64_t lo = r->Read(32);
   return lo | (r->Read(n - 32) << 32);
 }
 
-// Writes the code for float bits cur after prev; updates the window.
+// Leading-zero counts a "110" code can name (3-bit index), as in Chimp.
+constexpr uint8_t kLeadRounding[8] = {0, 8, 12, 16, 18, 20, 22, 24};
+
+// Index of the largest kLeadRounding entry <= l, for l in [0, 31].
+constexpr uint8_t kLeadIndex[32] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2,
+                                    3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 7, 7, 7, 7, 7, 7};
+inline int RoundLead(int l) { return kLeadIndex[l]; }
+
+// Writes the code for float bits cur after prev, choosing the cheapest code
+// that holds x = cur ^ prev; updates the window.
 inline void WriteXor(BitWriter* w, uint64_t cur, uint64_t prev, uint8_t* lead,
                      uint8_t* trail) {
   const uint64_t x = cur ^ prev;
@@ -37,22 +47,40 @@ inline void WriteXor(BitWriter* w, uint64_t cur, uint64_t prev, uint8_t* lead,
   int l = __builtin_clzll(x);
   const int t = __builtin_ctzll(x);
   if (l > 31) l = 31;
-  if (*lead != kNoWindow && l >= *lead && t >= *trail) {
-    w->Write(0x1, 2);  // "10"
-    WriteBits(w, x >> *trail, 64 - *lead - *trail);
+  const int n = 64 - l - t;
+  const int ri = RoundLead(l);
+  const int lead_only = 6 + 64 - kLeadRounding[ri];
+  const int full = 14 + n;
+  if (*lead == kNoWindow) {
+    if (66 <= lead_only && 66 <= full) {
+      w->Write(0x1, 2);  // "10" with no window: the raw bits
+      w->Write64(cur);
+      return;
+    }
+  } else if (l >= *lead && t >= *trail) {
+    const int reuse = 64 - *lead - *trail;
+    if (2 + reuse <= lead_only && 2 + reuse <= full) {
+      w->Write(0x1, 2);  // "10"
+      WriteBits(w, x >> *trail, reuse);
+      return;
+    }
+  }
+  if (lead_only <= full) {
+    *lead = kLeadRounding[ri];
+    *trail = 0;
+    w->Write(0x3 | (static_cast<uint64_t>(ri) << 3), 6);  // "110" + index
+    WriteBits(w, x, 64 - *lead);
     return;
   }
-  const int n = 64 - l - t;
   *lead = static_cast<uint8_t>(l);
   *trail = static_cast<uint8_t>(t);
-  // "11", 5 bits lead, 6 bits width (64 -> 0).
-  w->Write(0x3 | (static_cast<uint64_t>(l) << 2) |
-               (static_cast<uint64_t>(n & 63) << 7), 13);
+  // "111", 5 bits lead, 6 bits width (64 -> 0).
+  w->Write(0x7 | (static_cast<uint64_t>(l) << 3) | (static_cast<uint64_t>(n & 63) << 8), 14);
   WriteBits(w, x >> t, n);
 }
 
 inline void WriteXorIntEscape(BitWriter* w, uint64_t bits) {
-  w->Write(0x3 | (uint64_t{31} << 2), 13);  // lead 31, width field 0 (64)
+  w->Write(0x7 | (uint64_t{31} << 3), 14);  // lead 31, width field 0 (64)
   w->Write64(bits);
 }
 

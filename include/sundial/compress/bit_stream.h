@@ -103,7 +103,7 @@ class BitReader {
   uint64_t Peek() const {
     const uint32_t byte = pos_ >> 3;
     if (byte + 8 <= size_) return LoadLE64(data_ + byte) >> (pos_ & 7);
-    return PeekSlow(byte);
+    return PeekSlow(data_, size_, pos_);
   }
   void Skip(int n) { pos_ += static_cast<uint32_t>(n); }
   // Consumes and returns n bits. REQUIRES: n <= 57.
@@ -118,16 +118,23 @@ class BitReader {
   }
 
   uint32_t pos() const { return pos_; }
+  const uint8_t* data() const { return data_; }
+  uint32_t size() const { return size_; }
   // True when more bits were consumed than the span holds.
   bool overrun() const { return pos_ > size_ * 8u; }
 
  private:
-  uint64_t PeekSlow(uint32_t byte) const {
+  // Static, so that a reader held in registers need not live in memory.
+#if defined(__GNUC__)
+  __attribute__((noinline, cold))
+#endif
+  static uint64_t PeekSlow(const uint8_t* data, uint32_t size, uint32_t pos) {
+    const uint32_t byte = pos >> 3;
     uint64_t v = 0;
-    for (uint32_t i = 0; i < 8 && byte + i < size_; ++i) {
-      v |= static_cast<uint64_t>(data_[byte + i]) << (8 * i);
+    for (uint32_t i = 0; i < 8 && byte + i < size; ++i) {
+      v |= static_cast<uint64_t>(data[byte + i]) << (8 * i);
     }
-    return v >> (pos_ & 7);
+    return v >> (pos & 7);
   }
 
   const uint8_t* data_ = nullptr;

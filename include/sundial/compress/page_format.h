@@ -56,14 +56,21 @@
 // Escaped values (the other type, or a float that is not a decimal of scale
 // s) do not change m_prev.
 //
-// Value code, xor pages (Gorilla): x = bits(v) XOR bits(prev native float)
-// (prev = 0.0's bits before the first):
+// Value code, xor pages (Gorilla, with a Chimp-style short window code):
+// x = bits(v) XOR bits(prev native float) (prev = 0.0's bits before the
+// first). A window (lead, trail) is the zero bits kept at both ends; none is
+// set when the page starts.
 //   0                         x = 0, same value
-//   10  + w bits              x fits the previous window: its w meaningful
-//                             bits (w = 64 - lead - trail of the window)
-//   11  + 5 bits lead + 6 bits w (0 means 64) + w bits   new window
-//   11  + 11111 + 000000 + 64 bits   escape: an int64, raw bits (lead 31
+//   10  + w bits              x fits the window: its w = 64 - lead - trail
+//                             middle bits
+//   10  + 64 bits             while no window is set: the value's raw bits
+//   110 + 3 bits i + w bits   window (L[i], 0), w = 64 - L[i], with
+//                             L = {0, 8, 12, 16, 18, 20, 22, 24}
+//   111 + 5 bits lead + 6 bits w (0 means 64) + w bits   window (lead,
+//                             64 - lead - w)
+//   111 + 11111 + 000000 + 64 bits   escape: an int64, raw bits (lead 31
 //                             with w 64 is otherwise impossible)
+// The encoder picks the cheapest code that holds x.
 //
 // Version policy: a reader rejects any other version as Corruption. A new
 // layout gets a new version number; version 1 stays readable.

@@ -49,15 +49,18 @@ class PageIterator final : public SampleIterator {
 
  private:
   bool Fail(const char* what);
-  bool DecodeValue();
-  bool DecodeIntDomain();
-  bool DecodeXor();
+  bool NextSpecial();
+  bool Finish(BitReader in);
+  bool DecodeValue(BitReader* in);
+  bool DecodeIntDomain(BitReader* in);
+  bool DecodeXor(BitReader* in);
 
   PageHeader h_;
   BitReader in_;
   Status status_;
   uint32_t left_ = 0;       // points not yet returned
   uint32_t run_left_ = 0;   // points left in the current run
+  uint64_t unit_ = 1;       // ms per timestamp unit
   bool positioned_ = false; // the last Next()/Seek() returned true
   bool is_int_ = true;      // type and bits of the current value
   uint64_t bits_ = 0;

@@ -1,0 +1,182 @@
+// Compression benchmark: bytes per point and encode/decode time per point of
+// Sundial's page codec against plain Gorilla (compress_gorilla.h), on the
+// deterministic fixtures of compress_fixtures.h.
+//
+// Usage: compress_page_bench [--points N] [--page-size B] [--reps R]
+// Prints a Markdown table. Bytes are the pages' used bytes, headers included.
+// Times are thread CPU time, the best of R runs; encoding includes copying each sealed page
+// out, decoding walks every point. Every run is checked bit-exact.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <string>
+#include <vector>
+
+#include "compress_fixtures.h"
+#include "compress_gorilla.h"
+#include "sundial/common/coding.h"
+#include "sundial/compress/page_builder.h"
+#include "sundial/compress/page_iterator.h"
+
+namespace sundial::bench {
+namespace {
+
+// Thread CPU time: the machine is shared, and wall time would count other
+// processes' slices.
+double CpuSeconds() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+// Sealed pages, back to back in one buffer.
+struct PageSet {
+  std::string bytes;
+  std::vector<std::pair<uint32_t, uint32_t>> pages;  // offset, size
+  void Add(std::string_view p) {
+    pages.emplace_back(static_cast<uint32_t>(bytes.size()), static_cast<uint32_t>(p.size()));
+    bytes.append(p);
+  }
+  std::string_view Get(size_t i) const {
+    return std::string_view(bytes).substr(pages[i].first, pages[i].second);
+  }
+};
+
+void EncodeSundial(const Fixture& f, uint32_t page_size, PageSet* out) {
+  out->bytes.clear();
+  out->pages.clear();
+  compress::PageBuilder b(page_size);
+  for (const auto& series : f.series) {
+    for (const Sample& s : series) {
+      if (!b.Append(s.t, s.v)) {
+        out->Add(b.data());
+        b.Reset();
+        if (!b.Append(s.t, s.v)) std::abort();
+      }
+    }
+    if (!b.empty()) out->Add(b.data());
+    b.Reset();
+  }
+}
+
+void EncodeGorilla(const Fixture& f, uint32_t page_size, PageSet* out) {
+  out->bytes.clear();
+  out->pages.clear();
+  GorillaPage b(page_size);
+  for (const auto& series : f.series) {
+    for (const Sample& s : series) {
+      if (!b.Append(s.t, s.v.AsDouble())) {
+        out->Add(b.data());
+        b.Reset();
+        if (!b.Append(s.t, s.v.AsDouble())) std::abort();
+      }
+    }
+    if (b.count() != 0) out->Add(b.data());
+    b.Reset();
+  }
+}
+
+uint64_t DecodeSundial(const PageSet& ps) {
+  uint64_t sink = 0;
+  compress::PageIterator it;
+  for (size_t i = 0; i < ps.pages.size(); ++i) {
+    it.Reset(ps.Get(i));
+    while (it.Next()) {
+      const Value v = it.v();
+      sink += static_cast<uint64_t>(it.t()) ^
+              (v.is_int() ? static_cast<uint64_t>(v.int_value()) : DoubleToBits(v.float_value()));
+    }
+    if (!it.status().ok()) std::abort();
+  }
+  return sink;
+}
+
+uint64_t DecodeGorilla(const PageSet& ps) {
+  uint64_t sink = 0;
+  for (size_t i = 0; i < ps.pages.size(); ++i) {
+    GorillaReader r(ps.Get(i));
+    while (r.Next()) sink += static_cast<uint64_t>(r.t()) ^ DoubleToBits(r.v());
+  }
+  return sink;
+}
+
+// Aborts unless the pages hold exactly the fixture's points.
+void Verify(const Fixture& f, const PageSet& s, const PageSet& g) {
+  std::vector<Sample> all;
+  for (const auto& series : f.series) all.insert(all.end(), series.begin(), series.end());
+  size_t k = 0;
+  compress::PageIterator it;
+  for (size_t i = 0; i < s.pages.size(); ++i) {
+    it.Reset(s.Get(i));
+    while (it.Next()) {
+      if (k >= all.size() || it.t() != all[k].t || !it.v().BitEquals(all[k].v)) {
+        std::fprintf(stderr, "%s: sundial mismatch at point %zu\n", f.name.c_str(), k);
+        std::abort();
+      }
+      ++k;
+    }
+  }
+  size_t j = 0;
+  for (size_t i = 0; i < g.pages.size(); ++i) {
+    GorillaReader r(g.Get(i));
+    while (r.Next()) {
+      if (j >= all.size() || r.t() != all[j].t ||
+          DoubleToBits(r.v()) != DoubleToBits(all[j].v.AsDouble())) {
+        std::fprintf(stderr, "%s: gorilla mismatch at point %zu\n", f.name.c_str(), j);
+        std::abort();
+      }
+      ++j;
+    }
+  }
+  if (k != all.size() || j != all.size()) std::abort();
+}
+
+template <typename Fn>
+double Best(int reps, Fn fn) {
+  double best = 1e30;
+  for (int r = 0; r < reps; ++r) {
+    const double a = CpuSeconds();
+    fn();
+    const double s = CpuSeconds() - a;
+    if (s < best) best = s;
+  }
+  return best;
+}
+
+}  // namespace
+}  // namespace sundial::bench
+
+int main(int argc, char** argv) {
+  using namespace sundial::bench;
+  size_t points = 1000000;
+  uint32_t page_size = sundial::compress::kDefaultPageSize;
+  int reps = 5;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (std::strcmp(argv[i], "--points") == 0) points = std::strtoull(argv[i + 1], nullptr, 10);
+    if (std::strcmp(argv[i], "--page-size") == 0) page_size = static_cast<uint32_t>(std::atoi(argv[i + 1]));
+    if (std::strcmp(argv[i], "--reps") == 0) reps = std::atoi(argv[i + 1]);
+  }
+  std::printf("page size %u bytes, best of %d runs\n\n", page_size, reps);
+  std::printf("| fixture | points | sundial B/pt | gorilla B/pt | sundial/gorilla "
+              "| sundial enc ns/pt | sundial dec ns/pt | gorilla enc ns/pt | gorilla dec ns/pt |\n");
+  std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  volatile uint64_t sink = 0;
+  for (const Fixture& f : MakeFixtures(points)) {
+    PageSet s, g;
+    s.bytes.reserve(points * 16);
+    g.bytes.reserve(points * 16);
+    const double n = static_cast<double>(f.points());
+    const double se = Best(reps, [&] { EncodeSundial(f, page_size, &s); });
+    const double ge = Best(reps, [&] { EncodeGorilla(f, page_size, &g); });
+    Verify(f, s, g);
+    const double sd = Best(reps, [&] { sink = sink + DecodeSundial(s); });
+    const double gd = Best(reps, [&] { sink = sink + DecodeGorilla(g); });
+    const double sb = static_cast<double>(s.bytes.size()) / n;
+    const double gb = static_cast<double>(g.bytes.size()) / n;
+    std::printf("| %s | %zu | %.3f | %.3f | %.1f%% | %.1f | %.1f | %.1f | %.1f |\n",
+                f.name.c_str(), f.points(), sb, gb, 100 * sb / gb, se * 1e9 / n,
+                sd * 1e9 / n, ge * 1e9 / n, gd * 1e9 / n);
+  }
+  return 0;
+}

@@ -1,0 +1,55 @@
+// IoContextPool: N asio io_contexts, each run by one thread of its own.
+//
+// Why one io_context per thread (asio's "server2" shape) rather than one
+// shared context: a connection is pinned to one context for its whole life,
+// so its handlers never run concurrently and the hot telnet read path needs
+// no strand and no lock. Connections are spread over the contexts round robin.
+//
+// Thread-safety: Next() and Stop() may be called from any thread. Start() and
+// Join() are called by the owner only.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include <asio/executor_work_guard.hpp>
+#include <asio/io_context.hpp>
+
+namespace sundial::net {
+
+class IoContextPool {
+ public:
+  // num_threads == 0 means one per hardware thread (at least 1).
+  explicit IoContextPool(size_t num_threads);
+  ~IoContextPool();  // Stop() + Join()
+
+  IoContextPool(const IoContextPool&) = delete;
+  IoContextPool& operator=(const IoContextPool&) = delete;
+
+  // Starts one thread per context. REQUIRES: called once.
+  void Start();
+  // Lets the contexts run out of work guards and stops them; pending
+  // handlers are abandoned. Idempotent.
+  void Stop();
+  // Waits for every thread to exit. Idempotent.
+  void Join();
+
+  // The next context, round robin. The reference stays valid for the life
+  // of the pool.
+  asio::io_context& Next();
+  asio::io_context& context(size_t i) { return *contexts_[i]; }
+  size_t size() const { return contexts_.size(); }
+
+ private:
+  using WorkGuard = asio::executor_work_guard<asio::io_context::executor_type>;
+
+  std::vector<std::unique_ptr<asio::io_context>> contexts_;
+  std::vector<WorkGuard> guards_;
+  std::vector<std::thread> threads_;
+  std::atomic<size_t> next_{0};
+};
+
+}  // namespace sundial::net

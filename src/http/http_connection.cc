@@ -1,0 +1,392 @@
+#include "sundial/http/http_connection.h"
+
+#include <cstdio>
+#include <exception>
+
+#include <asio/bind_executor.hpp>
+#include <asio/post.hpp>
+#include <asio/write.hpp>
+
+#include "responder_impl.h"
+#include "sundial/http/body_codec.h"
+
+namespace sundial::http {
+
+namespace {
+
+constexpr std::chrono::seconds kLingerTime{2};
+
+bool StatusHasBody(int status) { return status >= 200 && status != 204 && status != 304; }
+
+void AppendChunk(std::string_view data, std::string* out) {
+  char size[24];
+  snprintf(size, sizeof(size), "%zx\r\n", data.size());
+  *out += size;
+  out->append(data);
+  *out += "\r\n";
+}
+
+}  // namespace
+
+HttpConnection::HttpConnection(asio::ip::tcp::socket socket, const Router* router,
+                               const HttpOptions& options, net::ConnectionManager* manager)
+    : socket_(std::move(socket)),
+      strand_(asio::make_strand(socket_.get_executor())),
+      router_(router),
+      options_(options),
+      manager_(manager),
+      parser_(options.limits),
+      idle_(strand_),
+      read_buf_(new char[options.read_size]),
+      linger_timer_(strand_) {}
+
+HttpConnection::~HttpConnection() { manager_->Remove(this); }
+
+void HttpConnection::Start(std::string_view first_bytes) {
+  auto self = shared_from_this();
+  asio::post(strand_, [self, bytes = std::string(first_bytes)] {
+    if (!self->manager_->Add(self, /*enforce_limit=*/false)) {
+      self->Close();  // the server is stopping
+      return;
+    }
+    self->idle_.Start(self->options_.idle_timeout, self, [raw = self.get()] { raw->Close(); });
+    self->Feed(bytes.data(), bytes.size());
+  });
+}
+
+void HttpConnection::Stop() {
+  auto self = shared_from_this();
+  asio::post(strand_, [self] { self->Close(); });
+}
+
+// ---- Reading and parsing ----
+
+void HttpConnection::DoRead() {
+  reading_ = true;
+  auto self = shared_from_this();
+  socket_.async_read_some(
+      asio::buffer(read_buf_.get(), options_.read_size),
+      asio::bind_executor(strand_, [self](const std::error_code& ec, size_t n) {
+        self->OnRead(ec, n);
+      }));
+}
+
+void HttpConnection::OnRead(const std::error_code& ec, size_t n) {
+  reading_ = false;
+  if (closed_) return;
+  if (lingering_) {  // draining after the last reply
+    if (ec) {
+      Close();
+    } else {
+      DoRead();
+    }
+    return;
+  }
+  if (ec) {
+    // The client is done sending: answer what is pending, then close.
+    read_done_ = true;
+    if (ec != asio::error::eof || parser_.in_message()) {
+      Close();
+      return;
+    }
+    DoWrite();
+    return;
+  }
+  idle_.Touch();
+  Feed(read_buf_.get(), n);
+}
+
+void HttpConnection::Feed(const char* data, size_t n) {
+  const size_t used = ParseSome(data, n);
+  if (used < n && !read_done_) pending_.append(data + used, n - used);
+  AfterParse();
+}
+
+void HttpConnection::ResumeParsing() {
+  if (!pending_.empty()) {
+    std::string buf;
+    buf.swap(pending_);
+    const size_t used = ParseSome(buf.data(), buf.size());
+    if (used < buf.size() && !read_done_) pending_.assign(buf, used, std::string::npos);
+  }
+  AfterParse();
+}
+
+size_t HttpConnection::ParseSome(const char* data, size_t n) {
+  size_t off = 0;
+  while (off < n && !read_done_ && !closed_ && slots_.size() < options_.max_in_flight) {
+    size_t used = 0;
+    Request request;
+    const RequestParser::Result r = parser_.Parse(data + off, n - off, &used, &request);
+    off += used;
+    if (r == RequestParser::Result::kRequest) {
+      StartRequest(std::move(request));
+      continue;
+    }
+    if (r == RequestParser::Result::kError) {
+      AnswerParseError();
+      break;
+    }
+    // kNeedMore: everything was consumed. Let a waiting client send its body.
+    if (parser_.TakeExpectContinue()) {
+      Slot interim;
+      interim.seq = next_seq_++;
+      interim.out = "HTTP/1.1 100 Continue\r\n\r\n";
+      interim.done = true;
+      slots_.push_back(std::move(interim));
+    }
+  }
+  return off;
+}
+
+void HttpConnection::AfterParse() {
+  if (closed_) return;
+  if (!read_done_ && !reading_ && pending_.empty() && slots_.size() < options_.max_in_flight) {
+    DoRead();
+  }
+  DoWrite();
+}
+
+void HttpConnection::StartRequest(Request request) {
+  parser_.TakeExpectContinue();  // the body is here already
+  Slot slot;
+  slot.seq = next_seq_++;
+  slot.close_after = !request.keep_alive;
+  slot.accepts_gzip =
+      options_.gzip_responses && AcceptsGzip(request.headers.Get("Accept-Encoding"));
+  slot.http_minor = request.http_minor;
+  if (slot.close_after) read_done_ = true;
+  const uint64_t seq = slot.seq;
+  slots_.push_back(std::move(slot));
+  auto responder = std::make_shared<ResponderImpl>(shared_from_this(), seq);
+  // A throwing handler must not take the I/O thread down with it.
+  try {
+    router_->Dispatch(std::move(request), responder);
+  } catch (const std::exception& e) {
+    responder->Send(Reply::Error(500, e.what()));
+  } catch (...) {
+    responder->Send(Reply::Error(500, "An unknown exception occurred"));
+  }
+}
+
+void HttpConnection::AnswerParseError() {
+  read_done_ = true;
+  pending_.clear();
+  const ParseError& err = parser_.error();
+  Reply reply;
+  if (err.bare) {
+    reply.status = err.status;
+    reply.content_type.clear();
+  } else {
+    reply = Reply::Error(err.status, err.message);
+  }
+  reply.close = true;
+  Slot slot;
+  slot.seq = next_seq_++;
+  slot.close_after = true;
+  const uint64_t seq = slot.seq;
+  slots_.push_back(std::move(slot));
+  OnSend(seq, std::move(reply));
+}
+
+HttpConnection::Slot* HttpConnection::FindSlot(uint64_t seq) {
+  for (Slot& s : slots_) {
+    if (s.seq == seq) return &s;
+  }
+  return nullptr;
+}
+
+// ---- Replies ----
+
+void HttpConnection::AppendHead(const Reply& reply, Slot* slot, bool gzip, bool chunked) {
+  std::string& out = slot->out;
+  out += "HTTP/1.1 ";
+  out += std::to_string(reply.status);
+  out += ' ';
+  out += StatusReason(reply.status);
+  out += "\r\n";
+  if (!reply.content_type.empty()) {
+    out += "Content-Type: ";
+    out += reply.content_type;
+    out += "\r\n";
+  }
+  if (gzip) out += "Content-Encoding: gzip\r\nVary: Accept-Encoding\r\n";
+  if (chunked) out += "Transfer-Encoding: chunked\r\n";
+  if (slot->close_after) {
+    out += "Connection: close\r\n";
+  } else if (slot->http_minor == 0) {
+    out += "Connection: keep-alive\r\n";
+  }
+  for (const auto& [k, v] : reply.headers) {
+    out += k;
+    out += ": ";
+    out += v;
+    out += "\r\n";
+  }
+}
+
+void HttpConnection::OnSend(uint64_t seq, Reply reply) {
+  Slot* slot = FindSlot(seq);
+  if (slot == nullptr || closed_) return;
+  if (reply.close) slot->close_after = true;
+  std::string body = std::move(reply.body);
+  bool gzip = false;
+  if (slot->accepts_gzip && body.size() >= options_.gzip_min_bytes) {
+    std::string packed;
+    if (GzipCompress(body, &packed).ok() && packed.size() < body.size()) {
+      body.swap(packed);
+      gzip = true;
+    }
+  }
+  AppendHead(reply, slot, gzip, /*chunked=*/false);
+  if (StatusHasBody(reply.status)) {
+    slot->out += "Content-Length: ";
+    slot->out += std::to_string(body.size());
+    slot->out += "\r\n\r\n";
+    slot->out += body;
+  } else {
+    slot->out += "\r\n";
+  }
+  slot->done = true;
+  DoWrite();
+}
+
+void HttpConnection::OnStartChunked(uint64_t seq, Reply head) {
+  Slot* slot = FindSlot(seq);
+  if (slot == nullptr || closed_) return;
+  // HTTP/1.0 has no chunked encoding: the end of the body is the close.
+  slot->chunked = slot->http_minor >= 1;
+  if (!slot->chunked) slot->close_after = true;
+  AppendHead(head, slot, /*gzip=*/false, slot->chunked);
+  slot->out += "\r\n";
+  slot->head_written = true;
+  if (!head.body.empty()) {
+    if (slot->chunked) {
+      AppendChunk(head.body, &slot->out);
+    } else {
+      slot->out += head.body;
+    }
+  }
+  DoWrite();
+}
+
+void HttpConnection::OnChunk(uint64_t seq, std::string data, std::function<void(bool)> cb) {
+  Slot* slot = FindSlot(seq);
+  if (slot == nullptr || closed_ || !slot->head_written) {
+    if (cb) cb(false);
+    return;
+  }
+  if (!data.empty()) {
+    if (slot->chunked) {
+      AppendChunk(data, &slot->out);
+    } else {
+      slot->out += data;
+    }
+  }
+  if (cb) slot->callbacks.push_back(std::move(cb));
+  DoWrite();
+}
+
+void HttpConnection::OnFinish(uint64_t seq, bool abort) {
+  Slot* slot = FindSlot(seq);
+  if (slot == nullptr || closed_) return;
+  if (abort) {
+    slot->close_after = true;  // the body is incomplete: closing tells the client
+  } else if (slot->chunked) {
+    slot->out += "0\r\n\r\n";
+  }
+  slot->done = true;
+  DoWrite();
+}
+
+// ---- Writing ----
+
+void HttpConnection::DoWrite() {
+  if (write_in_flight_ || closed_) return;
+  bool popped = false;
+  while (!slots_.empty()) {
+    Slot& front = slots_.front();
+    if (!front.out.empty()) {
+      writing_.swap(front.out);
+      front.out.clear();
+      writing_callbacks_.swap(front.callbacks);
+      front.callbacks.clear();
+      write_in_flight_ = true;
+      auto self = shared_from_this();
+      asio::async_write(socket_, asio::buffer(writing_),
+                        asio::bind_executor(strand_, [self](const std::error_code& ec, size_t) {
+                          self->OnWritten(ec);
+                        }));
+      return;
+    }
+    if (!front.callbacks.empty()) {
+      // Callbacks queued behind bytes that are already written.
+      std::vector<std::function<void(bool)>> cbs;
+      cbs.swap(front.callbacks);
+      for (auto& cb : cbs) cb(true);
+      continue;
+    }
+    if (!front.done) return;  // waiting for the handler
+    const bool close = front.close_after;
+    slots_.pop_front();
+    if (close) {
+      CloseGracefully();
+      return;
+    }
+    popped = true;
+  }
+  if (read_done_ && slots_.empty()) {
+    CloseGracefully();
+    return;
+  }
+  if (popped) ResumeParsing();
+}
+
+void HttpConnection::OnWritten(const std::error_code& ec) {
+  write_in_flight_ = false;
+  std::vector<std::function<void(bool)>> cbs;
+  cbs.swap(writing_callbacks_);
+  writing_.clear();
+  if (ec || closed_) {
+    for (auto& cb : cbs) cb(false);
+    Close();
+    return;
+  }
+  idle_.Touch();
+  for (auto& cb : cbs) cb(true);
+  DoWrite();
+}
+
+void HttpConnection::CloseGracefully() {
+  if (closed_ || lingering_) return;
+  lingering_ = true;
+  read_done_ = true;
+  std::error_code ignored;
+  socket_.shutdown(asio::ip::tcp::socket::shutdown_send, ignored);
+  linger_timer_.expires_after(kLingerTime);
+  auto self = shared_from_this();
+  linger_timer_.async_wait(asio::bind_executor(strand_, [self](const std::error_code& ec) {
+    if (ec != asio::error::operation_aborted) self->Close();
+  }));
+  // Discard whatever the client still sends until it closes its side.
+  if (!reading_) DoRead();
+}
+
+void HttpConnection::Close() {
+  if (closed_) return;
+  closed_ = true;
+  cancelled_.store(true, std::memory_order_relaxed);
+  idle_.Cancel();
+  linger_timer_.cancel();
+  std::error_code ignored;
+  socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
+  socket_.close(ignored);
+  for (Slot& s : slots_) {
+    for (auto& cb : s.callbacks) cb(false);
+  }
+  slots_.clear();
+  pending_.clear();
+  manager_->Remove(this);
+}
+
+}  // namespace sundial::http

@@ -1,0 +1,213 @@
+#include "sundial/http/request_parser.h"
+
+#include <http_parser.h>
+#include <strings.h>
+
+#include "sundial/http/body_codec.h"
+#include "sundial/http/query_string.h"
+
+namespace sundial::http {
+
+namespace {
+
+bool EqualsNoCase(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
+}
+
+bool ToMethod(unsigned m, Method* out) {
+  switch (m) {
+    case HTTP_GET: *out = Method::kGet; return true;
+    case HTTP_POST: *out = Method::kPost; return true;
+    case HTTP_PUT: *out = Method::kPut; return true;
+    case HTTP_DELETE: *out = Method::kDelete; return true;
+    case HTTP_OPTIONS: *out = Method::kOptions; return true;
+    default: return false;
+  }
+}
+
+// Headers are capped well below http_parser's own 80 KiB limit per
+// request: URL plus all fields.
+constexpr size_t kMaxHeaderBytes = 64 * 1024;
+
+}  // namespace
+
+struct RequestParser::State {
+  http_parser parser;
+  http_parser_settings settings;
+  std::string header_field;
+  std::string header_value;
+  bool last_was_value = false;
+  size_t header_bytes = 0;
+};
+
+// Static trampolines from http_parser's C callbacks into the parser object.
+struct RequestParser::Callbacks {
+  static RequestParser* Self(http_parser* p) { return static_cast<RequestParser*>(p->data); }
+
+  static int OnMessageBegin(http_parser* p) {
+    RequestParser* self = Self(p);
+    self->current_ = Request();
+    self->state_->header_field.clear();
+    self->state_->header_value.clear();
+    self->state_->last_was_value = false;
+    self->state_->header_bytes = 0;
+    self->in_message_ = true;
+    return 0;
+  }
+
+  static bool CountHeaderBytes(RequestParser* self, size_t n) {
+    self->state_->header_bytes += n;
+    if (self->state_->header_bytes > kMaxHeaderBytes) {
+      return self->Fail(431, "Request headers too large");
+    }
+    return true;
+  }
+
+  static int OnUrl(http_parser* p, const char* at, size_t n) {
+    RequestParser* self = Self(p);
+    if (!CountHeaderBytes(self, n)) return -1;
+    self->current_.target.append(at, n);
+    return 0;
+  }
+
+  static void FlushHeader(RequestParser* self) {
+    State& st = *self->state_;
+    if (!st.header_field.empty()) {
+      self->current_.headers.Add(std::move(st.header_field), std::move(st.header_value));
+    }
+    st.header_field.clear();
+    st.header_value.clear();
+  }
+
+  static int OnHeaderField(http_parser* p, const char* at, size_t n) {
+    RequestParser* self = Self(p);
+    if (!CountHeaderBytes(self, n)) return -1;
+    State& st = *self->state_;
+    if (st.last_was_value) FlushHeader(self);
+    st.last_was_value = false;
+    st.header_field.append(at, n);
+    return 0;
+  }
+
+  static int OnHeaderValue(http_parser* p, const char* at, size_t n) {
+    RequestParser* self = Self(p);
+    if (!CountHeaderBytes(self, n)) return -1;
+    self->state_->last_was_value = true;
+    self->state_->header_value.append(at, n);
+    return 0;
+  }
+
+  static int OnHeadersComplete(http_parser* p) {
+    RequestParser* self = Self(p);
+    FlushHeader(self);
+    Request& r = self->current_;
+    r.http_major = p->http_major;
+    r.http_minor = p->http_minor;
+    if (!ToMethod(p->method, &r.method)) {
+      self->Fail(405, "Method not allowed", /*bare=*/true);
+      return -1;
+    }
+    if ((p->flags & F_CONTENTLENGTH) && p->content_length > self->limits_.max_body_bytes) {
+      self->Fail(413, "Request body too large");
+      return -1;
+    }
+    if (p->http_major == 1 && p->http_minor >= 1 &&
+        EqualsNoCase(r.headers.Get("Expect"), "100-continue")) {
+      self->expect_continue_ = true;
+    }
+    return 0;
+  }
+
+  static int OnBody(http_parser* p, const char* at, size_t n) {
+    RequestParser* self = Self(p);
+    std::string& body = self->current_.body;
+    if (body.size() + n > self->limits_.max_body_bytes) {
+      self->Fail(413, "Request body too large");
+      return -1;
+    }
+    body.append(at, n);
+    return 0;
+  }
+
+  static int OnMessageComplete(http_parser* p) {
+    RequestParser* self = Self(p);
+    self->current_.keep_alive = http_should_keep_alive(p) != 0;
+    if (!self->FinishMessage()) return -1;
+    self->complete_ = true;
+    self->in_message_ = false;
+    // Stop after this request: the caller answers it before the next.
+    http_parser_pause(p, 1);
+    return 0;
+  }
+};
+
+RequestParser::RequestParser(const ParserLimits& limits)
+    : limits_(limits), state_(std::make_unique<State>()) {
+  http_parser_init(&state_->parser, HTTP_REQUEST);
+  state_->parser.data = this;
+  http_parser_settings& s = state_->settings;
+  http_parser_settings_init(&s);
+  s.on_message_begin = &Callbacks::OnMessageBegin;
+  s.on_url = &Callbacks::OnUrl;
+  s.on_header_field = &Callbacks::OnHeaderField;
+  s.on_header_value = &Callbacks::OnHeaderValue;
+  s.on_headers_complete = &Callbacks::OnHeadersComplete;
+  s.on_body = &Callbacks::OnBody;
+  s.on_message_complete = &Callbacks::OnMessageComplete;
+}
+
+RequestParser::~RequestParser() = default;
+
+bool RequestParser::Fail(int status, std::string message, bool bare) {
+  if (!failed_) {
+    failed_ = true;
+    error_.status = status;
+    error_.message = std::move(message);
+    error_.bare = bare;
+  }
+  return false;
+}
+
+bool RequestParser::FinishMessage() {
+  Request& r = current_;
+  Status s = ParseTarget(r.target, &r.path, &r.params);
+  if (!s.ok()) return Fail(400, "Malformed request URL: " + s.message());
+  const std::string_view encoding = r.headers.Get("Content-Encoding");
+  const ContentCoding coding = ParseContentCoding(encoding);
+  if (coding == ContentCoding::kUnknown) {
+    return Fail(415, "Unsupported Content-Encoding: " + std::string(encoding));
+  }
+  if (coding != ContentCoding::kIdentity && !r.body.empty()) {
+    std::string inflated;
+    s = Inflate(coding, r.body, limits_.max_body_bytes, &inflated);
+    if (s.IsResourceExhausted()) return Fail(413, "Request body too large");
+    if (!s.ok()) return Fail(400, "Unable to decompress the request body: " + s.message());
+    r.body.swap(inflated);
+  }
+  return true;
+}
+
+RequestParser::Result RequestParser::Parse(const char* data, size_t size, size_t* consumed,
+                                           Request* request) {
+  *consumed = 0;
+  if (failed_) return Result::kError;
+  if (size == 0) return Result::kNeedMore;  // 0 bytes would mean EOF to http_parser
+  http_parser* p = &state_->parser;
+  const size_t n = http_parser_execute(p, &state_->settings, data, size);
+  *consumed = n;
+  const http_errno err = HTTP_PARSER_ERRNO(p);
+  if (complete_) {
+    complete_ = false;
+    if (err == HPE_PAUSED) http_parser_pause(p, 0);
+    *request = std::move(current_);
+    return Result::kRequest;
+  }
+  if (failed_) return Result::kError;
+  if (err != HPE_OK) {
+    Fail(400, std::string("Malformed HTTP request: ") + http_errno_description(err));
+    return Result::kError;
+  }
+  return Result::kNeedMore;
+}
+
+}  // namespace sundial::http

@@ -1,0 +1,25 @@
+#include "routes.h"
+#include "version.h"
+
+namespace sundial::server {
+
+using http::Method;
+using http::Reply;
+using http::Request;
+using http::ResponderPtr;
+
+void RegisterRoutes(ServiceContext* ctx, http::Router* router) {
+  RegisterCoreRoutes(ctx, router);
+  RegisterIngestRoutes(ctx, router);
+  RegisterQueryRoutes(ctx, router);
+}
+
+void RegisterCoreRoutes(ServiceContext* /*ctx*/, http::Router* router) {
+  router->Add({Method::kGet}, "/api/version",
+              [](Request, ResponderPtr r) { r->Send(Reply::Json(VersionJson())); });
+  router->Add({Method::kGet, Method::kDelete}, "/api/dropcaches", [](Request, ResponderPtr r) {
+    r->Send(Reply::Json(R"({"status":"200","message":"Caches dropped"})"));
+  });
+}
+
+}  // namespace sundial::server

@@ -1,0 +1,214 @@
+#include "options.h"
+
+#include <limits>
+
+#include "option_values.h"
+
+namespace sundial::server {
+
+namespace {
+
+using std::chrono::milliseconds;
+
+constexpr uint64_t kMaxU32 = std::numeric_limits<uint32_t>::max();
+// Bodies are inflated with zlib, whose counters are 32-bit: stay below 4 GiB.
+constexpr uint64_t kMaxBodyBytes = (4ull << 30) - 1;
+
+Status Uint32(std::string_view v, uint64_t min, uint64_t max, uint32_t* out) {
+  uint64_t x = 0;
+  SUNDIAL_RETURN_IF_ERROR(ParseUint(v, min, max, &x));
+  *out = static_cast<uint32_t>(x);
+  return Status::OK();
+}
+
+Status SizeT(std::string_view v, uint64_t min, uint64_t max, size_t* out) {
+  uint64_t x = 0;
+  if (max > std::numeric_limits<size_t>::max()) max = std::numeric_limits<size_t>::max();
+  SUNDIAL_RETURN_IF_ERROR(ParseBytes(v, min, max, &x));
+  *out = static_cast<size_t>(x);
+  return Status::OK();
+}
+
+Status SetIdleTimeout(std::string_view v, Options* o) {
+  milliseconds d{0};
+  SUNDIAL_RETURN_IF_ERROR(ParseDuration(v, &d));
+  o->listener.idle_timeout = d;
+  o->line.idle_timeout = d;
+  o->http.idle_timeout = d;
+  return Status::OK();
+}
+
+Status SetWalSync(std::string_view v, Options* o) {
+  if (v == "batch") {
+    o->storage.wal_sync = storage::WalSyncMode::kEveryBatch;
+  } else if (v == "none") {
+    o->storage.wal_sync = storage::WalSyncMode::kNone;
+  } else {
+    uint64_t ms = 0;
+    if (!ParseUint(v, 1, 3600 * 1000, &ms).ok()) {
+      return Status::InvalidArgument("expected batch, none or an interval in ms (1..3600000), got",
+                                     "\"" + std::string(v) + "\"");
+    }
+    o->storage.wal_sync = storage::WalSyncMode::kInterval;
+    o->storage.wal_sync_interval_ms = static_cast<uint32_t>(ms);
+  }
+  return Status::OK();
+}
+
+Status SetLogLevel(std::string_view v, Options* o) {
+  for (std::string_view l : {"trace", "debug", "info", "warn", "error", "critical", "off"}) {
+    if (v == l) {
+      o->log.level = std::string(v);
+      return Status::OK();
+    }
+  }
+  return Status::InvalidArgument(
+      "expected trace, debug, info, warn, error, critical or off, got", "\"" + std::string(v) + "\"");
+}
+
+Status SetTimestampMs(std::string_view v, Timestamp* out) {
+  milliseconds d{0};
+  SUNDIAL_RETURN_IF_ERROR(ParseDuration(v, &d));
+  *out = d.count();
+  return Status::OK();
+}
+
+// The table. Keep each help text to one line; it lands in --help, the
+// config file and the README.
+const std::vector<OptionSpec> kOptionTable = {
+    {"port", "4242", "TCP port for both protocols (telnet-style lines and HTTP, chosen by the first byte)",
+     [](std::string_view v, Options* o) {
+       uint64_t p = 0;
+       SUNDIAL_RETURN_IF_ERROR(ParseUint(v, 1, 65535, &p));
+       o->listener.port = static_cast<uint16_t>(p);
+       return Status::OK();
+     }},
+    {"bind", "0.0.0.0", "IP address to listen on (numeric; 127.0.0.1 for local only, :: for IPv6)",
+     [](std::string_view v, Options* o) {
+       o->listener.bind_address = std::string(v);
+       return Status::OK();
+     }},
+    {"io_threads", "0", "I/O threads serving connections (0 = one per CPU core)",
+     [](std::string_view v, Options* o) { return Uint32(v, 0, 1024, &o->io_threads); }},
+    {"max_connections", "1000", "open connections allowed; further ones are closed at once (0 = no limit)",
+     [](std::string_view v, Options* o) {
+       uint64_t n = 0;
+       SUNDIAL_RETURN_IF_ERROR(ParseUint(v, 0, kMaxU32, &n));
+       o->max_connections = static_cast<size_t>(n);
+       return Status::OK();
+     }},
+    {"idle_timeout", "0", "close a connection that sent and received nothing for this long (0 = never)",
+     &SetIdleTimeout},
+    {"data_dir", "data", "directory holding all data; created if missing, locked against a second server",
+     [](std::string_view v, Options* o) {
+       if (v.empty()) return Status::InvalidArgument("data_dir must not be empty");
+       o->storage.data_dir = std::string(v);
+       return Status::OK();
+     }},
+    {"storage.partition_duration", "1d", "time span of one data partition file",
+     [](std::string_view v, Options* o) {
+       SUNDIAL_RETURN_IF_ERROR(SetTimestampMs(v, &o->storage.partition_duration_ms));
+       if (o->storage.partition_duration_ms < 3600 * 1000) {
+         return Status::InvalidArgument("partition duration must be at least 1h, got", v);
+       }
+       return Status::OK();
+     }},
+    {"storage.page_size", "512", "bytes per data page (a series fills one page at a time)",
+     [](std::string_view v, Options* o) {
+       uint64_t n = 0;
+       SUNDIAL_RETURN_IF_ERROR(ParseBytes(v, 64, 64 * 1024, &n));
+       o->storage.page_size = static_cast<uint32_t>(n);
+       return Status::OK();
+     }},
+    {"storage.mmap_window", "8MiB", "largest piece of a partition file mapped at once",
+     [](std::string_view v, Options* o) {
+       return ParseBytes(v, 64 * 1024, 1ull << 30, &o->storage.mmap_window_bytes);
+     }},
+    {"storage.retention", "0", "drop partitions older than this (0 = keep forever)",
+     [](std::string_view v, Options* o) { return SetTimestampMs(v, &o->storage.retention_ms); }},
+    {"wal.sync", "1000", "when to fsync the write-ahead log: batch (every write), <ms> (interval), none",
+     &SetWalSync},
+    {"wal.segment_size", "64MiB", "size at which a new WAL segment file is started",
+     [](std::string_view v, Options* o) {
+       return ParseBytes(v, 1 << 20, 1ull << 32, &o->storage.wal_segment_bytes);
+     }},
+    {"ingest.max_tags", "8", "most tags a data point may have (OpenTSDB: tsd.storage.max_tags)",
+     [](std::string_view v, Options* o) { return Uint32(v, 1, 255, &o->ingest.max_tags); }},
+    {"ingest.max_line_length", "64KiB", "longest telnet line; a longer one closes the connection",
+     [](std::string_view v, Options* o) {
+       return SizeT(v, 1024, 16ull << 20, &o->line.max_line_length);
+     }},
+    {"ingest.auto_create_metrics", "true", "accept points for new metric names (false: OpenTSDB's 'unknown metric' error)",
+     [](std::string_view v, Options* o) { return ParseBool(v, &o->ingest.auto_create_metrics); }},
+    {"telnet.reply_buffer", "256KiB", "reply bytes queued per telnet connection; error text beyond it is dropped",
+     [](std::string_view v, Options* o) {
+       return SizeT(v, 4096, 64ull << 20, &o->line.max_pending_reply);
+     }},
+    {"telnet.diediedie", "false", "allow the telnet 'diediedie' command to shut the server down",
+     [](std::string_view v, Options* o) { return ParseBool(v, &o->telnet.diediedie); }},
+    {"http.max_body_size", "64MiB", "largest request body (after decompression); larger ones get 413",
+     [](std::string_view v, Options* o) {
+       return ParseBytes(v, 1024, kMaxBodyBytes, &o->http.limits.max_body_bytes);
+     }},
+    {"http.max_pipelined", "16", "requests per connection awaiting a reply before reading pauses",
+     [](std::string_view v, Options* o) {
+       uint64_t n = 0;
+       SUNDIAL_RETURN_IF_ERROR(ParseUint(v, 1, 1024, &n));
+       o->http.max_in_flight = static_cast<size_t>(n);
+       return Status::OK();
+     }},
+    {"http.gzip_responses", "true", "gzip response bodies of 1 KiB or more when the client accepts gzip",
+     [](std::string_view v, Options* o) { return ParseBool(v, &o->http.gzip_responses); }},
+    {"query.threads", "2", "worker threads running queries (kept off the I/O threads)",
+     [](std::string_view v, Options* o) { return Uint32(v, 1, 256, &o->query.threads); }},
+    {"query.max_series", "100000", "most series one query may read (0 = no limit); over it: 413",
+     [](std::string_view v, Options* o) {
+       return ParseUint(v, 0, UINT64_MAX, &o->query.max_series);
+     }},
+    {"query.max_points", "100000000", "most raw points one query may read (0 = no limit); over it: 413",
+     [](std::string_view v, Options* o) {
+       return ParseUint(v, 0, UINT64_MAX, &o->query.max_points);
+     }},
+    {"query.deadline", "60s", "a query running longer is stopped and answered with an error (0 = none)",
+     [](std::string_view v, Options* o) { return ParseDuration(v, &o->query.deadline); }},
+    {"log.level", "info", "log level: trace, debug, info, warn, error, critical, off", &SetLogLevel},
+    {"log.file", "", "also log to this file, rotated by size (empty = stderr only); SIGHUP reopens it",
+     [](std::string_view v, Options* o) {
+       o->log.file = std::string(v);
+       return Status::OK();
+     }},
+    {"log.file_max_size", "16MiB", "size at which the log file is rotated",
+     [](std::string_view v, Options* o) {
+       return ParseBytes(v, 64 * 1024, 1ull << 32, &o->log.file_max_bytes);
+     }},
+    {"log.file_count", "4", "rotated log files kept",
+     [](std::string_view v, Options* o) { return Uint32(v, 1, 100, &o->log.file_count); }},
+};
+
+}  // namespace
+
+const std::vector<OptionSpec>& OptionTable() { return kOptionTable; }
+
+Options DefaultOptions() {
+  Options o;
+  for (const OptionSpec& spec : kOptionTable) {
+    Status s = spec.apply(spec.default_value, &o);
+    (void)s;  // every default parses (checked by options_test)
+  }
+  return o;
+}
+
+Status SetOption(std::string_view key, std::string_view value, Options* options) {
+  for (const OptionSpec& spec : kOptionTable) {
+    if (spec.key == key) return spec.apply(value, options).WithContext(std::string(key));
+  }
+  return Status::NotFound("unknown option", key);
+}
+
+std::string FlagForKey(std::string_view key) {
+  std::string flag = "--";
+  for (char c : key) flag += (c == '.' || c == '_') ? '-' : c;
+  return flag;
+}
+
+}  // namespace sundial::server

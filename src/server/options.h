@@ -1,0 +1,106 @@
+// Options: every setting of sundiald, and the one table that defines them.
+//
+// Why one table: each option is named, documented, defaulted and parsed in
+// exactly one place (kOptionTable in options.cc). The config file
+// (`key = value`), the command line (`--key value`, with '.' and '_' in the
+// key written as '-'), `--help`, `--print-config`, conf/sundial.conf and the
+// README's table all come from it. The command line wins over the file.
+//
+// Value syntax:
+//   sizes      512, 64KiB, 64MiB, 1GiB (K/M/G and KB/MB/GB are also 1024-based)
+//   durations  0, 250ms, 30s, 5m, 1h, 1d, 1w (a unit is required unless 0)
+//   booleans   true/false, yes/no, on/off, 1/0
+//
+// Module options are the modules' own structs (StorageOptions, LineOptions,
+// HttpOptions), filled here and passed down by constructors: no globals.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sundial/common/status.h"
+#include "sundial/http/http_connection.h"
+#include "sundial/net/line_connection.h"
+#include "sundial/net/listener.h"
+#include "sundial/storage/storage.h"
+
+namespace sundial::server {
+
+struct LogOptions {
+  std::string level;           // trace|debug|info|warn|error|critical|off
+  std::string file;            // "" = stderr only
+  uint64_t file_max_bytes = 0; // rotate when the file reaches this size
+  uint32_t file_count = 0;     // rotated files kept
+};
+
+struct IngestOptions {
+  uint32_t max_tags = 0;
+  bool auto_create_metrics = true;
+};
+
+struct QueryOptions {
+  uint32_t threads = 0;         // worker pool size
+  uint64_t max_series = 0;      // per query; 0 = unlimited
+  uint64_t max_points = 0;      // per query; 0 = unlimited
+  std::chrono::milliseconds deadline{0};  // per query; 0 = none
+};
+
+struct TelnetOptions {
+  bool diediedie = false;       // allow the `diediedie` shutdown command
+};
+
+struct Options {
+  std::string config_file;      // set by --config, not a key itself
+
+  net::ListenerOptions listener;  // bind, port, idle timeout
+  uint32_t io_threads = 0;        // 0 = one per core
+  size_t max_connections = 0;     // 0 = unlimited
+  net::LineOptions line;
+  http::HttpOptions http;
+  storage::StorageOptions storage;
+  IngestOptions ingest;
+  QueryOptions query;
+  TelnetOptions telnet;
+  LogOptions log;
+};
+
+struct OptionSpec {
+  std::string_view key;            // config-file key, e.g. "http.max_body_size"
+  std::string_view default_value;  // in config syntax
+  std::string_view help;           // one line
+  Status (*apply)(std::string_view value, Options* options);
+};
+
+// Every option, in documentation order.
+const std::vector<OptionSpec>& OptionTable();
+
+// Options with every table default applied.
+Options DefaultOptions();
+
+// Sets one option by its config key. InvalidArgument names the key and says
+// what is wrong with the value; NotFound for an unknown key.
+Status SetOption(std::string_view key, std::string_view value, Options* options);
+
+// Reads `key = value` lines ('#' starts a comment line; blank lines are
+// ignored). Errors carry "<path>:<line>".
+Status LoadConfigFile(const std::string& path, Options* options);
+
+// The command-line flag of a key: "http.max_body_size" -> "--http-max-body-size".
+std::string FlagForKey(std::string_view key);
+
+enum class CliAction { kRun, kHelp, kVersion, kPrintConfig };
+
+// Parses argv: --config FILE is read first, then the other flags are applied
+// over it. Flags are `--flag value` or `--flag=value`. Also --help,
+// --version, --print-config.
+Status ParseCommandLine(int argc, const char* const* argv, Options* options, CliAction* action);
+
+// The usage text (--help): every flag with its default and meaning.
+std::string HelpText();
+// An annotated config file listing every key with its default.
+std::string DefaultConfigText();
+
+}  // namespace sundial::server

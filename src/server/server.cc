@@ -1,0 +1,118 @@
+#include "server.h"
+
+#include <chrono>
+#include <csignal>
+#include <thread>
+
+#include <asio/post.hpp>
+#include <spdlog/spdlog.h>
+
+#include "logging.h"
+#include "routes.h"
+#include "sundial/http/http_connection.h"
+#include "sundial/net/line_connection.h"
+#include "telnet_session.h"
+
+namespace sundial::server {
+
+namespace {
+
+// How long shutdown waits for connections to finish closing.
+constexpr std::chrono::milliseconds kCloseWait{2000};
+
+}  // namespace
+
+Server::Server(const Options& options)
+    : options_(options),
+      connections_(options.max_connections),
+      signals_(control_, SIGINT, SIGTERM, SIGHUP) {}
+
+Server::~Server() { Stop(); }
+
+Status Server::Start() {
+  stats_.start_time_s = std::chrono::duration_cast<std::chrono::seconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count();
+  SUNDIAL_RETURN_IF_ERROR(lock_.Acquire(options_.storage.data_dir));
+  // Storage is opened here once the storage engine is part of the build:
+  //   SUNDIAL_RETURN_IF_ERROR(storage::Storage::Open(options_.storage, &storage_));
+
+  workers_ = std::make_unique<WorkerPool>(options_.query.threads);
+  ctx_.options = &options_;
+  ctx_.storage = storage_.get();
+  ctx_.workers = workers_.get();
+  ctx_.stats = &stats_;
+  ctx_.connections = &connections_;
+  ctx_.router = &router_;
+  ctx_.request_shutdown = [this] { RequestShutdown(); };
+
+  RegisterRoutes(&ctx_, &router_);
+  put_factory_ = NewPutLineSinkFactory(&ctx_);
+
+  io_pool_ = std::make_unique<net::IoContextPool>(options_.io_threads);
+  listener_ = std::make_unique<net::Listener>(options_.listener, io_pool_.get(), &connections_,
+                                              static_cast<net::SessionFactory*>(this));
+  SUNDIAL_RETURN_IF_ERROR(listener_->Start());
+  io_pool_->Start();
+  spdlog::info("sundiald listening on {}:{} ({} I/O threads, {} query threads), data dir {}",
+               options_.listener.bind_address, listener_->port(), io_pool_->size(),
+               workers_->size(), options_.storage.data_dir);
+  return Status::OK();
+}
+
+void Server::StartSession(net::Protocol protocol, asio::ip::tcp::socket socket,
+                          std::string_view first_bytes) {
+  if (protocol == net::Protocol::kLine) {
+    auto handler = std::make_unique<TelnetSession>(&ctx_, put_factory_->NewSink());
+    auto conn = std::make_shared<net::LineConnection>(std::move(socket), std::move(handler),
+                                                      options_.line, &connections_);
+    conn->Start(first_bytes);
+  } else {
+    auto conn = std::make_shared<http::HttpConnection>(std::move(socket), &router_,
+                                                       options_.http, &connections_);
+    conn->Start(first_bytes);
+  }
+}
+
+void Server::Run() {
+  WaitForSignal();
+  control_.run();
+  Stop();
+}
+
+void Server::WaitForSignal() {
+  signals_.async_wait([this](const std::error_code& ec, int signo) {
+    if (ec) return;
+    if (signo == SIGHUP) {
+      ReopenLogFile(options_.log);
+      WaitForSignal();
+      return;
+    }
+    spdlog::info("signal {} received, shutting down", signo);
+    control_.stop();
+  });
+}
+
+void Server::RequestShutdown() {
+  asio::post(control_, [this] { control_.stop(); });
+}
+
+void Server::Stop() {
+  if (stopped_ || !io_pool_) return;  // never started
+  stopped_ = true;
+  if (listener_) listener_->Stop();
+  connections_.StopAll();
+  // Give connections a moment to close (and to flush what they received).
+  const auto deadline = std::chrono::steady_clock::now() + kCloseWait;
+  while (connections_.size() > 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  io_pool_->Stop();
+  io_pool_->Join();
+  if (workers_) workers_->Stop();
+  storage_.reset();  // seals and syncs
+  spdlog::info("sundiald stopped");
+  spdlog::default_logger()->flush();
+}
+
+}  // namespace sundial::server

@@ -1,0 +1,71 @@
+// Server: owns everything a running sundiald has, in start-up order: the
+// data-directory lock, storage, the query worker pool, the I/O thread pool,
+// the router and the listener; and handles signals.
+//
+// Lifecycle: Start() (fails cleanly, nothing left running), then Run() in
+// the main thread until SIGTERM/SIGINT or RequestShutdown(), which stops
+// accepting, closes every connection, stops the threads and closes storage.
+// SIGHUP re-opens the log file.
+//
+// Thread-safety: Start() and Run() from one thread; RequestShutdown() from
+// any thread.
+#pragma once
+
+#include <memory>
+
+#include <asio/io_context.hpp>
+#include <asio/signal_set.hpp>
+
+#include "data_dir_lock.h"
+#include "options.h"
+#include "put_line_sink.h"
+#include "service_context.h"
+#include "sundial/http/router.h"
+#include "sundial/net/io_context_pool.h"
+#include "sundial/net/listener.h"
+#include "sundial/net/session.h"
+#include "worker_pool.h"
+
+namespace sundial::server {
+
+class Server : private net::SessionFactory {
+ public:
+  explicit Server(const Options& options);
+  ~Server() override;
+
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  Status Start();
+  // Blocks until shutdown is requested, then stops everything.
+  void Run();
+  // Asks Run() to return. Safe from any thread, including I/O threads.
+  void RequestShutdown();
+
+  // The port actually bound (after Start()).
+  uint16_t port() const { return listener_ ? listener_->port() : 0; }
+
+ private:
+  void StartSession(net::Protocol protocol, asio::ip::tcp::socket socket,
+                    std::string_view first_bytes) override;
+  void WaitForSignal();
+  void Stop();
+
+  const Options options_;
+  DataDirLock lock_;
+  std::unique_ptr<storage::Storage> storage_;
+  std::unique_ptr<WorkerPool> workers_;
+  ServerStats stats_;
+  ServiceContext ctx_;
+  net::ConnectionManager connections_;
+  http::Router router_;
+  std::unique_ptr<PutLineSinkFactory> put_factory_;
+  std::unique_ptr<net::IoContextPool> io_pool_;
+  std::unique_ptr<net::Listener> listener_;
+
+  asio::io_context control_;  // signals and shutdown requests, run by Run()
+  asio::signal_set signals_;
+  bool stopped_ = false;
+};
+
+}  // namespace sundial::server

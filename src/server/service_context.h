@@ -1,0 +1,36 @@
+// ServiceContext: what request handlers and telnet commands may use.
+//
+// Owned by Server; every pointer stays valid until the server has stopped
+// accepting and closed its connections. Handlers borrow it.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+
+#include "options.h"
+#include "sundial/http/router.h"
+#include "sundial/net/session.h"
+#include "sundial/storage/storage.h"
+#include "worker_pool.h"
+
+namespace sundial::server {
+
+// Counters of the network layer, for stats. Relaxed atomics.
+struct ServerStats {
+  std::atomic<uint64_t> telnet_commands{0};   // non-put telnet lines handled
+  std::atomic<uint64_t> telnet_unknown{0};    // unknown telnet commands
+  int64_t start_time_s = 0;                   // set once at start
+};
+
+struct ServiceContext {
+  const Options* options = nullptr;
+  storage::Storage* storage = nullptr;        // null while no storage is open
+  WorkerPool* workers = nullptr;              // for work that must leave I/O threads
+  ServerStats* stats = nullptr;
+  const net::ConnectionManager* connections = nullptr;
+  const http::Router* router = nullptr;
+  std::function<void()> request_shutdown;     // asks the server to stop (thread-safe)
+};
+
+}  // namespace sundial::server

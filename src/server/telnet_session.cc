@@ -1,0 +1,136 @@
+#include "telnet_session.h"
+
+#include <unistd.h>
+
+#include <cassert>
+#include <chrono>
+#include <string>
+
+#include <spdlog/spdlog.h>
+
+#include "version.h"
+
+namespace sundial::server {
+
+namespace {
+
+std::string_view FirstToken(std::string_view line) {
+  return line.substr(0, line.find(' '));
+}
+
+size_t CountTokens(std::string_view line) {
+  size_t n = 1;
+  for (char c : line) n += (c == ' ');
+  return n;
+}
+
+std::string HostName() {
+  char buf[256] = {0};
+  if (gethostname(buf, sizeof(buf) - 1) != 0) return "localhost";
+  return buf;
+}
+
+}  // namespace
+
+TelnetSession::TelnetSession(ServiceContext* ctx, std::unique_ptr<PutLineSink> put_sink)
+    : ctx_(ctx), put_sink_(std::move(put_sink)) {}
+
+net::LineHandler::Action TelnetSession::HandleLines(std::string_view lines,
+                                                    net::ReplyBuffer* reply) {
+  size_t pos = 0;
+  while (pos < lines.size()) {
+    const std::string_view rest = lines.substr(pos);
+    if (IsPutLine(rest)) {
+      const size_t used = put_sink_->HandlePutLines(rest, reply);
+      assert(used > 0 && used <= rest.size());
+      pos += used > 0 ? used : rest.find('\n') + 1;  // never loop forever
+      continue;
+    }
+    const size_t nl = rest.find('\n');  // complete lines: always found
+    std::string_view line = rest.substr(0, nl);
+    pos += nl + 1;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (HandleCommand(line, reply) == Action::kClose) return Action::kClose;
+  }
+  return Action::kContinue;
+}
+
+net::LineHandler::Action TelnetSession::HandleCommand(std::string_view line,
+                                                      net::ReplyBuffer* reply) {
+  ctx_->stats->telnet_commands.fetch_add(1, std::memory_order_relaxed);
+  const std::string_view cmd = FirstToken(line);
+  if (cmd == "version") {
+    reply->Append(TelnetVersionReply());
+  } else if (cmd == "help") {
+    reply->Append(ctx_->options->telnet.diediedie
+                      ? "available commands: stats dropcaches version exit help put rollup "
+                        "histogram diediedie \n"
+                      : "available commands: stats dropcaches version exit help put rollup "
+                        "histogram \n");
+  } else if (cmd == "exit") {
+    return Action::kClose;
+  } else if (cmd == "dropcaches") {
+    reply->Append("Caches dropped.\n");
+  } else if (cmd == "stats") {
+    reply->Append(TelnetStatsReply(*ctx_));
+  } else if (cmd == "rollup") {
+    const size_t tokens = CountTokens(line);
+    if (tokens < 6) {
+      reply->Append("rollup: illegal argument: not enough arguments (need least 7, got " +
+                    std::to_string(tokens - 1) + ")\n");
+    } else {
+      reply->Append("rollup: illegal argument: No rollup or aggregations were configured\n");
+    }
+  } else if (cmd == "histogram") {
+    reply->Append(
+        "histogram: illegal argument: Histogram storage has not been enabled. Check the "
+        "'tsd.core.histograms.config' configuration.\n");
+  } else if (cmd == "diediedie" && ctx_->options->telnet.diediedie) {
+    reply->Append("Cleaning up and exiting now.\n");
+    spdlog::warn("shutdown requested by the telnet diediedie command");
+    if (ctx_->request_shutdown) ctx_->request_shutdown();
+  } else {
+    ctx_->stats->telnet_unknown.fetch_add(1, std::memory_order_relaxed);
+    std::string msg = "unknown command: ";
+    msg.append(cmd);
+    msg += ".  Try `help'.\n";
+    reply->Append(msg);
+  }
+  return Action::kContinue;
+}
+
+std::string TelnetStatsReply(const ServiceContext& ctx) {
+  const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+  const std::string suffix = " host=" + HostName() + "\n";
+  std::string out;
+  auto line = [&](std::string_view name, uint64_t value, std::string_view tags) {
+    out += "tsd.";
+    out.append(name);
+    out += ' ';
+    out += std::to_string(now);
+    out += ' ';
+    out += std::to_string(value);
+    if (!tags.empty()) {
+      out += ' ';
+      out.append(tags);
+    }
+    out += suffix;
+  };
+  line("connectionmgr.connections", ctx.connections ? ctx.connections->size() : 0, "type=open");
+  line("connectionmgr.connections", ctx.connections ? ctx.connections->total_accepted() : 0,
+       "type=total");
+  line("rpc.received", ctx.stats->telnet_commands.load(), "type=telnet");
+  line("rpc.received", ctx.router ? ctx.router->requests() : 0, "type=http");
+  line("rpc.errors", ctx.stats->telnet_unknown.load(), "type=unknown_command");
+  line("uptime", static_cast<uint64_t>(now - ctx.stats->start_time_s), "");
+  if (ctx.storage != nullptr) {
+    const storage::StorageStats s = ctx.storage->stats();
+    line("datapoints.added", s.points_appended, "");
+    line("storage.series", s.series_count, "");
+  }
+  return out;
+}
+
+}  // namespace sundial::server

@@ -1,0 +1,39 @@
+// TelnetSession: the telnet-style command dispatcher of one connection.
+//
+// Walks the complete lines of a read buffer once: runs of `put` lines go to
+// the connection's PutLineSink in one call; every other line is a command
+// (opentsdb-compat.md §2.7): version, help, exit, dropcaches, stats,
+// rollup, histogram, diediedie (only when enabled), and anything else is
+// answered "unknown command: <cmd>.  Try `help'.". Commands are
+// case-sensitive; lines end in '\n' or "\r\n".
+#pragma once
+
+#include <memory>
+#include <string_view>
+
+#include "put_line_sink.h"
+#include "service_context.h"
+#include "sundial/net/line_handler.h"
+
+namespace sundial::server {
+
+class TelnetSession : public net::LineHandler {
+ public:
+  // ctx is borrowed and must outlive the session.
+  TelnetSession(ServiceContext* ctx, std::unique_ptr<PutLineSink> put_sink);
+
+  Action HandleLines(std::string_view lines, net::ReplyBuffer* reply) override;
+
+ private:
+  // One non-put line, without its line end.
+  Action HandleCommand(std::string_view line, net::ReplyBuffer* reply);
+
+  ServiceContext* const ctx_;
+  const std::unique_ptr<PutLineSink> put_sink_;
+};
+
+// The telnet `stats` reply: `tsd.<name> <epoch_s> <value> [tags] host=<h>`
+// lines, as OpenTSDB prints them.
+std::string TelnetStatsReply(const ServiceContext& ctx);
+
+}  // namespace sundial::server

@@ -1,0 +1,44 @@
+// WorkerPool: a few threads for work that must not run on I/O threads
+// (queries, waiting for a WAL fsync).
+//
+// Why: a long query on an I/O thread would stall the ingest of every
+// connection pinned to that thread (DESIGN.md §1).
+//
+// Thread-safety: Submit() from any thread. Jobs submitted after Stop() are
+// dropped.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+
+#include <asio/thread_pool.hpp>
+
+namespace sundial::server {
+
+class WorkerPool {
+ public:
+  // REQUIRES: num_threads > 0.
+  explicit WorkerPool(size_t num_threads);
+  ~WorkerPool();  // Stop()
+
+  WorkerPool(const WorkerPool&) = delete;
+  WorkerPool& operator=(const WorkerPool&) = delete;
+
+  // Runs job on a worker thread, some time later. Jobs must not block on
+  // other jobs of the pool. An exception escaping a job is logged and
+  // swallowed.
+  void Submit(std::function<void()> job);
+
+  // Waits for running jobs to finish, drops queued ones, joins the threads.
+  // Idempotent.
+  void Stop();
+
+  size_t size() const { return size_; }
+
+ private:
+  const size_t size_;
+  asio::thread_pool pool_;
+};
+
+}  // namespace sundial::server

@@ -1,0 +1,159 @@
+#include "sundial/http/http_connection.h"
+
+#include <chrono>
+#include <string>
+#include <thread>
+
+#include <asio/io_context.hpp>
+#include <asio/write.hpp>
+#include <gtest/gtest.h>
+
+namespace sundial::http {
+namespace {
+
+using asio::ip::tcp;
+
+// A loopback HTTP server: one io_context thread, plus a helper thread that
+// answers "/slow" requests later (as a worker pool would).
+class TestServer {
+ public:
+  explicit TestServer(HttpOptions options = {})
+      : options_(options), acceptor_(ctx_, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0)) {
+    router_.Add({Method::kGet}, "/api/fast", [](Request, ResponderPtr r) {
+      r->Send(Reply::Json(R"({"fast":1})"));
+    });
+    router_.Add({Method::kGet}, "/api/slow", [](Request req, ResponderPtr r) {
+      const int ms = std::stoi(std::string(req.params.Get("ms")));
+      std::thread([r, ms] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+        r->Send(Reply::Json("{\"slept\":" + std::to_string(ms) + "}"));
+      }).detach();
+    });
+    router_.Add({Method::kGet}, "/api/stream", [](Request, ResponderPtr r) {
+      std::thread([r] {
+        Reply head;
+        r->StartChunked(std::move(head));
+        r->WriteChunk("[1,", nullptr);
+        r->WriteChunk("2,", [r](bool ok) {
+          if (ok) r->WriteChunk("3]", nullptr);
+          r->Finish();
+        });
+      }).detach();
+    });
+    router_.Add({Method::kPost}, "/api/echo", [](Request req, ResponderPtr r) {
+      r->Send(Reply::Json(std::move(req.body)));
+    });
+    Accept();
+    thread_ = std::thread([this] { ctx_.run_for(std::chrono::seconds(20)); });
+  }
+  ~TestServer() {
+    manager_.StopAll();
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    ctx_.stop();
+    thread_.join();
+  }
+  uint16_t port() const { return acceptor_.local_endpoint().port(); }
+
+ private:
+  void Accept() {
+    acceptor_.async_accept([this](const std::error_code& ec, tcp::socket s) {
+      if (ec) return;
+      std::make_shared<HttpConnection>(std::move(s), &router_, options_, &manager_)->Start("");
+      Accept();
+    });
+  }
+
+  HttpOptions options_;
+  Router router_;
+  net::ConnectionManager manager_{0};
+  asio::io_context ctx_;
+  tcp::acceptor acceptor_;
+  std::thread thread_;
+};
+
+// Sends `request` and reads until the server closes or `until` appears
+// `count` times.
+std::string Exchange(uint16_t port, const std::string& request, const std::string& until = "",
+                     int count = 1) {
+  asio::io_context ctx;
+  tcp::socket s(ctx);
+  s.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port));
+  asio::write(s, asio::buffer(request));
+  std::string out;
+  char buf[4096];
+  std::error_code ec;
+  for (;;) {
+    if (!until.empty()) {
+      int seen = 0;
+      for (size_t p = out.find(until); p != std::string::npos; p = out.find(until, p + 1)) ++seen;
+      if (seen >= count) break;
+    }
+    size_t n = s.read_some(asio::buffer(buf), ec);
+    if (ec) break;
+    out.append(buf, n);
+  }
+  return out;
+}
+
+TEST(HttpConnection, PipelinedRepliesKeepRequestOrder) {
+  TestServer server;
+  const std::string out = Exchange(server.port(),
+                                   "GET /api/slow?ms=200 HTTP/1.1\r\n\r\n"
+                                   "GET /api/fast HTTP/1.1\r\n\r\n"
+                                   "GET /api/slow?ms=10 HTTP/1.1\r\nConnection: close\r\n\r\n");
+  const size_t a = out.find("{\"slept\":200}");
+  const size_t b = out.find("{\"fast\":1}");
+  const size_t c = out.find("{\"slept\":10}");
+  ASSERT_NE(a, std::string::npos) << out;
+  ASSERT_NE(b, std::string::npos) << out;
+  ASSERT_NE(c, std::string::npos) << out;
+  EXPECT_LT(a, b);
+  EXPECT_LT(b, c);
+  EXPECT_NE(out.find("Connection: close"), std::string::npos);
+}
+
+TEST(HttpConnection, ChunkedStreamingFromAnotherThread) {
+  TestServer server;
+  const std::string out =
+      Exchange(server.port(), "GET /api/stream HTTP/1.1\r\nConnection: close\r\n\r\n");
+  EXPECT_NE(out.find("Transfer-Encoding: chunked"), std::string::npos) << out;
+  EXPECT_NE(out.find("3\r\n[1,\r\n2\r\n2,\r\n2\r\n3]\r\n0\r\n\r\n"), std::string::npos) << out;
+}
+
+TEST(HttpConnection, BodyTooLargeIs413AndCloses) {
+  HttpOptions opt;
+  opt.limits.max_body_bytes = 1000;
+  TestServer server(opt);
+  const std::string out = Exchange(
+      server.port(), "POST /api/echo HTTP/1.1\r\nContent-Length: 5000\r\n\r\n" + std::string(5000, 'a'));
+  EXPECT_EQ(out.rfind("HTTP/1.1 413 ", 0), 0u) << out;
+  EXPECT_NE(out.find("\"code\":413"), std::string::npos);
+}
+
+TEST(HttpConnection, GzipResponseWhenAccepted) {
+  TestServer server;
+  const std::string body(5000, 'x');
+  const std::string out =
+      Exchange(server.port(), "POST /api/echo HTTP/1.1\r\nAccept-Encoding: gzip\r\nConnection: close\r\n"
+                              "Content-Length: 5000\r\n\r\n" + body);
+  EXPECT_NE(out.find("Content-Encoding: gzip"), std::string::npos) << out.substr(0, 300);
+  EXPECT_EQ(out.find(body), std::string::npos);
+}
+
+TEST(HttpConnection, BareMethodNotAllowed) {
+  TestServer server;
+  const std::string out = Exchange(server.port(), "HEAD /api/fast HTTP/1.1\r\n\r\n");
+  EXPECT_EQ(out.rfind("HTTP/1.1 405 ", 0), 0u) << out;
+  EXPECT_NE(out.find("Connection: close"), std::string::npos);
+}
+
+TEST(HttpConnection, ExpectContinue) {
+  TestServer server;
+  const std::string out = Exchange(
+      server.port(), "POST /api/echo HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n",
+      "100 Continue");
+  EXPECT_EQ(out.rfind("HTTP/1.1 100 Continue\r\n\r\n", 0), 0u) << out;
+}
+
+}  // namespace
+}  // namespace sundial::http

@@ -1,0 +1,177 @@
+#include "sundial/net/line_connection.h"
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <asio/connect.hpp>
+#include <asio/io_context.hpp>
+#include <asio/read.hpp>
+#include <asio/write.hpp>
+#include <gtest/gtest.h>
+
+namespace sundial::net {
+namespace {
+
+using asio::ip::tcp;
+
+struct Seen {
+  std::mutex mu;
+  std::vector<std::string> calls;  // one entry per HandleLines call
+};
+
+// Echoes each line back prefixed with "got:", closes on "quit".
+class EchoHandler : public LineHandler {
+ public:
+  explicit EchoHandler(Seen* seen) : seen_(seen) {}
+  Action HandleLines(std::string_view lines, ReplyBuffer* reply) override {
+    {
+      std::lock_guard<std::mutex> lock(seen_->mu);
+      seen_->calls.emplace_back(lines);
+    }
+    size_t pos = 0;
+    while (pos < lines.size()) {
+      const size_t nl = lines.find('\n', pos);
+      std::string_view line = lines.substr(pos, nl - pos);
+      pos = nl + 1;
+      if (line == "quit") return Action::kClose;
+      reply->Append("got:" + std::string(line) + "\n");
+    }
+    return Action::kContinue;
+  }
+
+ private:
+  Seen* seen_;
+};
+
+// A server side on a loopback port with one LineConnection per accept.
+class LineServer {
+ public:
+  explicit LineServer(LineOptions options)
+      : options_(options), acceptor_(ctx_, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0)) {
+    acceptor_.async_accept([this](const std::error_code& ec, tcp::socket s) {
+      if (ec) return;
+      auto conn = std::make_shared<LineConnection>(std::move(s),
+                                                   std::make_unique<EchoHandler>(&seen_),
+                                                   options_, &manager_);
+      conn->Start("");
+    });
+    thread_ = std::thread([this] { ctx_.run_for(std::chrono::seconds(20)); });
+  }
+  ~LineServer() {
+    manager_.StopAll();
+    ctx_.stop();
+    thread_.join();
+  }
+  uint16_t port() const { return acceptor_.local_endpoint().port(); }
+  Seen& seen() { return seen_; }
+
+ private:
+  LineOptions options_;
+  ConnectionManager manager_{0};
+  Seen seen_;
+  asio::io_context ctx_;
+  tcp::acceptor acceptor_;
+  std::thread thread_;
+};
+
+tcp::socket Connect(asio::io_context& ctx, uint16_t port) {
+  tcp::socket s(ctx);
+  s.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port));
+  return s;
+}
+
+// Reads until EOF (or error); the server closes in every test below.
+std::string ReadToEof(tcp::socket& s) {
+  std::string out;
+  char buf[4096];
+  std::error_code ec;
+  for (;;) {
+    size_t n = s.read_some(asio::buffer(buf), ec);
+    if (ec) break;
+    out.append(buf, n);
+  }
+  return out;
+}
+
+TEST(LineConnection, RepliesAndClosesOnHandlerRequest) {
+  LineOptions opt;
+  LineServer server(opt);
+  asio::io_context ctx;
+  tcp::socket s = Connect(ctx, server.port());
+  asio::write(s, asio::buffer(std::string("a\r\nb\nquit\nnever\n")));
+  EXPECT_EQ(ReadToEof(s), "got:a\r\ngot:b\n");
+}
+
+TEST(LineConnection, LinesOfOneReadArriveInOneCall) {
+  LineOptions opt;
+  LineServer server(opt);
+  asio::io_context ctx;
+  tcp::socket s = Connect(ctx, server.port());
+  std::string many;
+  for (int i = 0; i < 100; ++i) many += "line" + std::to_string(i) + "\n";
+  asio::write(s, asio::buffer(many + "quit\n"));
+  ReadToEof(s);
+  std::lock_guard<std::mutex> lock(server.seen().mu);
+  std::string all;
+  for (const auto& c : server.seen().calls) all += c;
+  EXPECT_EQ(all, many + "quit\n");
+  // 500 bytes sent at once: far fewer calls than lines.
+  EXPECT_LT(server.seen().calls.size(), 10u);
+}
+
+TEST(LineConnection, OverLongLineClosesWithoutReply) {
+  LineOptions opt;
+  opt.max_line_length = 1024;
+  LineServer server(opt);
+  asio::io_context ctx;
+  tcp::socket s = Connect(ctx, server.port());
+  asio::write(s, asio::buffer(std::string(4096, 'x')));
+  EXPECT_EQ(ReadToEof(s), "");
+}
+
+TEST(LineConnection, LastLineWithoutNewlineIsHandledAtEof) {
+  LineOptions opt;
+  LineServer server(opt);
+  asio::io_context ctx;
+  tcp::socket s = Connect(ctx, server.port());
+  asio::write(s, asio::buffer(std::string("x\ny")));
+  s.shutdown(tcp::socket::shutdown_send);
+  EXPECT_EQ(ReadToEof(s), "got:x\ngot:y\n");
+}
+
+TEST(LineConnection, ReplyBufferCapDropsRepliesButKeepsReading) {
+  LineOptions opt;
+  opt.max_pending_reply = 4096;
+  LineServer server(opt);
+  asio::io_context ctx;
+  tcp::socket s = Connect(ctx, server.port());
+  // The client writes 16 MB of lines and reads nothing until the end: the
+  // server must keep reading (else this write would block forever), and
+  // drop most of the 18 MB of replies.
+  std::string chunk;
+  for (int i = 0; i < 1000; ++i) chunk += "0123456789012345678901234567890123456789\n";
+  for (int i = 0; i < 400; ++i) asio::write(s, asio::buffer(chunk));
+  asio::write(s, asio::buffer(std::string("quit\n")));
+  const std::string got = ReadToEof(s);
+  EXPECT_GT(got.size(), 0u);
+  EXPECT_LT(got.size(), 12u << 20);
+}
+
+TEST(ReplyBuffer, DropsWhatDoesNotFit) {
+  ReplyBuffer r(10);
+  EXPECT_TRUE(r.Append("12345"));
+  EXPECT_FALSE(r.Append("123456"));
+  EXPECT_TRUE(r.Append("12345"));
+  EXPECT_EQ(r.dropped(), 1u);
+  std::string out;
+  r.TakeInto(&out);
+  EXPECT_EQ(out, "1234512345");
+  EXPECT_TRUE(r.empty());
+}
+
+}  // namespace
+}  // namespace sundial::net
