@@ -5,6 +5,7 @@
 
 #include "decimal.h"
 #include "int_code.h"
+#include "rice_code.h"
 #include "sundial/common/coding.h"
 #include "sundial/compress/page_iterator.h"
 #include "timestamp_code.h"
@@ -140,13 +141,14 @@ PageBuilder::Result PageBuilder::EncodePoint(Timestamp t, Value v,
     }
     if (!is_native && !allow_escape) return Result::kNotNative;
 
-    if (s.count != 0) WriteDod(&w, dod);
+    RiceState ts_rice{s.ts_rice}, val_rice{s.val_rice};
+    if (s.count != 0) WriteDod(&w, dod, &ts_rice, s.count >= 2);
     uint8_t lead = s.lead, trail = s.trail;
     if (is_native) {
       if (s.enc == ValueEncoding::kXor) {
         WriteXor(&w, native, s.prev_native, &lead, &trail);
       } else {
-        WriteIntDelta(&w, native - s.prev_native);
+        WriteIntDelta(&w, native - s.prev_native, &val_rice, s.has_native);
       }
     } else if (s.enc == ValueEncoding::kXor) {
       WriteXorIntEscape(&w, bits);
@@ -161,10 +163,13 @@ PageBuilder::Result PageBuilder::EncodePoint(Timestamp t, Value v,
     const bool repeat = s.count != 0 && dod == 0 && is_native &&
                         native == s.prev_native && s.last_native;
     s.pos = w.pos();
+    s.ts_rice = ts_rice.a;
+    s.val_rice = val_rice.a;
     s.lead = lead;
     s.trail = trail;
     if (is_native) {
       s.prev_native = native;
+      s.has_native = true;
     } else {
       ++s.escapes;
     }
@@ -193,7 +198,7 @@ PageBuilder::Result PageBuilder::EncodePoint(Timestamp t, Value v,
 void PageBuilder::StartRun(BitWriter* w) {
   State& s = st_;
   w->Truncate(s.pos - 2u * s.repeats);
-  w->Write(kRunPrefix, kRunPrefixBits);
+  WriteRunPrefix(w);
   s.run_at = w->pos();
   w->Write(s.repeats, kRunCountBits);
   s.pos = w->pos();

@@ -19,6 +19,9 @@ void PageIterator::Reset(std::string_view page) {
   delta_ = 0;
   lead_ = kNoWindow;
   trail_ = 0;
+  ts_rice_ = val_rice_ = 0;
+  seen_native_ = false;
+  second_ = true;
   unit_ = h_.seconds ? 1000 : 1;
   if (!status_.ok()) {
     in_ = BitReader();
@@ -40,8 +43,12 @@ bool PageIterator::Fail(const char* what) {
 }
 
 SUNDIAL_INLINE bool PageIterator::DecodeIntDomain(BitReader* in) {
-  const IntCode c = ReadIntCode(in);
+  RiceState rice{val_rice_};
+  const IntCode c = ReadIntCode(in, &rice, seen_native_);
+  val_rice_ = rice.a;
+  if (c.kind == IntCode::kBad) return Fail("bad value code");
   if (c.kind == IntCode::kDelta) {
+    seen_native_ = true;
     native_ += c.v;
     if (h_.value_encoding == ValueEncoding::kInt) {
       is_int_ = true;
@@ -116,8 +123,12 @@ bool PageIterator::Next() {
   }
   if (__builtin_expect(run_left_ != 0 || first_, 0)) return NextSpecial();
   BitReader in(in_.data(), in_.size(), in_.pos());  // kept in registers
-  const DodCode c = ReadDod(&in);
-  if (__builtin_expect(c.run, 0)) {
+  RiceState rice{ts_rice_};
+  const DodCode c = ReadDod(&in, &rice, !second_);
+  ts_rice_ = rice.a;
+  second_ = false;
+  if (__builtin_expect(c.run || c.bad, 0)) {
+    if (c.bad) return Fail("bad timestamp code");
     if (c.count == 0 || c.count > left_) return Fail("bad run length");
     run_left_ = c.count - 1;
   } else {

@@ -49,7 +49,11 @@ void HttpConnection::Start(std::string_view first_bytes) {
       self->Close();  // the server is stopping
       return;
     }
-    self->idle_.Start(self->options_.idle_timeout, self, [raw = self.get()] { raw->Close(); });
+    self->idle_.Start(self->options_.idle_timeout, self, [raw = self.get()] {
+      if (!raw->slots_.empty()) return false;  // a reply is still on its way
+      raw->Close();
+      return true;
+    });
     self->Feed(bytes.data(), bytes.size());
   });
 }

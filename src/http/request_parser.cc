@@ -111,6 +111,9 @@ struct RequestParser::Callbacks {
       self->Fail(413, "Request body too large");
       return -1;
     }
+    if (p->flags & F_CONTENTLENGTH) {
+      r.body.reserve(static_cast<size_t>(p->content_length));  // at most the body limit
+    }
     if (p->http_major == 1 && p->http_minor >= 1 &&
         EqualsNoCase(r.headers.Get("Expect"), "100-continue")) {
       self->expect_continue_ = true;

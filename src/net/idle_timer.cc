@@ -3,37 +3,31 @@
 namespace sundial::net {
 
 void IdleTimer::Start(std::chrono::milliseconds timeout, std::shared_ptr<void> owner,
-                      std::function<void()> on_idle) {
+                      std::function<bool()> on_idle) {
   if (timeout.count() <= 0) return;
   timeout_ = timeout;
-  owner_ = std::move(owner);
   on_idle_ = std::move(on_idle);
   last_ = Clock::now();
-  Arm(last_ + timeout_);
+  Arm(last_ + timeout_, std::move(owner));
 }
 
 void IdleTimer::Cancel() {
   cancelled_ = true;
-  std::error_code ignored;
-  timer_.cancel();
-  // Drop the owner when the pending wait completes (it holds a copy).
+  timer_.cancel();  // the pending wait completes and drops the owner
 }
 
-void IdleTimer::Arm(Clock::time_point at) {
+void IdleTimer::Arm(Clock::time_point at, std::shared_ptr<void> owner) {
   timer_.expires_at(at);
-  // The handler keeps the owner alive; it drops it once it stops re-arming.
-  timer_.async_wait([this, owner = owner_](const std::error_code& ec) {
-    if (ec || cancelled_) {
-      owner_.reset();
-      return;
+  // Only the pending wait holds the owner, so a stopped io_context that
+  // destroys the handler also lets the connection go.
+  timer_.async_wait([this, owner = std::move(owner)](const std::error_code& ec) mutable {
+    if (ec || cancelled_) return;
+    const Clock::time_point now = Clock::now();
+    if (now >= last_ + timeout_) {
+      if (on_idle_()) return;
+      last_ = now;  // kept open: count it as activity
     }
-    const Clock::time_point deadline = last_ + timeout_;
-    if (Clock::now() >= deadline) {
-      owner_.reset();
-      if (on_idle_) on_idle_();
-      return;
-    }
-    Arm(deadline);
+    Arm(last_ + timeout_, std::move(owner));
   });
 }
 

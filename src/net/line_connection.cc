@@ -24,7 +24,10 @@ void LineConnection::Start(std::string_view first_bytes) {
     Close();  // the server is stopping
     return;
   }
-  idle_.Start(options_.idle_timeout, self, [this] { Close(); });
+  idle_.Start(options_.idle_timeout, self, [this] {
+    Close();
+    return true;
+  });
   if (framer_.Append(first_bytes) == LineFramer::Result::kLineTooLong) {
     Close();
     return;

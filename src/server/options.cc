@@ -116,7 +116,7 @@ const std::vector<OptionSpec> kOptionTable = {
     {"storage.page_size", "512", "bytes per data page (a series fills one page at a time)",
      [](std::string_view v, Options* o) {
        uint64_t n = 0;
-       SUNDIAL_RETURN_IF_ERROR(ParseBytes(v, 64, 64 * 1024, &n));
+       SUNDIAL_RETURN_IF_ERROR(ParseBytes(v, 128, 64 * 1024, &n));
        o->storage.page_size = static_cast<uint32_t>(n);
        return Status::OK();
      }},
@@ -126,14 +126,24 @@ const std::vector<OptionSpec> kOptionTable = {
      }},
     {"storage.retention", "0", "drop partitions older than this (0 = keep forever)",
      [](std::string_view v, Options* o) { return SetTimestampMs(v, &o->storage.retention_ms); }},
-    {"wal.sync", "1000", "when to fsync the write-ahead log: batch (every write), <ms> (interval), none",
+    {"wal.sync", "1000", "when to fsync the write-ahead log: batch (every write), N (every N ms), none (never)",
      &SetWalSync},
     {"wal.segment_size", "64MiB", "size at which a new WAL segment file is started",
      [](std::string_view v, Options* o) {
        return ParseBytes(v, 1 << 20, 1ull << 32, &o->storage.wal_segment_bytes);
      }},
     {"ingest.max_tags", "8", "most tags a data point may have (OpenTSDB: tsd.storage.max_tags)",
-     [](std::string_view v, Options* o) { return Uint32(v, 1, 255, &o->ingest.max_tags); }},
+     [](std::string_view v, Options* o) {
+       uint64_t n = 0;
+       SUNDIAL_RETURN_IF_ERROR(ParseUint(v, 1, 255, &n));
+       o->ingest.max_tags = static_cast<size_t>(n);
+       return Status::OK();
+     }},
+    {"ingest.allow_specialchars", "", "extra characters allowed in names besides a-z A-Z 0-9 - _ . / and letters",
+     [](std::string_view v, Options* o) {
+       o->ingest.allow_specialchars = std::string(v);
+       return Status::OK();
+     }},
     {"ingest.max_line_length", "64KiB", "longest telnet line; a longer one closes the connection",
      [](std::string_view v, Options* o) {
        return SizeT(v, 1024, 16ull << 20, &o->line.max_line_length);

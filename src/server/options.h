@@ -12,7 +12,7 @@
 //   booleans   true/false, yes/no, on/off, 1/0
 //
 // Module options are the modules' own structs (StorageOptions, LineOptions,
-// HttpOptions), filled here and passed down by constructors: no globals.
+// HttpOptions, IngestOptions), filled here and passed down by constructors: no globals.
 #pragma once
 
 #include <chrono>
@@ -23,6 +23,7 @@
 
 #include "sundial/common/status.h"
 #include "sundial/http/http_connection.h"
+#include "sundial/ingest/ingest_options.h"
 #include "sundial/net/line_connection.h"
 #include "sundial/net/listener.h"
 #include "sundial/storage/storage.h"
@@ -34,11 +35,6 @@ struct LogOptions {
   std::string file;            // "" = stderr only
   uint64_t file_max_bytes = 0; // rotate when the file reaches this size
   uint32_t file_count = 0;     // rotated files kept
-};
-
-struct IngestOptions {
-  uint32_t max_tags = 0;
-  bool auto_create_metrics = true;
 };
 
 struct QueryOptions {
@@ -61,7 +57,7 @@ struct Options {
   net::LineOptions line;
   http::HttpOptions http;
   storage::StorageOptions storage;
-  IngestOptions ingest;
+  ingest::IngestOptions ingest;
   QueryOptions query;
   TelnetOptions telnet;
   LogOptions log;

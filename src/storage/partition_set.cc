@@ -48,6 +48,18 @@ Status PartitionSet::Open(std::vector<std::string>* warnings) {
     }
     slots_[start].end = end;
   }
+  // Repair missing indexes now, so that startup reports them, and open the
+  // newest partition, which the writers need first.
+  for (auto& [start, slot] : slots_) {
+    const std::string dir = DirOf(start, slot.end);
+    const bool repair = env_->FileExists(dir + "/pages") && !env_->FileExists(dir + "/index");
+    if (repair || start == slots_.rbegin()->first) {
+      Status s = Load(start, &slot);
+      if (!s.ok()) warnings->push_back(s.ToString());
+    }
+  }
+  for (auto& w : warnings_) warnings->push_back(std::move(w));
+  warnings_.clear();
   return Status::OK();
 }
 

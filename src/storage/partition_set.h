@@ -33,7 +33,8 @@ class PartitionSet {
   PartitionSet(const PartitionSet&) = delete;
   PartitionSet& operator=(const PartitionSet&) = delete;
 
-  // Lists the partitions under root (creating root if missing).
+  // Lists the partitions under root (creating root if missing), rebuilds
+  // missing indexes and opens the newest partition.
   Status Open(std::vector<std::string>* warnings);
   // The partition holding t, created (in memory; files come with the first
   // page) if none does.

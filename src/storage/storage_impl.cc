@@ -97,6 +97,8 @@ Status StorageImpl::Recover() {
           }
           ApplyPoint(p.series, s, p.t, p.v);
         });
+        // Replay seals pages; write them as we go rather than hoard them.
+        if (pages_pending_.load(std::memory_order_relaxed) >= 4096) (void)WritePending();
         if (!ok) ++corrupt;
       },
       &warnings, &corrupt));
@@ -130,6 +132,7 @@ void StorageImpl::AddWarning(std::string w) {
 }
 
 std::vector<std::string> StorageImpl::recovery_warnings() {
+  for (auto& w : partitions_->TakeWarnings()) AddWarning(std::move(w));
   std::lock_guard<std::mutex> lock(warn_mu_);
   return warnings_;
 }
@@ -270,9 +273,9 @@ void StorageImpl::AddPending(SeriesId id, MemSeries* s, std::string_view page, u
     p->min_t = h.min_t;
     p->max_t = h.max_t;
   }
-  PendingPage** tail = &s->pending;
-  while (*tail != nullptr) tail = &(*tail)->next;
-  *tail = p;
+  p->next = s->pending;
+  if (s->pending != nullptr) s->pending->newer = p;
+  s->pending = p;
   pages_sealed_.fetch_add(1, std::memory_order_relaxed);
   pages_pending_.fetch_add(1, std::memory_order_relaxed);
   std::lock_guard<std::mutex> lock(pending_mu_);  // under the series lock: keeps series order
@@ -309,6 +312,13 @@ void StorageImpl::FreezeOoo(SeriesId id, MemSeries* s) {
   }
   if (!out.empty()) AddPending(id, s, out.data(), kPageFlagOutOfOrder, s->ooo_start);
   s->ooo.reset();
+}
+
+void StorageImpl::PendingOldestFirst(const MemSeries* s,
+                                     std::vector<const PendingPage*>* out) {
+  out->clear();
+  for (const PendingPage* p = s->pending; p != nullptr; p = p->next) out->push_back(p);
+  std::reverse(out->begin(), out->end());
 }
 
 Timestamp StorageImpl::PendingMax(const MemSeries* s, Timestamp part_start) const {

@@ -62,7 +62,8 @@ class SpinLock {
 
 // A sealed page waiting to be written to its partition's page file.
 struct PendingPage {
-  PendingPage* next = nullptr;  // next (newer) pending page of the same series
+  PendingPage* next = nullptr;   // the next older pending page of the series
+  PendingPage* newer = nullptr;  // the next newer one
   SeriesId series = 0;
   uint8_t flags = 0;
   Timestamp part_start = 0;
@@ -81,7 +82,7 @@ struct MemSeries {
   Timestamp ooo_start = 0, ooo_end = 0;  // out-of-order page's partition
   std::unique_ptr<compress::PageBuilder> head;
   std::unique_ptr<compress::PageBuilder> ooo;
-  PendingPage* pending = nullptr;  // oldest first; owned
+  PendingPage* pending = nullptr;  // newest first; owned
 };
 
 // Dense array of MemSeries by id, in blocks that never move, so that Append
@@ -177,6 +178,8 @@ class StorageImpl final : public Storage {
   void AddPending(SeriesId id, MemSeries* s, std::string_view page, uint8_t flags,
                   Timestamp part_start);
   Timestamp PendingMax(const MemSeries* s, Timestamp part_start) const;
+  // The series' pending pages, oldest first. REQUIRES: s->lock held.
+  static void PendingOldestFirst(const MemSeries* s, std::vector<const PendingPage*>* out);
 
   // Maintenance (storage_maintenance.cc).
   void MaintenanceLoop();

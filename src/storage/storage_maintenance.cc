@@ -74,9 +74,12 @@ Status StorageImpl::WritePending() {
     MemSeries* series = series_.Get(p->series);
     {
       std::lock_guard<SpinLock> lock(series->lock);
-      PendingPage** link = &series->pending;
-      while (*link != p) link = &(*link)->next;
-      *link = p->next;
+      if (p->newer != nullptr) {
+        p->newer->next = p->next;
+      } else {
+        series->pending = p->next;
+      }
+      if (p->next != nullptr) p->next->newer = p->newer;
     }
     delete p;
     pages_written_.fetch_add(1, std::memory_order_relaxed);
@@ -116,11 +119,13 @@ Status StorageImpl::SnapshotForCheckpoint(SeriesId id, MemSeries* s, Wal::Checkp
   std::lock_guard<SpinLock> lock(s->lock);
   // Write order matters (last write wins): in-order data first, then the
   // out-of-order pages oldest first, then the open out-of-order page.
-  for (const PendingPage* p = s->pending; p != nullptr; p = p->next) {
+  std::vector<const PendingPage*> pending;
+  PendingOldestFirst(s, &pending);
+  for (const PendingPage* p : pending) {
     if ((p->flags & kPageFlagOutOfOrder) == 0) SUNDIAL_RETURN_IF_ERROR(emit(p->bytes));
   }
   if (s->head && !s->head->empty()) SUNDIAL_RETURN_IF_ERROR(emit(s->head->data()));
-  for (const PendingPage* p = s->pending; p != nullptr; p = p->next) {
+  for (const PendingPage* p : pending) {
     if ((p->flags & kPageFlagOutOfOrder) != 0) SUNDIAL_RETURN_IF_ERROR(emit(p->bytes));
   }
   if (s->ooo && !s->ooo->empty()) SUNDIAL_RETURN_IF_ERROR(emit(s->ooo->data()));

@@ -29,7 +29,9 @@ std::unique_ptr<SampleIterator> StorageImpl::NewIterator(SeriesId id, Timestamp 
   };
   {
     std::lock_guard<SpinLock> lock(s->lock);
-    for (const PendingPage* p = s->pending; p != nullptr; p = p->next) {
+    std::vector<const PendingPage*> pending;
+    PendingOldestFirst(s, &pending);
+    for (const PendingPage* p : pending) {
       add_mem(p->bytes, p->min_t, p->max_t, (p->flags & kPageFlagOutOfOrder) != 0, false);
     }
     if (s->head && !s->head->empty()) {

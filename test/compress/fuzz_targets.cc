@@ -90,18 +90,22 @@ void FuzzPageRoundTrip(const uint8_t* data, size_t size) {
   Value v = Value::Int(0);
   while (!in.empty()) {
     const auto op = static_cast<uint8_t>(in.Take(1));
+    uint64_t step = 0;  // wraps, like any int64 sequence may
     switch (op & 7) {  // timestamp step
       case 0: break;
-      case 1: t += 1000; break;
-      case 2: t += static_cast<int8_t>(in.Take(1)) * 1000; break;
-      case 3: t += static_cast<int16_t>(in.Take(2)); break;
+      case 1: step = 1000; break;
+      case 2: step = static_cast<uint64_t>(static_cast<int8_t>(in.Take(1)) * 1000); break;
+      case 3: step = static_cast<uint64_t>(static_cast<int16_t>(in.Take(2))); break;
       case 4: t = static_cast<Timestamp>(in.Take(8)); break;
-      default: t += 10000; break;
+      default: step = 10000; break;
     }
+    t = static_cast<Timestamp>(static_cast<uint64_t>(t) + step);
     switch ((op >> 3) & 7) {  // value
       case 0: break;  // repeat
       case 1: v = Value::Int(static_cast<int64_t>(in.Take(8))); break;
-      case 2: v = Value::Int((v.is_int() ? v.int_value() : 0) + static_cast<int8_t>(in.Take(1))); break;
+      case 2: v = Value::Int(static_cast<int64_t>(
+                  static_cast<uint64_t>(v.is_int() ? v.int_value() : 0) +
+                  static_cast<uint64_t>(static_cast<int8_t>(in.Take(1))))); break;
       case 3: v = Value::Float(static_cast<double>(static_cast<int32_t>(in.Take(4))) / 100); break;
       case 4: v = Value::Float(BitsToDouble(in.Take(8))); break;
       case 5: v = Value::Float(static_cast<double>(static_cast<int16_t>(in.Take(2))) /

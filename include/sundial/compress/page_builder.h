@@ -105,11 +105,14 @@ class PageBuilder {
     uint8_t lead = 0xff;     // xor window; 0xff: none yet
     uint8_t trail = 0;
     bool last_native = false;  // the last point was coded natively
+    bool has_native = false;   // some point was coded natively
     bool last_is_int = true;   // type and bits of the last point's value
     uint64_t last_bits = 0;
     uint64_t prev_native = 0;  // int, mantissa or float bits of the last native value
     int64_t prev_x = 0;        // last timestamp in page units
     uint64_t prev_delta = 0;   // in page units, wrapping
+    uint64_t ts_rice = 0;      // adaptive code states (src/compress/rice_code.h)
+    uint64_t val_rice = 0;
     Timestamp first_t = 0, min_t = 0, max_t = 0, last_t = 0;
   };
 

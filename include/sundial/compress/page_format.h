@@ -25,34 +25,31 @@
 // point is a timestamp code then a value code, except that a run code stands
 // for several whole points.
 //
+// Adaptive Rice code R(z) for z >= 0, with a state a (uint64, starts at 0)
+// and k = min(40, floor(log2(a >> 4))), or 0 when a >> 4 < 2:
+//   0                                   z = 0
+//   1 + q ones + 0 + k bits             z - 1 = q * 2^k + those bits, q < 8
+//   1 + 11111111 + 7 bits e + e bits    z - 1 in e bits, e in 1..64
+//   1 + 11111111 + 7 bits e             e = 65 or 66: special, see below
+// After a nonzero, non-special code that "adapts":
+//   a += min(z - 1, 2^40) - (a >> 4).
+// (Codes are written first bit first; "10" means a 1 bit then a 0 bit.)
+//
 // Timestamp code. Let u = 1000 in seconds pages, else 1, x = t / u, delta =
 // x - x_prev, dod = delta - delta_prev (delta_prev = 0 before point 1; all
-// arithmetic wraps mod 2^64), zz = zigzag(dod):
-//   0                       dod = 0
-//   10      + 8 bits zz-1
-//   110     + 14 bits zz-1
-//   1110    + 20 bits zz-1
-//   11110   + 32 bits zz-1
-//   111110  + 64 bits zz
-//   111111  + 16 bits n     run: n >= 1 more points, each with dod = 0 and
-//                           the previous point's value (same type, same bits)
-// (Codes are written first bit first; "10" means a 1 bit then a 0 bit.)
+// arithmetic wraps mod 2^64): R(zigzag(dod)) with the page's timestamp
+// state, adapting for every point but point 1. Special e = 65 is a run:
+// a 16-bit count n >= 1 follows, standing for n more points, each with
+// dod = 0 and the previous point's value (same type, same bits).
 //
 // Value code, int and decimal pages. The page's native type is int64 (int
 // pages) or float64 (decimal pages, value = double(m) / 10^s computed as one
-// IEEE division, m int64, which the encoder checks is bit-identical). Let m
-// be the native value as int64 (the int itself, or the decimal mantissa),
-// d = m - m_prev (m_prev = 0 before the first native value; wraps), zz =
-// zigzag(d):
-//   0                         d = 0
-//   10        + 4 bits zz-1
-//   110       + 7 bits zz-1
-//   1110      + 12 bits zz-1
-//   11110     + 20 bits zz-1
-//   111110    + 32 bits zz-1
-//   1111110   + 64 bits zz
-//   11111110  + 64 bits       escape: a float64, raw bits
-//   11111111  + 64 bits       escape: an int64, raw bits
+// IEEE division, m int64, which the encoder checks is bit-identical; the
+// encoder only uses |m| < 10^15). Let m be the native value as int64 (the
+// int itself, or the decimal mantissa) and d = m - m_prev (m_prev = 0 before
+// the first native value; wraps): R(zigzag(d)) with the page's value state,
+// adapting for every native value but the first. Specials: e = 65 is an
+// escaped float64, e = 66 an escaped int64, their 64 raw bits follow.
 // Escaped values (the other type, or a float that is not a decimal of scale
 // s) do not change m_prev.
 //

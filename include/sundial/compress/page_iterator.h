@@ -68,6 +68,10 @@ class PageIterator final : public SampleIterator {
   int64_t x_ = 0;           // current timestamp in page units
   uint64_t delta_ = 0;      // page units, wrapping
   uint64_t native_ = 0;     // last native value (int, mantissa or float bits)
+  uint64_t ts_rice_ = 0;    // adaptive code states (src/compress/rice_code.h)
+  uint64_t val_rice_ = 0;
+  bool seen_native_ = false;
+  bool second_ = true;      // the next timestamp code is point 1's
   uint8_t lead_ = 0xff;     // xor window; 0xff: none yet
   uint8_t trail_ = 0;
   bool first_ = true;

@@ -23,23 +23,24 @@ class IdleTimer {
   explicit IdleTimer(const asio::any_io_executor& executor) : timer_(executor) {}
 
   // Starts watching. on_idle runs on the executor once the connection was
-  // idle for `timeout`; it is not called after Cancel(). A zero timeout
-  // disables the timer. `owner` keeps the connection alive while waiting.
+  // idle for `timeout`; it returns true if it closed the connection, or
+  // false to keep it (e.g. a reply is still being computed), which counts
+  // as activity. Not called after Cancel(). A zero timeout disables the
+  // timer. `owner` keeps the connection alive while waiting.
   void Start(std::chrono::milliseconds timeout, std::shared_ptr<void> owner,
-             std::function<void()> on_idle);
+             std::function<bool()> on_idle);
   void Touch() {
     if (timeout_.count() > 0) last_ = Clock::now();
   }
   void Cancel();
 
  private:
-  void Arm(Clock::time_point at);
+  void Arm(Clock::time_point at, std::shared_ptr<void> owner);
 
   asio::steady_timer timer_;
   std::chrono::milliseconds timeout_{0};
   Clock::time_point last_;
-  std::shared_ptr<void> owner_;
-  std::function<void()> on_idle_;
+  std::function<bool()> on_idle_;
   bool cancelled_ = false;
 };
 

@@ -1,0 +1,34 @@
+// JSON text helpers shared by every query endpoint writer.
+//
+// Why: OpenTSDB (Jackson) prints longs as integers and doubles in Java
+// Double.toString form ("1.5", "100.0", "1.0E-4", "9.223372036854776E17").
+// Grafana and curl scripts see the same bytes from Sundial. NaN and
+// infinities are printed as quoted strings ("NaN"), as Jackson does.
+//
+// Thread-safety: pure functions.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace sundial::query {
+
+// Appends v in Java Double.toString layout using the shortest digits that
+// round-trip: plain decimal with at least one fractional digit when
+// 1e-3 <= |v| < 1e7, otherwise "<d>.<digits>E<exp>". Zero is "0.0"/"-0.0".
+// NaN/Inf are appended as the quoted strings "NaN", "Infinity", "-Infinity".
+void AppendJavaDouble(double v, std::string* out);
+
+// The same digits without the quotes for NaN/Inf (for string-valued fields
+// such as /api/query/last "value").
+std::string JavaDoubleToString(double v);
+
+// Appends a signed decimal integer.
+void AppendInt(int64_t v, std::string* out);
+
+// Appends s as a quoted JSON string; '"', '\\' and control characters below
+// 0x20 are escaped (\u00XX). Bytes >= 0x80 pass through unchanged.
+void AppendJsonString(std::string_view s, std::string* out);
+
+}  // namespace sundial::query

@@ -1,0 +1,103 @@
+// QueryEngine: runs /api/query, /api/query/last, /api/suggest and
+// /api/search/lookup against Storage, and writes OpenTSDB-shaped JSON.
+//
+// Why one engine object: it owns the limits (series, points, deadline)
+// from Options and borrows the Storage; server/ creates one and calls it
+// from its query worker threads. Query results are streamed: the body is
+// handed to a ChunkSink in pieces of about kChunkBytes, never built whole.
+//
+// Error contract: a non-ok Status returned before the first Write() means
+// nothing was sent and the caller answers with an error document (see
+// SplitErrorDetails). After the first Write(), an error means the body is
+// incomplete; the caller must abort the response.
+// Codes: InvalidArgument -> 400, NotFound -> 404 (lookup), ResourceExhausted
+// -> 413 (limits), DeadlineExceeded -> 400 (deadline), others -> 500.
+//
+// Thread-safety: all methods are const and safe to call concurrently.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "sundial/common/status.h"
+#include "sundial/query/query_spec.h"
+#include "sundial/storage/storage.h"
+
+namespace sundial::query {
+
+struct QueryLimits {
+  uint64_t max_series = 0;   // series per /api/query request; 0 = no limit
+  uint64_t max_points = 0;   // raw points read per request; 0 = no limit
+  int64_t deadline_ms = 0;   // wall time per request; 0 = no limit
+};
+
+// Receives a response body piece by piece.
+class ChunkSink {
+ public:
+  virtual ~ChunkSink() = default;
+  // Takes the next piece. Returns false if the receiver is gone; the
+  // engine then stops early with Status::Unavailable.
+  virtual bool Write(std::string&& chunk) = 0;
+};
+
+inline constexpr size_t kChunkBytes = 64 * 1024;
+
+// /api/query/last request.
+struct LastQuery {
+  std::string metric;                                       // with tags below
+  std::vector<std::pair<std::string, std::string>> tags;    // subset match
+  std::vector<std::string> tsuids;
+};
+struct LastRequest {
+  std::vector<LastQuery> queries;
+  bool resolve = false;
+  int64_t back_scan_hours = 0;  // 0 = no limit
+};
+Status ParseLastParams(const ParamList& params, LastRequest* out);
+Status ParseLastJson(std::string_view body, LastRequest* out);
+
+// /api/search/lookup request.
+struct LookupRequest {
+  std::string metric;  // "" or "*" = any
+  std::vector<std::pair<std::string, std::string>> tags;  // "*" = any
+  int64_t limit = 25;  // <= 0 = unlimited
+};
+Status ParseLookupParams(const ParamList& params, LookupRequest* out);
+Status ParseLookupJson(std::string_view body, LookupRequest* out);
+
+class QueryEngine {
+ public:
+  QueryEngine(storage::Storage* storage, const QueryLimits& limits);
+  QueryEngine(const QueryEngine&) = delete;
+  QueryEngine& operator=(const QueryEngine&) = delete;
+
+  // Runs a parsed /api/query request and streams the JSON array to sink.
+  Status Execute(const QuerySpec& spec, ChunkSink* sink) const;
+
+  // /api/query/last. now_ms bounds back_scan.
+  Status Last(const LastRequest& req, Timestamp now_ms, std::string* json) const;
+
+  // /api/suggest. type: metrics|tagk|tagv; max <= 0 means 25.
+  Status Suggest(std::string_view type, std::string_view q, int64_t max,
+                 std::string* json) const;
+
+  // /api/search/lookup. elapsed time is reported in "time".
+  Status Lookup(const LookupRequest& req, std::string* json) const;
+
+  // /api/aggregators body (sorted names).
+  static std::string AggregatorsJson();
+
+  const QueryLimits& limits() const { return limits_; }
+
+ private:
+  storage::Storage* const storage_;
+  const QueryLimits limits_;
+};
+
+// Upper-case hex TSUID of a series key (3-byte UIDs, tag pairs sorted by
+// tagk uid).
+std::string TsuidOf(const storage::SeriesKey& key);
+
+}  // namespace sundial::query

@@ -1,0 +1,322 @@
+// /api/query execution: select series with the index, group them, run the
+// per-series pipelines and the group merge, stream the result.
+#include "sundial/query/query_engine.h"
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+#include <set>
+#include <utility>
+
+#include "group_aggregator.h"
+#include "query_writer.h"
+#include "series_source.h"
+#include "sundial/query/json_format.h"
+
+namespace sundial::query {
+namespace {
+
+using storage::NameKind;
+using storage::SeriesKey;
+
+struct SeriesEntry {
+  SeriesId id;
+  SeriesKey key;
+  std::string tsuid;
+};
+
+// The series of one sub-query, grouped. Groups are in output order.
+struct SubPlan {
+  const SubQuery* q;
+  std::string metric;
+  std::vector<SeriesEntry> series;
+  std::vector<std::vector<size_t>> groups;  // indices into series
+  Timestamp scan_start_ms;
+  Timestamp scan_end_ms;  // exclusive
+};
+
+Status NoSuchName(const char* kind, const std::string& name) {
+  const std::string msg = std::string("No such name for '") + kind + "': '" + name + "'";
+  return Status::InvalidArgument(msg + kDetailsSeparator + msg);
+}
+
+// OpenTSDB's scan window (TsdbQuery.getScanStartTimeSeconds/EndTime).
+void ComputeScanWindow(const QuerySpec& spec, const SubQuery& q, SubPlan* plan) {
+  constexpr int64_t kMaxSec = int64_t{1} << 42;  // keeps 1000*s far from overflow
+  const int64_t s = std::min(spec.start_ms / 1000, kMaxSec);
+  const int64_t e = std::min(spec.end_ms / 1000, kMaxSec) + 1;
+  const int64_t iv = q.downsample.enabled && !q.downsample.all ? q.downsample.interval_ms : 0;
+  int64_t s1 = s;
+  if (iv > 0) s1 = s - ((1000 * s) % iv) / 1000;
+  const int64_t scan_start = std::max<int64_t>(0, s1 - s1 % 3600);
+  int64_t scan_end = 0;
+  if (iv > 0) {
+    const int64_t e1 = e + (iv - (1000 * e) % iv) / 1000;
+    scan_end = e1 % 3600 == 0 ? e1 : e1 + 3600 - e1 % 3600;
+  } else {
+    scan_end = e + 3600 - e % 3600;
+  }
+  plan->scan_start_ms = scan_start * 1000;
+  plan->scan_end_ms = scan_end * 1000;
+}
+
+const std::string* TagValue(const SeriesKey& key, const std::string& tagk) {
+  for (const auto& kv : key.tags) {
+    if (kv.first == tagk) return &kv.second;
+  }
+  return nullptr;
+}
+
+bool PassesFilters(const SubQuery& q, const SeriesKey& key) {
+  for (const TagFilter& f : q.filters) {
+    const std::string* v = TagValue(key, f.tagk());
+    if (v == nullptr || !f.Match(*v)) return false;
+  }
+  if (q.explicit_tags) {
+    std::set<std::string> want;
+    for (const TagFilter& f : q.filters) want.insert(f.tagk());
+    if (want.size() != key.tags.size()) return false;
+    for (const auto& kv : key.tags) {
+      if (want.count(kv.first) == 0) return false;
+    }
+  }
+  return true;
+}
+
+std::vector<SeriesId> Intersect(const std::vector<SeriesId>& a, const std::vector<SeriesId>& b) {
+  std::vector<SeriesId> out;
+  std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
+  return out;
+}
+
+// Narrows candidates with the index for the first literal_or filter.
+std::vector<SeriesId> NarrowByLiterals(storage::Storage* st, const SubQuery& q,
+                                       std::vector<SeriesId> ids) {
+  for (const TagFilter& f : q.filters) {
+    if (f.type() != FilterType::kLiteralOr) continue;
+    std::vector<SeriesId> any;
+    for (const std::string& lit : f.literals()) {
+      std::vector<SeriesId> with = st->SeriesWithTag(f.tagk(), lit);
+      std::vector<SeriesId> merged;
+      std::set_union(any.begin(), any.end(), with.begin(), with.end(),
+                     std::back_inserter(merged));
+      any.swap(merged);
+    }
+    return Intersect(ids, any);
+  }
+  return ids;
+}
+
+// Validates names the way OpenTSDB resolves UIDs.
+Status CheckNames(storage::Storage* st, const SubQuery& q) {
+  uint32_t uid = 0;
+  for (const TagFilter& f : q.filters) {
+    if (!st->LookupUid(NameKind::kTagKey, f.tagk(), &uid).ok()) return NoSuchName("tagk", f.tagk());
+    if (f.type() != FilterType::kLiteralOr) continue;
+    for (const std::string& lit : f.literals()) {
+      if (!st->LookupUid(NameKind::kTagValue, lit, &uid).ok()) return NoSuchName("tagv", lit);
+    }
+  }
+  return Status::OK();
+}
+
+Status ResolveTsuids(storage::Storage* st, const SubQuery& q, std::string* metric,
+                     std::vector<SeriesId>* ids) {
+  const std::string& first = q.tsuids.front();
+  uint32_t want = 0;
+  auto r = std::from_chars(first.data(), first.data() + std::min<size_t>(6, first.size()), want, 16);
+  if (first.size() < 6 || r.ec != std::errc() || r.ptr != first.data() + 6) {
+    return Status::InvalidArgument("Invalid TSUID: " + first);
+  }
+  for (const std::string& name : st->SuggestNames(NameKind::kMetric, "", 0)) {
+    uint32_t uid = 0;
+    if (st->LookupUid(NameKind::kMetric, name, &uid).ok() && uid == want) *metric = name;
+  }
+  if (metric->empty()) return NoSuchName("metrics", first.substr(0, 6));
+  std::set<std::string> wanted(q.tsuids.begin(), q.tsuids.end());
+  for (SeriesId id : st->SeriesOfMetric(*metric)) {
+    SeriesKey key;
+    if (st->GetSeriesKey(id, &key).ok() && wanted.count(TsuidOf(key))) ids->push_back(id);
+  }
+  return Status::OK();
+}
+
+Status SelectSeries(storage::Storage* st, const SubQuery& q, SubPlan* plan) {
+  std::vector<SeriesId> ids;
+  if (!q.tsuids.empty()) {
+    SUNDIAL_RETURN_IF_ERROR(ResolveTsuids(st, q, &plan->metric, &ids));
+  } else {
+    plan->metric = q.metric;
+    ids = st->SeriesOfMetric(q.metric);
+    uint32_t uid = 0;
+    if (ids.empty() && !st->LookupUid(NameKind::kMetric, q.metric, &uid).ok()) {
+      return NoSuchName("metrics", q.metric);
+    }
+    SUNDIAL_RETURN_IF_ERROR(CheckNames(st, q));
+    ids = NarrowByLiterals(st, q, std::move(ids));
+  }
+  for (SeriesId id : ids) {
+    SeriesEntry e;
+    e.id = id;
+    if (!st->GetSeriesKey(id, &e.key).ok() || !PassesFilters(q, e.key)) continue;
+    e.tsuid = TsuidOf(e.key);
+    plan->series.push_back(std::move(e));
+  }
+  std::sort(plan->series.begin(), plan->series.end(),
+            [](const SeriesEntry& a, const SeriesEntry& b) { return a.tsuid < b.tsuid; });
+  return Status::OK();
+}
+
+void GroupSeries(const SubQuery& q, SubPlan* plan) {
+  if (q.aggregator->fn == AggFn::kNone) {
+    for (size_t i = 0; i < plan->series.size(); ++i) plan->groups.push_back({i});
+    return;
+  }
+  std::set<std::string> keys;
+  for (const TagFilter& f : q.filters) {
+    if (f.group_by()) keys.insert(f.tagk());
+  }
+  std::map<std::vector<std::string>, std::vector<size_t>> groups;
+  for (size_t i = 0; i < plan->series.size(); ++i) {
+    std::vector<std::string> values;
+    for (const std::string& k : keys) {
+      const std::string* v = TagValue(plan->series[i].key, k);
+      values.push_back(v ? *v : std::string());
+    }
+    groups[values].push_back(i);
+  }
+  for (auto& g : groups) plan->groups.push_back(std::move(g.second));
+}
+
+void ComputeTags(const SubPlan& plan, const std::vector<size_t>& members, GroupHeader* h) {
+  std::map<std::string, std::pair<std::string, bool>> seen;  // value, conflicting
+  for (size_t m : members) {
+    for (const auto& kv : plan.series[m].key.tags) {
+      auto it = seen.find(kv.first);
+      if (it == seen.end()) {
+        seen.emplace(kv.first, std::make_pair(kv.second, false));
+      } else if (it->second.first != kv.second) {
+        it->second.second = true;
+      }
+    }
+  }
+  for (auto& kv : seen) {
+    if (kv.second.second) {
+      h->aggregate_tags.push_back(kv.first);
+    } else {
+      h->tags.emplace(kv.first, kv.second.first);
+    }
+  }
+  for (size_t m : members) h->tsuids.push_back(plan.series[m].tsuid);
+  std::sort(h->tsuids.begin(), h->tsuids.end());
+}
+
+// Runs one group and writes its result (if any member has data).
+Status RunGroup(storage::Storage* st, const QuerySpec& spec, const SubPlan& plan,
+                const std::vector<size_t>& members, QueryBudget* budget, ResultWriter* w) {
+  const SubQuery& q = *plan.q;
+  std::vector<std::unique_ptr<RawSource>> raws;
+  std::vector<size_t> present;
+  for (size_t m : members) {
+    auto raw = std::make_unique<RawSource>(
+        st->NewIterator(plan.series[m].id, plan.scan_start_ms, plan.scan_end_ms - 1), budget);
+    if (!raw->Prime()) continue;
+    raws.push_back(std::move(raw));
+    present.push_back(m);
+  }
+  SUNDIAL_RETURN_IF_ERROR(budget->status());
+  if (raws.empty()) return Status::OK();
+  GroupHeader h;
+  h.metric = &plan.metric;
+  ComputeTags(plan, present, &h);
+  const DownsampleContext ctx{&q.downsample, &spec.tz, spec.start_ms, spec.end_ms,
+                              plan.scan_start_ms, plan.scan_end_ms};
+  std::vector<std::unique_ptr<PointSource>> sources;
+  for (auto& raw : raws) sources.push_back(BuildSeriesPipeline(std::move(raw), q, ctx));
+  GroupAggregator agg(std::move(sources), *q.aggregator, q.rate);
+  w->BeginResult(q, h);
+  Point p;
+  while (agg.Next(&p)) {
+    if (p.t >= spec.start_ms && p.t <= spec.end_ms) w->AddPoint(p.t, p.v);
+  }
+  SUNDIAL_RETURN_IF_ERROR(budget->status());
+  if (!w->EndResult()) return Status::Unavailable("client went away");
+  return Status::OK();
+}
+
+}  // namespace
+
+std::string TsuidOf(const storage::SeriesKey& key) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  auto put = [](uint32_t uid, std::string* out) {
+    int bytes = 3;
+    while (bytes < 4 && (uid >> (8 * bytes)) != 0) ++bytes;
+    for (int b = bytes - 1; b >= 0; --b) {
+      const uint32_t byte = (uid >> (8 * b)) & 0xFF;
+      out->push_back(kHex[byte >> 4]);
+      out->push_back(kHex[byte & 15]);
+    }
+  };
+  std::vector<std::pair<uint32_t, uint32_t>> pairs = key.tag_uids;
+  std::sort(pairs.begin(), pairs.end());
+  std::string out;
+  out.reserve(6 + pairs.size() * 12);
+  put(key.metric_uid, &out);
+  for (const auto& p : pairs) {
+    put(p.first, &out);
+    put(p.second, &out);
+  }
+  return out;
+}
+
+QueryEngine::QueryEngine(storage::Storage* storage, const QueryLimits& limits)
+    : storage_(storage), limits_(limits) {}
+
+Status QueryEngine::Execute(const QuerySpec& spec, ChunkSink* sink) const {
+  // Phase 1: resolve every sub-query, so that name and limit errors are
+  // reported before any byte of the body is sent.
+  std::vector<SubPlan> plans(spec.queries.size());
+  uint64_t total_series = 0;
+  for (size_t i = 0; i < spec.queries.size(); ++i) {
+    const SubQuery& q = spec.queries[i];
+    if (q.downsample.enabled && q.downsample.fill == FillPolicy::kScalar) {
+      return Status::InvalidArgument("The scalar fill policy is not supported");
+    }
+    SubPlan& plan = plans[i];
+    plan.q = &q;
+    SUNDIAL_RETURN_IF_ERROR(SelectSeries(storage_, q, &plan));
+    total_series += plan.series.size();
+    if (limits_.max_series != 0 && total_series > limits_.max_series) {
+      return Status::ResourceExhausted(
+          "Sorry, you have attempted to fetch more than our limit of " +
+          std::to_string(limits_.max_series) +
+          " time series. Please try filtering using more tags or use fewer sub-queries.");
+    }
+    ComputeScanWindow(spec, q, &plan);
+    GroupSeries(q, &plan);
+  }
+  // Phase 2: stream.
+  QueryBudget budget(limits_.max_points, limits_.deadline_ms);
+  ResultWriter w(spec, sink);
+  for (const SubPlan& plan : plans) {
+    for (const std::vector<size_t>& g : plan.groups) {
+      SUNDIAL_RETURN_IF_ERROR(RunGroup(storage_, spec, plan, g, &budget, &w));
+    }
+  }
+  if (!w.Finish()) return Status::Unavailable("client went away");
+  return Status::OK();
+}
+
+std::string QueryEngine::AggregatorsJson() {
+  size_t n = 0;
+  const Aggregator* all = AllAggregators(&n);
+  std::string out = "[";
+  for (size_t i = 0; i < n; ++i) {
+    if (i) out.push_back(',');
+    AppendJsonString(all[i].name, &out);
+  }
+  out.push_back(']');
+  return out;
+}
+
+}  // namespace sundial::query

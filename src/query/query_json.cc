@@ -1,0 +1,294 @@
+// POST /api/query JSON body (opentsdb-compat.md §5.3). Parsed with
+// nlohmann::ordered_json (no exceptions, insertion order kept so that
+// "tags"/"filters" resolve last-wins like OpenTSDB's Jackson setters).
+#include <charconv>
+#include <cmath>
+#include <cctype>
+#include <nlohmann/json.hpp>
+
+#include "sundial/query/query_spec.h"
+
+namespace sundial::query {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Status JsonError(const std::string& details) {
+  return Status::InvalidArgument(std::string("Unable to parse the given JSON") +
+                                 kDetailsSeparator + details);
+}
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// Jackson-style lenient coercions. Each returns false on a type it cannot
+// coerce.
+bool AsString(const Json& j, std::string* out) {
+  if (j.is_string()) {
+    *out = j.get_ref<const std::string&>();
+  } else if (j.is_number_integer() || j.is_number_unsigned()) {
+    *out = j.is_number_unsigned() ? std::to_string(j.get<uint64_t>())
+                                  : std::to_string(j.get<int64_t>());
+  } else if (j.is_number_float()) {
+    const double d = j.get<double>();
+    char buf[64];
+    auto r = std::to_chars(buf, buf + sizeof(buf), d, std::chars_format::fixed);
+    *out = std::string(buf, static_cast<size_t>(r.ptr - buf));
+  } else if (j.is_boolean()) {
+    *out = j.get<bool>() ? "true" : "false";
+  } else {
+    return false;
+  }
+  return true;
+}
+
+bool AsBool(const Json& j, bool* out) {
+  if (j.is_boolean()) {
+    *out = j.get<bool>();
+  } else if (j.is_string()) {
+    const std::string s = Lower(j.get_ref<const std::string&>());
+    if (s == "true") *out = true;
+    else if (s == "false" || s.empty()) *out = false;
+    else return false;
+  } else if (j.is_number()) {
+    *out = j.get<double>() != 0;
+  } else if (j.is_null()) {
+    *out = false;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+bool AsInt64(const Json& j, int64_t* out) {
+  if (j.is_number_integer()) {
+    *out = j.get<int64_t>();
+  } else if (j.is_number_unsigned()) {
+    const uint64_t u = j.get<uint64_t>();
+    *out = u > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(u);
+  } else if (j.is_number_float()) {
+    const double d = j.get<double>();
+    if (std::isnan(d)) return false;
+    *out = d >= 9.2233720368547758e18 ? INT64_MAX
+           : d <= -9.2233720368547758e18 ? INT64_MIN
+                                          : static_cast<int64_t>(d);
+  } else if (j.is_string()) {
+    const std::string& s = j.get_ref<const std::string&>();
+    auto r = std::from_chars(s.data(), s.data() + s.size(), *out);
+    if (r.ec != std::errc() || r.ptr != s.data() + s.size()) return false;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+Status FieldError(const char* name) {
+  return JsonError(std::string("Cannot deserialize field '") + name + "'");
+}
+
+Status ParseRateOptionsJson(const Json& j, RateOptions* out) {
+  if (j.is_null()) return Status::OK();
+  if (!j.is_object()) return FieldError("rateOptions");
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    const std::string& k = it.key();
+    bool ok = true;
+    if (k == "counter" || k == "isCounter") ok = AsBool(*it, &out->counter);
+    else if (k == "counterMax") ok = AsInt64(*it, &out->counter_max);
+    else if (k == "resetValue") ok = AsInt64(*it, &out->reset_value);
+    else if (k == "dropResets") ok = AsBool(*it, &out->drop_resets);
+    if (!ok) return FieldError(k.c_str());
+  }
+  return Status::OK();
+}
+
+Status ParseFiltersJson(const Json& j, std::vector<TagFilter>* out) {
+  out->clear();
+  if (j.is_null()) return Status::OK();
+  if (!j.is_array()) return FieldError("filters");
+  for (const Json& f : j) {
+    if (!f.is_object()) return FieldError("filters");
+    std::string type, tagk, filter;
+    bool group_by = false;
+    for (auto it = f.begin(); it != f.end(); ++it) {
+      bool ok = true;
+      if (it.key() == "type") ok = AsString(*it, &type);
+      else if (it.key() == "tagk") ok = AsString(*it, &tagk);
+      else if (it.key() == "filter") ok = AsString(*it, &filter);
+      else if (it.key() == "groupBy" || it.key() == "group_by") ok = AsBool(*it, &group_by);
+      if (!ok) return FieldError(it.key().c_str());
+    }
+    TagFilter tf;
+    Status s = TagFilter::Create(Lower(type), tagk, filter, group_by, &tf);
+    if (!s.ok()) return JsonError(s.message());
+    out->push_back(std::move(tf));
+  }
+  return Status::OK();
+}
+
+Status ParseTagsJson(const Json& j, std::vector<TagFilter>* out) {
+  out->clear();
+  if (j.is_null()) return Status::OK();
+  if (!j.is_object()) return FieldError("tags");
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    std::string v;
+    if (!AsString(*it, &v)) return FieldError("tags");
+    TagFilter tf;
+    Status s = TagFilter::FromShorthand(it.key(), v, true, &tf);
+    if (!s.ok()) return JsonError(s.message());
+    bool dup = false;
+    for (TagFilter& e : *out) {
+      if (e.Key() == tf.Key()) dup = true;
+    }
+    if (!dup) out->push_back(std::move(tf));
+  }
+  return Status::OK();
+}
+
+// Raw fields of one sub-query; validated after the whole body is read, as
+// OpenTSDB validates after deserialising.
+struct RawSub {
+  std::string aggregator, metric, downsample;
+  std::vector<std::string> tsuids;
+  SubQuery q;
+};
+
+Status ParseSubQueryJson(const Json& j, RawSub* raw) {
+  if (!j.is_object()) return JsonError("Each query must be an object");
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    const std::string& k = it.key();
+    const Json& v = *it;
+    bool ok = true;
+    if (k == "aggregator") ok = v.is_null() || AsString(v, &raw->aggregator);
+    else if (k == "metric") ok = v.is_null() || AsString(v, &raw->metric);
+    else if (k == "downsample") ok = v.is_null() || AsString(v, &raw->downsample);
+    else if (k == "rate") ok = AsBool(v, &raw->q.rate);
+    else if (k == "explicitTags") ok = AsBool(v, &raw->q.explicit_tags);
+    else if (k == "rateOptions") {
+      raw->q.has_rate_options = !v.is_null();
+      SUNDIAL_RETURN_IF_ERROR(ParseRateOptionsJson(v, &raw->q.rate_options));
+    } else if (k == "filters") {
+      SUNDIAL_RETURN_IF_ERROR(ParseFiltersJson(v, &raw->q.filters));
+    } else if (k == "tags") {
+      SUNDIAL_RETURN_IF_ERROR(ParseTagsJson(v, &raw->q.filters));
+    } else if (k == "tsuids") {
+      if (v.is_array()) {
+        for (const Json& t : v) {
+          std::string s;
+          if (!AsString(t, &s)) return FieldError("tsuids");
+          raw->tsuids.push_back(s);
+        }
+      } else if (!v.is_null()) {
+        ok = false;
+      }
+    }
+    if (!ok) return FieldError(k.c_str());
+  }
+  return Status::OK();
+}
+
+Status ValidateSub(RawSub* raw, bool use_calendar, SubQuery* out) {
+  SubQuery& q = raw->q;
+  if (raw->aggregator.empty()) return Status::InvalidArgument("Missing the aggregation function");
+  q.aggregator = FindAggregator(raw->aggregator);
+  if (q.aggregator == nullptr) {
+    return Status::InvalidArgument("No such aggregation function: " + raw->aggregator);
+  }
+  for (std::string& t : raw->tsuids) {
+    for (char& c : t) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  }
+  q.tsuids = std::move(raw->tsuids);
+  if (raw->metric.empty() && q.tsuids.empty()) {
+    return Status::InvalidArgument("Missing the metric or tsuids, provide at least one");
+  }
+  if (!raw->metric.empty()) {
+    // A metric may carry {tags}{filters} like m=; those replace filters.
+    if (raw->metric.find('{') != std::string::npos) {
+      std::vector<TagFilter> f;
+      SUNDIAL_RETURN_IF_ERROR(ParseMetricAndFilters(raw->metric, &q.metric, &f));
+      for (TagFilter& x : f) q.filters.push_back(std::move(x));
+    } else {
+      q.metric = raw->metric;
+    }
+  }
+  if (!raw->downsample.empty()) {
+    SUNDIAL_RETURN_IF_ERROR(ParseDownsample(raw->downsample, use_calendar, &q.downsample));
+  }
+  *out = std::move(q);
+  return Status::OK();
+}
+
+struct RawTop {
+  std::string start, end, timezone;
+  bool has_start = false, has_end = false, has_tz = false;
+};
+
+Status ParseTopField(const std::string& k, const Json& v, RawTop* top, QuerySpec* spec) {
+  bool ok = true;
+  if (k == "start") {
+    top->has_start = !v.is_null();
+    ok = v.is_null() || AsString(v, &top->start);
+  } else if (k == "end") {
+    top->has_end = !v.is_null();
+    ok = v.is_null() || AsString(v, &top->end);
+  } else if (k == "timezone") {
+    top->has_tz = !v.is_null();
+    ok = v.is_null() || AsString(v, &top->timezone);
+  } else if (k == "msResolution") ok = AsBool(v, &spec->ms_resolution);
+  else if (k == "showTSUIDs") ok = AsBool(v, &spec->show_tsuids);
+  else if (k == "showQuery") ok = AsBool(v, &spec->show_query);
+  else if (k == "noAnnotations") ok = AsBool(v, &spec->no_annotations);
+  else if (k == "globalAnnotations") ok = AsBool(v, &spec->global_annotations);
+  else if (k == "useCalendar") ok = AsBool(v, &spec->use_calendar);
+  return ok ? Status::OK() : FieldError(k.c_str());
+}
+
+}  // namespace
+
+Status ParseQueryJson(std::string_view body, Timestamp now_ms, QuerySpec* out) {
+  size_t nonspace = 0;
+  while (nonspace < body.size() && std::isspace(static_cast<unsigned char>(body[nonspace]))) {
+    ++nonspace;
+  }
+  if (nonspace == body.size()) {
+    return Status::InvalidArgument(std::string("Missing message content") + kDetailsSeparator +
+                                   "Supply valid JSON formatted data in the body of your request");
+  }
+  const Json j = Json::parse(body.begin(), body.end(), nullptr, false);
+  if (j.is_discarded()) return JsonError("Malformed JSON in the request body");
+  if (!j.is_object()) return JsonError("The query must be a JSON object");
+  QuerySpec spec;
+  RawTop top;
+  std::vector<RawSub> raws;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (it.key() == "queries") {
+      if (it->is_null()) continue;
+      if (!it->is_array()) return FieldError("queries");
+      raws.clear();
+      for (const Json& q : *it) {
+        RawSub raw;
+        SUNDIAL_RETURN_IF_ERROR(ParseSubQueryJson(q, &raw));
+        raws.push_back(std::move(raw));
+      }
+    } else {
+      SUNDIAL_RETURN_IF_ERROR(ParseTopField(it.key(), *it, &top, &spec));
+    }
+  }
+  if (top.has_tz && !top.timezone.empty()) {
+    SUNDIAL_RETURN_IF_ERROR(TimeZone::Load(top.timezone, &spec.tz));
+  }
+  if (!top.has_start || top.start.empty()) return Status::InvalidArgument("Missing start time");
+  SUNDIAL_RETURN_IF_ERROR(ParseTimeRange(top.start, top.end, top.has_end, now_ms, &spec));
+  if (raws.empty()) return Status::InvalidArgument("Missing queries");
+  for (RawSub& raw : raws) {
+    SubQuery q;
+    SUNDIAL_RETURN_IF_ERROR(ValidateSub(&raw, spec.use_calendar, &q));
+    spec.queries.push_back(std::move(q));
+  }
+  DedupSubQueries(&spec.queries);
+  *out = std::move(spec);
+  return Status::OK();
+}
+
+}  // namespace sundial::query

@@ -1,0 +1,168 @@
+#include "query_writer.h"
+
+#include <cmath>
+#include <utility>
+
+#include "sundial/query/json_format.h"
+
+namespace sundial::query {
+namespace {
+
+void AppendBool(bool b, std::string* out) { out->append(b ? "true" : "false"); }
+
+}  // namespace
+
+void AppendSubQueryJson(const SubQuery& q, std::string* out) {
+  out->append("{\"aggregator\":");
+  AppendJsonString(q.aggregator->name, out);
+  out->append(",\"metric\":");
+  AppendJsonString(q.metric, out);
+  out->append(",\"tsuids\":");
+  if (q.tsuids.empty()) {
+    out->append("null");
+  } else {
+    out->push_back('[');
+    for (size_t i = 0; i < q.tsuids.size(); ++i) {
+      if (i) out->push_back(',');
+      AppendJsonString(q.tsuids[i], out);
+    }
+    out->push_back(']');
+  }
+  out->append(",\"downsample\":");
+  if (q.downsample.enabled) AppendJsonString(q.downsample.text, out); else out->append("null");
+  out->append(",\"rate\":");
+  AppendBool(q.rate, out);
+  out->append(",\"filters\":[");
+  for (size_t i = 0; i < q.filters.size(); ++i) {
+    const TagFilter& f = q.filters[i];
+    if (i) out->push_back(',');
+    out->append("{\"tagk\":");
+    AppendJsonString(f.tagk(), out);
+    out->append(",\"filter\":");
+    AppendJsonString(f.filter(), out);
+    out->append(",\"group_by\":");
+    AppendBool(f.group_by(), out);
+    out->append(",\"type\":");
+    AppendJsonString(f.type_name(), out);
+    out->push_back('}');
+  }
+  out->append("],\"index\":");
+  AppendInt(q.index, out);
+  out->append(",\"tags\":{");
+  bool first = true;
+  for (const TagFilter& f : q.filters) {
+    if (!f.group_by()) continue;
+    if (!first) out->push_back(',');
+    first = false;
+    AppendJsonString(f.tagk(), out);
+    out->push_back(':');
+    AppendJsonString(std::string(f.type_name()) + "(" + f.filter() + ")", out);
+  }
+  out->append("},\"rateOptions\":");
+  if (q.rate || q.has_rate_options) {
+    out->append("{\"counter\":");
+    AppendBool(q.rate_options.counter, out);
+    out->append(",\"counterMax\":");
+    AppendInt(q.rate_options.counter_max, out);
+    out->append(",\"resetValue\":");
+    AppendInt(q.rate_options.reset_value, out);
+    out->append(",\"dropResets\":");
+    AppendBool(q.rate_options.drop_resets, out);
+    out->push_back('}');
+  } else {
+    out->append("null");
+  }
+  out->append(",\"explicitTags\":");
+  AppendBool(q.explicit_tags, out);
+  out->append(",\"usePercentiles\":false,\"percentiles\":null,\"showHistogramBuckets\":false"
+              ",\"preAggregate\":false,\"rollupUsage\":null,\"useMultiGets\":true}");
+}
+
+ResultWriter::ResultWriter(const QuerySpec& spec, ChunkSink* sink) : spec_(spec), sink_(sink) {
+  buf_.reserve(kChunkBytes + 4096);
+  buf_.push_back('[');
+}
+
+bool ResultWriter::Flush() {
+  if (!sink_ok_) return false;
+  if (buf_.empty()) return true;
+  std::string chunk;
+  chunk.reserve(kChunkBytes + 4096);
+  chunk.swap(buf_);
+  sink_ok_ = sink_->Write(std::move(chunk));
+  return sink_ok_;
+}
+
+void ResultWriter::BeginResult(const SubQuery& q, const GroupHeader& h) {
+  if (!first_result_) buf_.push_back(',');
+  first_result_ = false;
+  first_point_ = true;
+  null_fill_ = q.downsample.enabled && q.downsample.fill == FillPolicy::kNull;
+  buf_.append("{\"metric\":");
+  AppendJsonString(*h.metric, &buf_);
+  buf_.append(",\"tags\":{");
+  bool first = true;
+  for (const auto& kv : h.tags) {
+    if (!first) buf_.push_back(',');
+    first = false;
+    AppendJsonString(kv.first, &buf_);
+    buf_.push_back(':');
+    AppendJsonString(kv.second, &buf_);
+  }
+  buf_.append("},\"aggregateTags\":[");
+  for (size_t i = 0; i < h.aggregate_tags.size(); ++i) {
+    if (i) buf_.push_back(',');
+    AppendJsonString(h.aggregate_tags[i], &buf_);
+  }
+  buf_.push_back(']');
+  if (spec_.show_query) {
+    buf_.append(",\"query\":");
+    AppendSubQueryJson(q, &buf_);
+  }
+  if (spec_.show_tsuids) {
+    buf_.append(",\"tsuids\":[");
+    for (size_t i = 0; i < h.tsuids.size(); ++i) {
+      if (i) buf_.push_back(',');
+      AppendJsonString(h.tsuids[i], &buf_);
+    }
+    buf_.push_back(']');
+  }
+  buf_.append(spec_.arrays ? ",\"dps\":[" : ",\"dps\":{");
+}
+
+void ResultWriter::AddPoint(Timestamp t, const Value& v) {
+  if (!first_point_) buf_.push_back(',');
+  first_point_ = false;
+  const int64_t ts = spec_.ms_resolution ? t : t / 1000;
+  if (spec_.arrays) {
+    buf_.push_back('[');
+    AppendInt(ts, &buf_);
+    buf_.push_back(',');
+  } else {
+    buf_.push_back('"');
+    AppendInt(ts, &buf_);
+    buf_.append("\":");
+  }
+  if (v.is_int()) {
+    AppendInt(v.int_value(), &buf_);
+  } else if (null_fill_ && std::isnan(v.float_value())) {
+    buf_.append("null");
+  } else {
+    AppendJavaDouble(v.float_value(), &buf_);
+  }
+  if (spec_.arrays) buf_.push_back(']');
+  if (buf_.size() >= kChunkBytes) Flush();
+}
+
+bool ResultWriter::EndResult() {
+  buf_.append(spec_.arrays ? "]}" : "}}");
+  if (buf_.size() >= kChunkBytes) return Flush();
+  return sink_ok_;
+}
+
+bool ResultWriter::Finish() {
+  buf_.push_back(']');
+  return Flush();
+}
+
+}  // namespace sundial::query

@@ -1,0 +1,51 @@
+// ResultWriter: streams the /api/query JSON array (opentsdb-compat.md §5.9)
+// into a ChunkSink in pieces of about kChunkBytes.
+//
+// Thread-safety: one query thread.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "series_source.h"
+#include "sundial/query/query_engine.h"
+
+namespace sundial::query {
+
+struct GroupHeader {
+  const std::string* metric;
+  std::map<std::string, std::string> tags;
+  std::vector<std::string> aggregate_tags;
+  std::vector<std::string> tsuids;  // sorted; only written with showTSUIDs
+};
+
+class ResultWriter {
+ public:
+  ResultWriter(const QuerySpec& spec, ChunkSink* sink);
+
+  // Starts one result object and its dps.
+  void BeginResult(const SubQuery& q, const GroupHeader& h);
+  // Adds one data point (already inside [start, end]).
+  void AddPoint(Timestamp t, const Value& v);
+  // Closes the current result. False if the sink went away.
+  bool EndResult();
+  // Closes the array and flushes. False if the sink went away.
+  bool Finish();
+
+ private:
+  bool Flush();
+
+  const QuerySpec& spec_;
+  ChunkSink* const sink_;
+  std::string buf_;
+  bool first_result_ = true;
+  bool first_point_ = true;
+  bool null_fill_ = false;
+  bool sink_ok_ = true;
+};
+
+// Appends the showQuery object of a sub-query.
+void AppendSubQueryJson(const SubQuery& q, std::string* out);
+
+}  // namespace sundial::query

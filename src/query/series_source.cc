@@ -1,0 +1,279 @@
+#include "series_source.h"
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <utility>
+
+namespace sundial::query {
+namespace {
+
+constexpr uint64_t kCheckEvery = 4096;
+
+// Fixed or calendar bucket grid.
+class Grid {
+ public:
+  explicit Grid(const DownsampleContext& ctx) : ctx_(ctx) {}
+  bool calendar() const { return ctx_.spec->calendar; }
+  int64_t Align(int64_t t) const {
+    const int64_t i = ctx_.spec->interval_ms;
+    int64_t r = t % i;
+    if (r < 0) r += i;
+    return t - r;
+  }
+  int64_t CalendarStart(int64_t t) const {
+    return PreviousInterval(t < 0 ? 0 : t, ctx_.spec->count, ctx_.spec->unit, *ctx_.tz);
+  }
+  int64_t Step(int64_t t, int sign) const {
+    const DownsampleSpec& s = *ctx_.spec;
+    if (!s.calendar) return t + sign * s.interval_ms;
+    if (s.unit == CalendarUnit::kWeek) {
+      return AddCalendar(t, CalendarUnit::kDay, int64_t{sign} * s.count * 7, *ctx_.tz);
+    }
+    return AddCalendar(t, s.unit, int64_t{sign} * s.count, *ctx_.tz);
+  }
+
+ private:
+  const DownsampleContext& ctx_;
+};
+
+// OpenTSDB Downsampler (fill policy none): one point per non-empty bucket,
+// or one point for the whole range with "all".
+class DownsampleSource final : public PointSource {
+ public:
+  DownsampleSource(std::unique_ptr<PointSource> src, const DownsampleContext& ctx)
+      : src_(std::move(src)), ctx_(ctx), grid_(ctx_) {}
+
+  bool Next(Point* p) override {
+    if (!started_) Start();
+    if (!have_next_) return false;
+    const bool all = ctx_.spec->all;
+    values_.clear();
+    Timestamp ts = 0;
+    if (all) {
+      while (have_next_ && next_.t < ctx_.query_end_ms) {
+        values_.push_back(next_.v.AsDouble());
+        Advance();
+      }
+      have_next_ = false;
+      if (values_.empty()) return false;
+      ts = ctx_.query_start_ms;
+    } else {
+      if (!grid_.calendar()) {
+        prev_ = grid_.Align(next_.t);
+        end_ = prev_ + ctx_.spec->interval_ms;
+      } else {
+        while (next_.t >= end_) {
+          prev_ = grid_.Step(prev_, 1);
+          end_ = grid_.Step(end_, 1);
+        }
+      }
+      ts = prev_;
+      while (have_next_ && next_.t < end_) {
+        values_.push_back(next_.v.AsDouble());
+        Advance();
+      }
+    }
+    p->t = ts;
+    p->v = Value::Float(RunDouble(*ctx_.spec->fn, values_.data(), values_.size()));
+    return true;
+  }
+
+ private:
+  void Advance() { have_next_ = src_->Next(&next_); }
+
+  void Start() {
+    started_ = true;
+    Advance();
+    if (ctx_.spec->all) {
+      while (have_next_ && next_.t < ctx_.query_start_ms) Advance();
+      return;
+    }
+    if (have_next_ && grid_.calendar()) {
+      prev_ = grid_.CalendarStart(next_.t);
+      end_ = grid_.Step(prev_, 1);
+    }
+  }
+
+  std::unique_ptr<PointSource> src_;
+  const DownsampleContext ctx_;
+  const Grid grid_;
+  bool started_ = false;
+  bool have_next_ = false;
+  Point next_;
+  Timestamp prev_ = 0;  // current bucket start
+  Timestamp end_ = 0;   // current bucket end (exclusive)
+  std::vector<double> values_;
+};
+
+// OpenTSDB FillingDownsampler: every expected bucket between the aligned
+// scan bounds, missing ones filled with NaN or 0.
+class FillingSource final : public PointSource {
+ public:
+  FillingSource(std::unique_ptr<PointSource> inner, const DownsampleContext& ctx)
+      : inner_(std::move(inner)), ctx_(ctx), grid_(ctx_) {
+    if (!grid_.calendar()) {
+      ts_ = grid_.Align(ctx_.scan_start_ms);
+      end_ts_ = grid_.Align(ctx_.scan_end_ms);
+    } else {
+      ts_ = grid_.CalendarStart(ctx_.scan_start_ms);
+      end_ts_ = grid_.CalendarStart(ctx_.scan_end_ms);
+      if (end_ts_ == ts_) end_ts_ = grid_.Step(end_ts_, 1);
+    }
+    have_actual_ = inner_->Next(&actual_);
+  }
+
+  bool Next(Point* p) override {
+    if (ts_ >= end_ts_) return false;
+    while (have_actual_ && actual_.t < ts_) have_actual_ = inner_->Next(&actual_);
+    p->t = ts_;
+    if (have_actual_ && actual_.t == ts_) {
+      p->v = actual_.v;
+      have_actual_ = inner_->Next(&actual_);
+    } else {
+      p->v = Value::Float(ctx_.spec->fill == FillPolicy::kZero
+                              ? 0.0
+                              : std::numeric_limits<double>::quiet_NaN());
+    }
+    ts_ = grid_.Step(ts_, 1);
+    return true;
+  }
+
+ private:
+  std::unique_ptr<PointSource> inner_;
+  const DownsampleContext ctx_;
+  const Grid grid_;
+  Timestamp ts_ = 0;
+  Timestamp end_ts_ = 0;
+  bool have_actual_ = false;
+  Point actual_;
+};
+
+int64_t WrapSub(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
+}
+int64_t WrapAdd(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+}
+
+// OpenTSDB RateSpan: the first rate is computed against (t=0, v=0), as
+// OpenTSDB does; the aggregation stage hides it.
+class RateSource final : public PointSource {
+ public:
+  RateSource(std::unique_ptr<PointSource> src, const RateOptions& opts)
+      : src_(std::move(src)), opts_(opts) {}
+
+  bool Next(Point* p) override {
+    Point cur;
+    while (src_->Next(&cur)) {
+      if (cur.t <= prev_.t) {  // cannot happen after the first point
+        prev_ = cur;
+        continue;
+      }
+      const double dt = static_cast<double>(cur.t - prev_.t) / 1000.0;
+      const bool ints = prev_.v.is_int() && cur.v.is_int();
+      double diff = ints ? static_cast<double>(WrapSub(cur.v.int_value(), prev_.v.int_value()))
+                         : cur.v.AsDouble() - prev_.v.AsDouble();
+      double rate = 0;
+      if (opts_.counter && diff < 0) {
+        if (opts_.drop_resets) {
+          prev_ = cur;
+          continue;
+        }
+        if (ints) {
+          diff = static_cast<double>(
+              WrapAdd(WrapSub(opts_.counter_max, prev_.v.int_value()), cur.v.int_value()));
+        } else {
+          diff = static_cast<double>(opts_.counter_max) - prev_.v.AsDouble() + cur.v.AsDouble();
+        }
+        rate = diff / dt;
+        if (opts_.reset_value > 0 && rate > static_cast<double>(opts_.reset_value)) rate = 0.0;
+      } else {
+        rate = diff / dt;
+      }
+      prev_ = cur;
+      p->t = cur.t;
+      p->v = Value::Float(rate);
+      return true;
+    }
+    return false;
+  }
+
+ private:
+  std::unique_ptr<PointSource> src_;
+  const RateOptions opts_;
+  Point prev_;  // starts at (0, int 0)
+};
+
+}  // namespace
+
+QueryBudget::QueryBudget(uint64_t max_points, int64_t deadline_ms)
+    : max_points_(max_points),
+      deadline_ms_(deadline_ms),
+      start_(std::chrono::steady_clock::now()),
+      next_check_(kCheckEvery) {
+  if (max_points_ != 0 && max_points_ < next_check_) next_check_ = max_points_;
+}
+
+bool QueryBudget::Check() {
+  if (!status_.ok()) return false;
+  if (max_points_ != 0 && points_ > max_points_) {
+    status_ = Status::ResourceExhausted(
+        "Sorry, you have attempted to fetch more than our limit of " +
+        std::to_string(max_points_) + " data points. Please try filtering using more tags or "
+        "decrease your time range.");
+    return false;
+  }
+  if (deadline_ms_ > 0) {
+    const auto el = std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::steady_clock::now() - start_);
+    if (el.count() > deadline_ms_) {
+      status_ = Status::DeadlineExceeded("Query timed out: it ran longer than the limit of " +
+                                         std::to_string(deadline_ms_) + " ms");
+      return false;
+    }
+  }
+  next_check_ = points_ + kCheckEvery;
+  if (max_points_ != 0 && next_check_ > max_points_) next_check_ = max_points_;
+  return true;
+}
+
+RawSource::RawSource(std::unique_ptr<SampleIterator> it, QueryBudget* budget)
+    : it_(std::move(it)), budget_(budget) {}
+
+bool RawSource::Prime() {
+  have_primed_point_ = Next(&first_);
+  return have_primed_point_;
+}
+
+bool RawSource::Next(Point* p) {
+  if (have_primed_point_) {
+    have_primed_point_ = false;
+    *p = first_;
+    return true;
+  }
+  if (!it_->Next()) {
+    if (!it_->status().ok()) budget_->Fail(it_->status());
+    return false;
+  }
+  if (!budget_->Charge()) return false;
+  p->t = it_->t();
+  p->v = it_->v();
+  return true;
+}
+
+std::unique_ptr<PointSource> BuildSeriesPipeline(std::unique_ptr<RawSource> raw,
+                                                 const SubQuery& q, const DownsampleContext& ctx) {
+  std::unique_ptr<PointSource> src = std::move(raw);
+  const DownsampleSpec& ds = q.downsample;
+  if (ds.enabled) {
+    src = std::make_unique<DownsampleSource>(std::move(src), ctx);
+    if (ds.fill != FillPolicy::kNone && !ds.all) {
+      src = std::make_unique<FillingSource>(std::move(src), ctx);
+    }
+  }
+  if (q.rate) src = std::make_unique<RateSource>(std::move(src), q.rate_options);
+  return src;
+}
+
+}  // namespace sundial::query

@@ -1,0 +1,92 @@
+// Per-series stages of the query pipeline (opentsdb-compat.md §5.5-§5.7):
+// raw points from storage -> [downsample, with fill] -> [rate].
+//
+// Why stages as small pull iterators: each decodes lazily from the
+// storage iterator, so memory per series is a few points plus one bucket's
+// values, whatever the time range. The stages port OpenTSDB's Downsampler,
+// FillingDownsampler and RateSpan one to one, including their edge rules.
+//
+// Thread-safety: one query thread owns a pipeline.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "sundial/common/sample_iterator.h"
+#include "sundial/common/status.h"
+#include "sundial/common/types.h"
+#include "sundial/query/query_spec.h"
+
+namespace sundial::query {
+
+struct Point {
+  Timestamp t = 0;
+  Value v;
+};
+
+// Shared per-query accounting of raw points read and of the deadline.
+class QueryBudget {
+ public:
+  QueryBudget(uint64_t max_points, int64_t deadline_ms);
+  // Counts one raw point; false once a limit is hit (status() says which).
+  bool Charge() {
+    if (++points_ <= next_check_) return true;
+    return Check();
+  }
+  const Status& status() const { return status_; }
+  void Fail(Status s) {
+    if (status_.ok()) status_ = std::move(s);
+  }
+  uint64_t points() const { return points_; }
+
+ private:
+  bool Check();
+
+  const uint64_t max_points_;
+  const int64_t deadline_ms_;
+  const std::chrono::steady_clock::time_point start_;
+  uint64_t points_ = 0;
+  uint64_t next_check_ = 0;
+  Status status_;
+};
+
+class PointSource {
+ public:
+  virtual ~PointSource() = default;
+  // Produces the next point in strictly increasing time order; false at
+  // the end (or when the budget ran out).
+  virtual bool Next(Point* p) = 0;
+};
+
+// Raw storage points; the first point may be pre-read with Prime().
+class RawSource final : public PointSource {
+ public:
+  RawSource(std::unique_ptr<SampleIterator> it, QueryBudget* budget);
+  // Reads the first point. False if the series has none in the window.
+  bool Prime();
+  bool Next(Point* p) override;
+
+ private:
+  std::unique_ptr<SampleIterator> it_;
+  QueryBudget* const budget_;
+  bool have_primed_point_ = false;
+  Point first_;
+};
+
+// Bucket boundaries of a downsampler.
+struct DownsampleContext {
+  const DownsampleSpec* spec;
+  const TimeZone* tz;
+  Timestamp query_start_ms;  // "all": bucket timestamp and lower bound
+  Timestamp query_end_ms;    // "all": exclusive upper bound
+  Timestamp scan_start_ms;   // filling: first expected bucket
+  Timestamp scan_end_ms;     // filling: end of expected buckets
+};
+
+// Builds raw -> downsample -> rate for one series. Takes ownership of raw.
+std::unique_ptr<PointSource> BuildSeriesPipeline(std::unique_ptr<RawSource> raw,
+                                                 const SubQuery& q, const DownsampleContext& ctx);
+
+}  // namespace sundial::query

@@ -1,0 +1,223 @@
+#include "sundial/query/query_engine.h"
+
+#include <gtest/gtest.h>
+
+#include "mem_storage.h"
+
+namespace sundial::query {
+namespace {
+
+using testing::MemStorage;
+using testing::StringSink;
+
+constexpr int64_t T = 1356998400;  // an hour boundary, seconds
+constexpr Timestamp kNow = (T + 86400) * 1000;
+
+class QueryEngineTest : public ::testing::Test {
+ protected:
+  std::string Run(const ParamList& params, QueryLimits limits = {}) {
+    QuerySpec spec;
+    Status s = ParseQueryParams(params, kNow, &spec);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    QueryEngine engine(&st_, limits);
+    StringSink sink;
+    last_status_ = engine.Execute(spec, &sink);
+    return last_status_.ok() ? sink.body : "ERROR " + last_status_.message();
+  }
+  std::string Get(const std::string& m, int64_t start = T, int64_t end = T + 3599,
+                  ParamList extra = {}) {
+    ParamList p = {{"start", std::to_string(start)}, {"end", std::to_string(end)}, {"m", m}};
+    p.insert(p.end(), extra.begin(), extra.end());
+    return Run(p);
+  }
+  SeriesId Add(const std::string& metric, std::vector<std::pair<std::string, std::string>> tags) {
+    return st_.Add(metric, tags);
+  }
+  void PutI(SeriesId id, int64_t sec, int64_t v) { st_.Put(id, sec * 1000, Value::Int(v)); }
+  void PutF(SeriesId id, int64_t sec, double v) { st_.Put(id, sec * 1000, Value::Float(v)); }
+  static std::string K(int64_t sec) { return "\"" + std::to_string(sec) + "\""; }
+
+  MemStorage st_;
+  Status last_status_;
+};
+
+TEST_F(QueryEngineTest, IntegerLerpAcrossSeries) {
+  SeriesId a = Add("m", {{"host", "a"}});
+  SeriesId b = Add("m", {{"host", "b"}});
+  PutI(a, T, 10);
+  PutI(a, T + 20, 30);
+  PutI(b, T + 10, 5);
+  EXPECT_EQ(Get("sum:m"), "[{\"metric\":\"m\",\"tags\":{},\"aggregateTags\":[\"host\"],\"dps\":{" +
+                              K(T) + ":10," + K(T + 10) + ":25," + K(T + 20) + ":30}}]");
+}
+
+TEST_F(QueryEngineTest, AnyFloatCurrentOrNextMakesDouble) {
+  SeriesId a = Add("m", {{"host", "a"}});
+  SeriesId b = Add("m", {{"host", "b"}});
+  PutI(a, T, 10);
+  PutI(a, T + 20, 30);
+  PutF(b, T + 10, 5.5);
+  EXPECT_EQ(Get("sum:m"), "[{\"metric\":\"m\",\"tags\":{},\"aggregateTags\":[\"host\"],\"dps\":{" +
+                              K(T) + ":10.0," + K(T + 10) + ":25.5," + K(T + 20) + ":30}}]");
+}
+
+TEST_F(QueryEngineTest, InterpolationModes) {
+  SeriesId a = Add("m", {{"host", "a"}});
+  SeriesId b = Add("m", {{"host", "b"}});
+  PutI(a, T, 10);
+  PutI(a, T + 20, 30);
+  PutI(b, T + 5, 7);
+  PutI(b, T + 10, 8);
+  // zimsum: a counts 0 where it has no point.
+  EXPECT_NE(Get("zimsum:m").find(K(T + 5) + ":7," + K(T + 10) + ":8,"), std::string::npos);
+  // mimmin: missing series use Long.MAX so min ignores them.
+  EXPECT_NE(Get("mimmin:m").find(K(T + 5) + ":7,"), std::string::npos);
+  // pfsum: previous value of a (10) is used.
+  EXPECT_NE(Get("pfsum:m").find(K(T + 5) + ":17," + K(T + 10) + ":18,"), std::string::npos);
+  // avg truncates in integer mode: (15 + 7) / 2 = 11.
+  EXPECT_NE(Get("avg:m").find(K(T + 5) + ":11,"), std::string::npos);
+}
+
+TEST_F(QueryEngineTest, DownsampleFillPolicies) {
+  SeriesId a = Add("m", {{"host", "a"}});
+  PutI(a, T, 1);
+  PutI(a, T + 30, 3);
+  PutI(a, T + 125, 5);
+  const std::string head = "[{\"metric\":\"m\",\"tags\":{\"host\":\"a\"},\"aggregateTags\":[],\"dps\":{";
+  EXPECT_EQ(Get("sum:1m-avg:m", T, T + 179), head + K(T) + ":2.0," + K(T + 120) + ":5.0}}]");
+  EXPECT_EQ(Get("sum:1m-avg-nan:m", T, T + 179),
+            head + K(T) + ":2.0," + K(T + 60) + ":\"NaN\"," + K(T + 120) + ":5.0}}]");
+  EXPECT_EQ(Get("sum:1m-avg-null:m", T, T + 179),
+            head + K(T) + ":2.0," + K(T + 60) + ":null," + K(T + 120) + ":5.0}}]");
+  EXPECT_EQ(Get("sum:1m-avg-zero:m", T, T + 179),
+            head + K(T) + ":2.0," + K(T + 60) + ":0.0," + K(T + 120) + ":5.0}}]");
+  // A start inside a bucket drops that bucket; a bucket starting at end stays.
+  EXPECT_EQ(Get("sum:1m-count:m", T + 1, T + 120), head + K(T + 120) + ":1.0}}]");
+  EXPECT_EQ(Get("sum:0all-sum:m", T, T + 179), head + K(T) + ":9.0}}]");
+}
+
+TEST_F(QueryEngineTest, RateOptions) {
+  SeriesId a = Add("m", {{"host", "a"}});
+  PutI(a, T, 10);
+  PutI(a, T + 10, 20);
+  PutI(a, T + 20, 5);
+  const std::string head = "[{\"metric\":\"m\",\"tags\":{\"host\":\"a\"},\"aggregateTags\":[],\"dps\":{";
+  EXPECT_EQ(Get("sum:rate:m"), head + K(T + 10) + ":1.0," + K(T + 20) + ":-1.5}}]");
+  EXPECT_EQ(Get("sum:rate{counter,100}:m"), head + K(T + 10) + ":1.0," + K(T + 20) + ":8.5}}]");
+  EXPECT_EQ(Get("sum:rate{counter,100,5}:m"), head + K(T + 10) + ":1.0," + K(T + 20) + ":0.0}}]");
+  EXPECT_EQ(Get("sum:rate{dropcounter}:m"), head + K(T + 10) + ":1.0}}]");
+}
+
+TEST_F(QueryEngineTest, GroupByTagsAndAggregateTags) {
+  PutI(Add("m", {{"host", "a"}, {"dc", "x"}}), T, 1);
+  PutI(Add("m", {{"host", "b"}, {"dc", "x"}}), T, 2);
+  PutI(Add("m", {{"host", "c"}, {"dc", "y"}, {"rack", "r1"}}), T, 4);
+  Add("m", {{"host", "d"}, {"dc", "z"}});  // no data: no group
+  EXPECT_EQ(Get("sum:m{dc=*}"),
+            "[{\"metric\":\"m\",\"tags\":{\"dc\":\"x\"},\"aggregateTags\":[\"host\"],\"dps\":{" +
+                K(T) + ":3}},{\"metric\":\"m\",\"tags\":{\"dc\":\"y\",\"host\":\"c\",\"rack\":\"r1\"},"
+                "\"aggregateTags\":[],\"dps\":{" + K(T) + ":4}}]");
+  // No group-by: one group; rack appears in only one series but keeps its value.
+  EXPECT_EQ(Get("sum:m"), "[{\"metric\":\"m\",\"tags\":{\"rack\":\"r1\"},\"aggregateTags\":"
+                          "[\"dc\",\"host\"],\"dps\":{" + K(T) + ":7}}]");
+  // Non-group-by filter, explicit tags, none aggregator.
+  EXPECT_NE(Get("sum:m{}{host=literal_or(a|c)}").find(K(T) + ":5"), std::string::npos);
+  EXPECT_NE(Get("sum:m{}{host=not_literal_or(a)}").find(K(T) + ":6"), std::string::npos);
+  EXPECT_NE(Get("sum:explicit_tags:m{host=*,dc=*}").find("\"host\":\"b\""), std::string::npos);
+  EXPECT_EQ(Get("sum:explicit_tags:m{host=c}").find("\"c\""), std::string::npos);
+  const std::string none = Get("none:m");
+  EXPECT_NE(none.find("\"host\":\"a\""), std::string::npos);
+  EXPECT_NE(none.find("\"host\":\"c\""), std::string::npos);
+}
+
+TEST_F(QueryEngineTest, UnknownNamesAndEmptyResults) {
+  PutI(Add("m", {{"host", "a"}}), T, 1);
+  Add("empty", {{"host", "a"}});
+  EXPECT_EQ(Get("sum:nope"), "ERROR No such name for 'metrics': 'nope'\x1fNo such name for 'metrics': 'nope'");
+  EXPECT_EQ(Get("sum:m{zone=*}").substr(0, 34), "ERROR No such name for 'tagk': 'zo");
+  EXPECT_EQ(Get("sum:m{host=zz}").substr(0, 34), "ERROR No such name for 'tagv': 'zz");
+  EXPECT_EQ(Get("sum:m{host=wildcard(zz*)}"), "[]");
+  EXPECT_EQ(Get("sum:empty"), "[]");
+  // Data in the scan window but not in [start,end]: group with empty dps.
+  EXPECT_EQ(Get("sum:m", T + 100, T + 200),
+            "[{\"metric\":\"m\",\"tags\":{\"host\":\"a\"},\"aggregateTags\":[],\"dps\":{}}]");
+}
+
+TEST_F(QueryEngineTest, OutputOptions) {
+  SeriesId a = Add("m", {{"host", "a"}});
+  st_.Put(a, T * 1000 + 250, Value::Int(1));
+  EXPECT_NE(Get("sum:m", T, T + 10, {{"ms", ""}}).find("\"" + std::to_string(T * 1000 + 250) + "\":1"),
+            std::string::npos);
+  EXPECT_NE(Get("sum:m", T, T + 10, {{"arrays", ""}}).find("\"dps\":[[" + std::to_string(T) + ",1]]"),
+            std::string::npos);
+  const std::string q = Get("sum:m", T, T + 10, {{"show_query", ""}, {"show_tsuids", ""}});
+  EXPECT_NE(q.find("\"index\":0"), std::string::npos);
+  EXPECT_NE(q.find("\"tsuids\":[\"000001000001000001\"]"), std::string::npos);
+}
+
+TEST_F(QueryEngineTest, LimitsAnswerWithClearErrors) {
+  SeriesId a = Add("m", {{"host", "a"}});
+  SeriesId b = Add("m", {{"host", "b"}});
+  for (int i = 0; i < 100; ++i) {
+    PutI(a, T + i, i);
+    PutI(b, T + i, i);
+  }
+  QueryLimits l;
+  l.max_series = 1;
+  Run({{"start", std::to_string(T)}, {"m", "sum:m"}}, l);
+  EXPECT_TRUE(last_status_.IsResourceExhausted());
+  EXPECT_NE(last_status_.message().find("limit of 1 time series"), std::string::npos);
+  l = {};
+  l.max_points = 50;
+  Run({{"start", std::to_string(T)}, {"m", "sum:m"}}, l);
+  EXPECT_TRUE(last_status_.IsResourceExhausted());
+  EXPECT_NE(last_status_.message().find("50 data points"), std::string::npos);
+}
+
+TEST_F(QueryEngineTest, LargeResultsAreStreamedInChunks) {
+  SeriesId a = Add("m", {{"host", "a"}});
+  for (int i = 0; i < 20000; ++i) PutF(a, T + i, i * 0.5);
+  QuerySpec spec;
+  ASSERT_TRUE(ParseQueryParams({{"start", std::to_string(T)}, {"end", std::to_string(T + 20000)},
+                                {"m", "none:m"}}, kNow, &spec).ok());
+  QueryEngine engine(&st_, {});
+  StringSink sink;
+  ASSERT_TRUE(engine.Execute(spec, &sink).ok());
+  EXPECT_GT(sink.writes, 2);
+  EXPECT_NE(sink.body.find(K(T + 19999) + ":9999.5}}]"), std::string::npos);
+}
+
+TEST_F(QueryEngineTest, SuggestLookupLast) {
+  SeriesId a = Add("sys.cpu", {{"host", "web01"}});
+  SeriesId b = Add("sys.mem", {{"host", "web02"}});
+  PutI(a, T, 1);
+  PutF(a, T + 5, 2.5);
+  PutI(b, T, 7);
+  QueryEngine e(&st_, {});
+  std::string j;
+  ASSERT_TRUE(e.Suggest("metrics", "sys", 0, &j).ok());
+  EXPECT_EQ(j, "[\"sys.cpu\",\"sys.mem\"]");
+  ASSERT_TRUE(e.Suggest("metrics", "cpu", 0, &j).ok());
+  EXPECT_EQ(j, "[]");
+  ASSERT_TRUE(e.Suggest("tagv", "web", 1, &j).ok());
+  EXPECT_EQ(j, "[\"web01\"]");
+  EXPECT_EQ(e.Suggest("bad", "", 0, &j).message(), "Invalid 'type' parameter:bad");
+
+  LookupRequest lr;
+  ASSERT_TRUE(ParseLookupParams({{"m", "sys.cpu{host=*}"}, {"limit", "0"}}, &lr).ok());
+  ASSERT_TRUE(e.Lookup(lr, &j).ok());
+  EXPECT_NE(j.find("\"results\":[{\"tsuid\":\"000001000001000001\",\"metric\":\"sys.cpu\","
+                   "\"tags\":{\"host\":\"web01\"}}]"), std::string::npos);
+  ASSERT_TRUE(ParseLookupParams({{"m", "nope"}}, &lr).ok());
+  Status s = e.Lookup(lr, &j);
+  EXPECT_TRUE(s.IsNotFound());
+
+  LastRequest last;
+  ASSERT_TRUE(ParseLastParams({{"timeseries", "sys.cpu{host=web01}"}, {"resolve", ""}}, &last).ok());
+  ASSERT_TRUE(e.Last(last, kNow, &j).ok());
+  EXPECT_EQ(j, "[{\"metric\":\"sys.cpu\",\"tags\":{\"host\":\"web01\"},\"timestamp\":" +
+                   std::to_string((T + 5) * 1000) + ",\"value\":\"2.5\",\"tsuid\":\"000001000001000001\"}]");
+}
+
+}  // namespace
+}  // namespace sundial::query

@@ -1,0 +1,281 @@
+// Damage and failures: a torn or corrupted WAL, a corrupted page, a
+// truncated page file, a missing page index, a full disk. In every case the
+// engine opens, reports what it skipped, and keeps everything else.
+#include <sys/mount.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "storage/fault_env.h"
+#include "storage/storage_impl.h"
+#include "storage/test_util.h"
+
+namespace sundial::storage {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::ReadAll;
+using testing::SmallOptions;
+using testing::TempDir;
+
+constexpr int kSeries = 4;
+
+struct Db {
+  std::unique_ptr<Storage> db;
+  std::vector<SeriesId> ids;
+};
+
+Db OpenDb(const StorageOptions& o) {
+  Db d;
+  Status s = Storage::Open(o, &d.db);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  if (!s.ok()) return d;
+  for (int i = 0; i < kSeries; ++i) {
+    const std::string host = "h" + std::to_string(i);
+    TagRef tag{"host", host};
+    SeriesId id;
+    EXPECT_TRUE(d.db->ResolveSeries("m", &tag, 1, &id).ok());
+    d.ids.push_back(id);
+  }
+  return d;
+}
+
+// Appends batches [from, to), one point per series per batch (t = b s).
+void Write(Db* d, int from, int to) {
+  for (int b = from; b < to; ++b) {
+    std::vector<SeriesPoint> batch;
+    for (size_t s = 0; s < d->ids.size(); ++s) {
+      batch.push_back({d->ids[s], b * 1000, Value::Int(b * 10 + static_cast<int>(s))});
+    }
+    ASSERT_TRUE(d->db->Append(batch.data(), batch.size()).ok());
+  }
+}
+
+// Copies the data dir of a live engine: what a crash would leave.
+void CrashCopy(const std::string& from, const std::string& to) {
+  fs::copy(from, to, fs::copy_options::recursive | fs::copy_options::overwrite_existing);
+}
+
+std::vector<fs::path> Files(const std::string& dir, const std::string& ext) {
+  std::vector<fs::path> out;
+  for (auto& e : fs::recursive_directory_iterator(dir)) {
+    if (e.is_regular_file() && (e.path().extension() == ext || e.path().filename() == ext)) {
+      out.push_back(e.path());
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+void FlipByte(const fs::path& p, uint64_t offset) {
+  std::fstream f(p, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekg(static_cast<std::streamoff>(offset));
+  char c = 0;
+  f.read(&c, 1);
+  c = static_cast<char>(c ^ 0x5a);
+  f.seekp(static_cast<std::streamoff>(offset));
+  f.write(&c, 1);
+}
+
+// Counts points of every series that match Write()'s values; fails on a
+// wrong value or a repeated timestamp.
+size_t CountGood(Db* d) {
+  size_t n = 0;
+  for (size_t s = 0; s < d->ids.size(); ++s) {
+    auto pts = ReadAll(d->db.get(), d->ids[s]);
+    for (size_t i = 0; i < pts.size(); ++i) {
+      EXPECT_EQ(pts[i].v.int_value(), pts[i].t / 1000 * 10 + static_cast<int64_t>(s));
+      if (i > 0) {
+        EXPECT_LT(pts[i - 1].t, pts[i].t);
+      }
+    }
+    n += pts.size();
+  }
+  return n;
+}
+
+TEST(StorageFaults, TornWalTailKeepsEverythingBefore) {
+  TempDir dir, crashed;
+  auto o = SmallOptions(dir.path());
+  Db d = OpenDb(o);
+  Write(&d, 0, 300);
+  CrashCopy(dir.path(), crashed.path());
+  auto segs = Files(crashed.path() + "/wal", ".wal");
+  ASSERT_FALSE(segs.empty());
+  fs::resize_file(segs.back(), fs::file_size(segs.back()) - 5);  // tear the last record
+  o.data_dir = crashed.path();
+  Db r = OpenDb(o);
+  EXPECT_EQ(CountGood(&r), 299u * kSeries);
+  ASSERT_FALSE(r.db->recovery_warnings().empty());
+  EXPECT_NE(r.db->recovery_warnings()[0].find("truncated"), std::string::npos)
+      << r.db->recovery_warnings()[0];
+}
+
+TEST(StorageFaults, CorruptWalRecordLosesOnlyThatRecord) {
+  TempDir dir, crashed;
+  auto o = SmallOptions(dir.path());
+  Db d = OpenDb(o);
+  Write(&d, 0, 300);
+  CrashCopy(dir.path(), crashed.path());
+  auto segs = Files(crashed.path() + "/wal", ".wal");
+  ASSERT_EQ(segs.size(), 1u);
+  FlipByte(segs[0], fs::file_size(segs[0]) / 2);  // one batch in the middle
+  o.data_dir = crashed.path();
+  Db r = OpenDb(o);
+  EXPECT_EQ(CountGood(&r), 299u * kSeries);
+  EXPECT_FALSE(r.db->recovery_warnings().empty());
+  EXPECT_GE(r.db->stats().corruptions_skipped, 1u);
+}
+
+TEST(StorageFaults, CorruptPageIsSkippedAtRead) {
+  TempDir dir;
+  auto o = SmallOptions(dir.path());
+  {
+    Db d = OpenDb(o);
+    Write(&d, 0, 2000);
+  }  // clean shutdown: everything in pages
+  auto pages = Files(dir.path() + "/part", "pages");
+  ASSERT_EQ(pages.size(), 1u);
+  FlipByte(pages[0], fs::file_size(pages[0]) / 2);
+  Db r = OpenDb(o);
+  const size_t good = CountGood(&r);
+  EXPECT_LT(good, 2000u * kSeries);
+  EXPECT_GT(good, 2000u * kSeries - 400);  // one small page lost, no more
+  EXPECT_GE(r.db->stats().corruptions_skipped, 1u);
+}
+
+TEST(StorageFaults, TruncatedPageFileKeepsTheFirstPart) {
+  TempDir dir;
+  auto o = SmallOptions(dir.path());
+  {
+    Db d = OpenDb(o);
+    Write(&d, 0, 2000);
+  }
+  auto pages = Files(dir.path() + "/part", "pages");
+  ASSERT_EQ(pages.size(), 1u);
+  fs::resize_file(pages[0], fs::file_size(pages[0]) / 2);
+  Db r = OpenDb(o);
+  const size_t good = CountGood(&r);
+  EXPECT_GT(good, 2000u * kSeries / 3);
+  EXPECT_LT(good, 2000u * kSeries);
+  bool noted = false;
+  for (const auto& w : r.db->recovery_warnings()) noted |= w.find("truncated") != std::string::npos;
+  EXPECT_TRUE(noted);
+  Write(&r, 2000, 2100);  // and it still takes writes
+  EXPECT_EQ(CountGood(&r), good + 100 * kSeries);
+}
+
+TEST(StorageFaults, MissingPageIndexIsRebuilt) {
+  TempDir dir;
+  auto o = SmallOptions(dir.path());
+  {
+    Db d = OpenDb(o);
+    Write(&d, 0, 2000);
+  }
+  auto index = Files(dir.path() + "/part", "index");
+  ASSERT_EQ(index.size(), 1u);
+  fs::remove(index[0]);
+  {
+    Db r = OpenDb(o);
+    EXPECT_EQ(CountGood(&r), 2000u * kSeries);
+    bool noted = false;
+    for (const auto& w : r.db->recovery_warnings()) noted |= w.find("rebuil") != std::string::npos;
+    EXPECT_TRUE(noted);
+  }
+  Db again = OpenDb(o);  // the rebuilt index is used next time
+  EXPECT_EQ(CountGood(&again), 2000u * kSeries);
+  EXPECT_TRUE(again.db->recovery_warnings().empty());
+}
+
+TEST(StorageFaults, DiskFullInjectedThenSpaceReturns) {
+  TempDir dir;
+  auto o = SmallOptions(dir.path());
+  auto env = std::make_unique<testing::FaultInjectionEnv>(NewPosixEnv());
+  auto* fault = env.get();
+  Db d;
+  {
+    std::unique_ptr<StorageImpl> impl;
+    ASSERT_TRUE(StorageImpl::Open(o, std::move(env), &impl).ok());
+    d.db = std::move(impl);
+    for (int i = 0; i < kSeries; ++i) {
+      const std::string host = "h" + std::to_string(i);
+      TagRef tag{"host", host};
+      SeriesId id;
+      ASSERT_TRUE(d.db->ResolveSeries("m", &tag, 1, &id).ok());
+      d.ids.push_back(id);
+    }
+  }
+  Write(&d, 0, 500);
+  fault->SetSpace(20000);
+  int acked = 500;
+  Status err;
+  for (int b = 500; b < 5000 && err.ok(); ++b) {
+    std::vector<SeriesPoint> batch;
+    for (size_t s = 0; s < d.ids.size(); ++s) {
+      batch.push_back({d.ids[s], b * 1000, Value::Int(b * 10 + static_cast<int>(s))});
+    }
+    err = d.db->Append(batch.data(), batch.size());
+    if (err.ok()) acked = b + 1;
+  }
+  ASSERT_FALSE(err.ok());
+  EXPECT_TRUE(err.IsIOError()) << err.ToString();
+  EXPECT_NE(err.ToString().find("No space left"), std::string::npos) << err.ToString();
+  EXPECT_EQ(CountGood(&d), static_cast<size_t>(acked) * kSeries);
+  // The engine keeps working while the disk is full: retries fail cleanly.
+  SeriesPoint p{d.ids[0], 999999000, Value::Int(1)};
+  EXPECT_FALSE(d.db->Append(&p, 1).ok());
+  fault->SetSpace(-1);  // space returns
+  Write(&d, acked, acked + 100);
+  EXPECT_EQ(CountGood(&d), static_cast<size_t>(acked + 100) * kSeries);
+  d.db.reset();
+  Db r = OpenDb(o);
+  EXPECT_EQ(CountGood(&r), static_cast<size_t>(acked + 100) * kSeries);
+}
+
+// The same on a real, small file system, when the test may mount one.
+TEST(StorageFaults, DiskFullOnTmpfs) {
+  TempDir dir;
+  if (geteuid() != 0 ||
+      mount("tmpfs", dir.path().c_str(), "tmpfs", 0, "size=2m") != 0) {
+    GTEST_SKIP() << "cannot mount a tmpfs here; DiskFullInjectedThenSpaceReturns covers it";
+  }
+  struct Unmount {
+    std::string path;
+    ~Unmount() { umount2(path.c_str(), MNT_DETACH); }
+  } unmount{dir.path()};
+  const std::string data = dir.path() + "/data";
+  {
+    // Ballast we delete later to give space back.
+    std::ofstream ballast(dir.path() + "/ballast", std::ios::binary);
+    std::string mb(1 << 20, 'x');
+    ballast.write(mb.data(), static_cast<std::streamsize>(mb.size()));
+  }
+  auto o = SmallOptions(data);
+  Db d = OpenDb(o);
+  ASSERT_TRUE(d.db != nullptr);
+  int acked = 0;
+  Status err;
+  for (int b = 0; b < 200000 && err.ok(); ++b) {
+    std::vector<SeriesPoint> batch;
+    for (size_t s = 0; s < d.ids.size(); ++s) {
+      batch.push_back({d.ids[s], b * 1000, Value::Int(b * 10 + static_cast<int>(s))});
+    }
+    err = d.db->Append(batch.data(), batch.size());
+    if (err.ok()) acked = b + 1;
+  }
+  ASSERT_FALSE(err.ok()) << "the 2 MiB file system never filled up";
+  EXPECT_NE(err.ToString().find("No space left"), std::string::npos) << err.ToString();
+  EXPECT_EQ(CountGood(&d), static_cast<size_t>(acked) * kSeries);
+  fs::remove(dir.path() + "/ballast");
+  Write(&d, acked, acked + 100);
+  d.db.reset();
+  Db r = OpenDb(o);
+  EXPECT_EQ(CountGood(&r), static_cast<size_t>(acked + 100) * kSeries);
+}
+
+}  // namespace
+}  // namespace sundial::storage
