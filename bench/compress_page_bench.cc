@@ -2,7 +2,7 @@
 // Sundial's page codec against plain Gorilla (compress_gorilla.h), on the
 // deterministic fixtures of compress_fixtures.h.
 //
-// Usage: compress_page_bench [--points N] [--page-size B] [--reps R]
+// Usage: compress_page_bench [--points N] [--page-size B] [--reps R] [--only NAME]
 // Prints a Markdown table. Bytes are the pages' used bytes, headers included.
 // Times are thread CPU time, the best of R runs; encoding includes copying each sealed page
 // out, decoding walks every point. Every run is checked bit-exact.
@@ -152,10 +152,12 @@ int main(int argc, char** argv) {
   size_t points = 1000000;
   uint32_t page_size = sundial::compress::kDefaultPageSize;
   int reps = 5;
+  std::string only;  // run just the fixture of this name
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--points") == 0) points = std::strtoull(argv[i + 1], nullptr, 10);
     if (std::strcmp(argv[i], "--page-size") == 0) page_size = static_cast<uint32_t>(std::atoi(argv[i + 1]));
     if (std::strcmp(argv[i], "--reps") == 0) reps = std::atoi(argv[i + 1]);
+    if (std::strcmp(argv[i], "--only") == 0) only = argv[i + 1];
   }
   std::printf("page size %u bytes, best of %d runs\n\n", page_size, reps);
   std::printf("| fixture | points | sundial B/pt | gorilla B/pt | sundial/gorilla "
@@ -163,6 +165,7 @@ int main(int argc, char** argv) {
   std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   volatile uint64_t sink = 0;
   for (const Fixture& f : MakeFixtures(points)) {
+    if (!only.empty() && f.name != only) continue;
     PageSet s, g;
     s.bytes.reserve(points * 16);
     g.bytes.reserve(points * 16);

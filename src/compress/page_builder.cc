@@ -7,6 +7,7 @@
 #include "int_code.h"
 #include "rice_code.h"
 #include "sundial/common/coding.h"
+#include "sundial/compress/bit_stream.h"
 #include "sundial/compress/page_iterator.h"
 #include "timestamp_code.h"
 #include "xor_code.h"
@@ -39,7 +40,7 @@ void PageBuilder::WriteHeader() {
   PageHeader h;
   h.value_encoding = st_.enc;
   h.seconds = st_.seconds;
-  h.scale = st_.scale;
+  h.param = st_.param;
   h.count = st_.count;
   h.first_t = st_.first_t;
   h.min_t = st_.min_t;
@@ -60,7 +61,7 @@ bool PageBuilder::Append(Timestamp t, Value v) {
   if (static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo) > kMaxPageSpanMs) {
     return false;
   }
-  if (st_.seconds && t % 1000 != 0 && !Reencode(st_.enc, st_.scale, false)) {
+  if (st_.seconds && t % 1000 != 0 && !Reencode(st_.enc, st_.param, false)) {
     return false;
   }
   const uint8_t reencodes = st_.reencodes;
@@ -93,11 +94,12 @@ void PageBuilder::ChooseInitialEncoding(Timestamp t, Value v) {
   st_.seconds = t % 1000 == 0;
   if (v.is_int()) {
     st_.enc = ValueEncoding::kInt;
+    st_.param = kMaxIntShift;  // lowered by the first deltas
     return;
   }
   const int s = MinDecimalScale(v.float_value(), 0);
   st_.enc = s >= 0 ? ValueEncoding::kDecimal : ValueEncoding::kXor;
-  st_.scale = static_cast<uint8_t>(s >= 0 ? s : 0);
+  st_.param = static_cast<uint8_t>(s >= 0 ? s : 0);
 }
 
 PageBuilder::Result PageBuilder::EncodePoint(Timestamp t, Value v,
@@ -122,12 +124,13 @@ PageBuilder::Result PageBuilder::EncodePoint(Timestamp t, Value v,
     bool is_native;
     switch (s.enc) {
       case ValueEncoding::kInt:
-        is_native = v.is_int();
         native = bits;
+        is_native = v.is_int() &&
+                    (!s.has_native || ((native - s.prev_native) & LowBits(s.param)) == 0);
         break;
       case ValueEncoding::kDecimal: {
         int64_t m = 0;
-        is_native = !v.is_int() && DecimalFits(v.float_value(), s.scale, &m);
+        is_native = !v.is_int() && DecimalFits(v.float_value(), s.param, &m);
         native = static_cast<uint64_t>(m);
         if (s.count != 0 && ZigZag(native - s.prev_native) >= kMaxDecimalZigZag) {
           is_native = false;
@@ -148,7 +151,11 @@ PageBuilder::Result PageBuilder::EncodePoint(Timestamp t, Value v,
       if (s.enc == ValueEncoding::kXor) {
         WriteXor(&w, native, s.prev_native, &lead, &trail);
       } else {
-        WriteIntDelta(&w, native - s.prev_native, &val_rice, s.has_native);
+        uint64_t d = native - s.prev_native;
+        if (s.enc == ValueEncoding::kInt && s.has_native) {
+          d = static_cast<uint64_t>(static_cast<int64_t>(d) >> s.param);
+        }
+        WriteIntDelta(&w, d, &val_rice, s.has_native);
       }
     } else if (s.enc == ValueEncoding::kXor) {
       WriteXorIntEscape(&w, bits);
@@ -208,10 +215,14 @@ void PageBuilder::StartRun(BitWriter* w) {
 
 void PageBuilder::Widen(Value v) {
   State& s = st_;
+  if (s.enc == ValueEncoding::kInt && v.is_int() && s.has_native) {
+    NarrowShift(v.int_value());
+    return;
+  }
   // Switch the native type only once escapes would be more than half.
   const bool common = (s.escapes + 1u) * 2 > s.count + 1u;
   if (s.enc == ValueEncoding::kDecimal && !v.is_int()) {
-    const int scale = MinDecimalScale(v.float_value(), s.scale + 1);
+    const int scale = MinDecimalScale(v.float_value(), s.param + 1);
     if (scale >= 0) {
       Reencode(ValueEncoding::kDecimal, static_cast<uint8_t>(scale), s.seconds);
     } else if (common) {
@@ -228,6 +239,18 @@ void PageBuilder::Widen(Value v) {
   uint8_t scale;
   ChooseFloatEncoding(v.float_value(), &enc, &scale);
   Reencode(enc, scale, s.seconds);
+}
+
+void PageBuilder::NarrowShift(int64_t v) {
+  State& s = st_;
+  const uint64_t d = static_cast<uint64_t>(v) - s.prev_native;  // not 0 here
+  const auto shift = static_cast<uint8_t>(__builtin_ctzll(d));
+  if (s.count == 1) {  // only the first value, whose code has no shift
+    s.param = shift;
+    WriteHeader();
+    return;
+  }
+  Reencode(ValueEncoding::kInt, shift, s.seconds);  // or escape v if it fails
 }
 
 // The cheapest float encoding for v and every float already in the page:
@@ -269,7 +292,7 @@ void PageBuilder::ChooseFloatEncoding(double v, ValueEncoding* enc,
   *scale = static_cast<uint8_t>(decimal ? s : 0);
 }
 
-bool PageBuilder::Reencode(ValueEncoding enc, uint8_t scale, bool seconds) {
+bool PageBuilder::Reencode(ValueEncoding enc, uint8_t param, bool seconds) {
   if (st_.reencodes >= kMaxReencodes) return false;
   ++st_.reencodes;
   const State saved = st_;
@@ -280,7 +303,7 @@ bool PageBuilder::Reencode(ValueEncoding enc, uint8_t scale, bool seconds) {
 
   st_ = State();
   st_.enc = enc;
-  st_.scale = scale;
+  st_.param = param;
   st_.seconds = seconds;
   st_.reencodes = saved.reencodes;
   PageIterator it(std::string_view(reinterpret_cast<const char*>(old.get()), n));

@@ -48,14 +48,16 @@ SUNDIAL_INLINE bool PageIterator::DecodeIntDomain(BitReader* in) {
   val_rice_ = rice.a;
   if (c.kind == IntCode::kBad) return Fail("bad value code");
   if (c.kind == IntCode::kDelta) {
-    seen_native_ = true;
-    native_ += c.v;
     if (h_.value_encoding == ValueEncoding::kInt) {
+      native_ += seen_native_ ? c.v << h_.param : c.v;
+      seen_native_ = true;
       is_int_ = true;
       bits_ = native_;
     } else {
+      native_ += c.v;
+      seen_native_ = true;
       is_int_ = false;
-      bits_ = DoubleToBits(DecimalValue(static_cast<int64_t>(native_), h_.scale));
+      bits_ = DoubleToBits(DecimalValue(static_cast<int64_t>(native_), h_.param));
     }
   } else {
     is_int_ = c.kind == IntCode::kEscapeInt;

@@ -115,6 +115,31 @@ TEST(PageBuilder, MixedIntAndFloatKeepTheirTypes) {
   ExpectRoundTrip(Regular(vals));
 }
 
+TEST(PageBuilder, IntDeltaShiftFollowsTheData) {
+  PageBuilder b;
+  ASSERT_TRUE(b.Append(1000, I(1 << 20)));
+  ASSERT_TRUE(b.Append(2000, I((1 << 20) + (3 << 14))));
+  EXPECT_EQ(b.int_shift(), 14);
+  ASSERT_TRUE(b.Append(3000, I((1 << 20) + (3 << 14) - 4096)));
+  EXPECT_EQ(b.int_shift(), 12);
+  // Multiples of 4096 (memory in pages) cost fewer bits than odd deltas.
+  std::mt19937 rng(TestSeed());
+  std::vector<Value> pages, bytes;
+  int64_t v = 1 << 30;
+  for (int i = 0; i < 5000; ++i) {
+    v += 4096 * static_cast<int64_t>(rng() % 1001) - 4096 * 500;
+    pages.push_back(I(v));
+    bytes.push_back(I(v + static_cast<int64_t>(rng() % 4096)));
+  }
+  ExpectRoundTrip(Regular(pages));
+  ExpectRoundTrip(Regular(bytes));
+  EXPECT_LT(BuildPages(Regular(pages)).size() * 3, BuildPages(Regular(bytes)).size() * 2);
+  // Odd deltas late in a page force a re-encode with a smaller shift.
+  std::vector<Value> late;
+  for (int i = 0; i < 300; ++i) late.push_back(I(i * 1024 + (i == 250 ? 1 : 0)));
+  ExpectRoundTrip(Regular(late));
+}
+
 TEST(PageBuilder, LongRunsOfEqualValues) {
   for (Value v : {I(7), F(7.0), F(3.25), F(1.0 / 3.0), F(-0.0)}) {
     std::vector<Value> vals(100000, v);

@@ -53,7 +53,7 @@ TEST(PageIterator, RejectsBadHeaders) {
   it.Reset(bad);
   EXPECT_TRUE(it.status().IsCorruption());
   bad = p;
-  bad[1] = static_cast<char>(0x20);  // scale on an int page
+  bad[1] = static_cast<char>(0x22);  // a parameter on an xor page
   it.Reset(bad);
   EXPECT_TRUE(it.status().IsCorruption());
   bad = p;

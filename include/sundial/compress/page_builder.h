@@ -11,9 +11,11 @@
 // smallest decimal scale that reproduces the double exactly, else xor;
 // timestamps in seconds when they are whole seconds) and widens when a point
 // does not fit:
-//   - a timestamp that is not a whole second in a seconds page, or a decimal
-//     that needs a larger scale: the page's points are re-encoded in the
-//     wider encoding (decoding and re-encoding one page is cheap, and it
+//   - a timestamp that is not a whole second in a seconds page, a decimal
+//     that needs a larger scale, or an int delta with fewer trailing zero
+//     bits than the page's delta shift (int pages start assuming every
+//     delta is a multiple of 2^15 and lower that as deltas arrive): the
+//     page's points are re-encoded in the wider encoding (decoding and re-encoding one page is cheap, and it
 //     happens only a few times per page at most);
 //   - a value of the other type (an int in a float page or the reverse), or
 //     a float that is not a short decimal in a decimal page: the value is
@@ -78,7 +80,10 @@ class PageBuilder {
   Timestamp last_t() const { return st_.last_t; }
   // The page's current encoding, as recorded in its header.
   ValueEncoding value_encoding() const { return st_.enc; }
-  uint8_t decimal_scale() const { return st_.scale; }
+  uint8_t decimal_scale() const {
+    return st_.enc == ValueEncoding::kDecimal ? st_.param : 0;
+  }
+  uint8_t int_shift() const { return st_.enc == ValueEncoding::kInt ? st_.param : 0; }
   bool seconds() const { return st_.seconds; }
 
   // Empties the page for reuse, keeping the buffer.
@@ -101,7 +106,7 @@ class PageBuilder {
     uint8_t reencodes = 0;
     ValueEncoding enc = ValueEncoding::kInt;
     bool seconds = false;
-    uint8_t scale = 0;
+    uint8_t param = 0;       // decimal scale or int delta shift (page_format.h)
     uint8_t lead = 0xff;     // xor window; 0xff: none yet
     uint8_t trail = 0;
     bool last_native = false;  // the last point was coded natively
@@ -128,9 +133,11 @@ class PageBuilder {
   // Picks a wider encoding for v (which is not native) and re-encodes.
   void Widen(Value v);
   void ChooseFloatEncoding(double v, ValueEncoding* enc, uint8_t* scale) const;
+  // Lowers the int delta shift so that the delta to v fits.
+  void NarrowShift(int64_t v);
   // Re-encodes every point in the given encoding. On failure (no room, or
   // too many re-encodes) restores the page and returns false.
-  bool Reencode(ValueEncoding enc, uint8_t scale, bool seconds);
+  bool Reencode(ValueEncoding enc, uint8_t param, bool seconds);
   void WriteHeader();
 
   uint32_t page_size_;

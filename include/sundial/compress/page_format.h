@@ -11,7 +11,9 @@
 //                             bit  2   timestamps coded in seconds (all are
 //                                      multiples of 1000 ms)
 //                             bit  3   reserved, 0
-//                             bits 4-7 decimal scale s (0 unless decimal)
+//                             bits 4-7 parameter p: the decimal scale s in
+//                                      decimal pages, the delta shift in
+//                                      int pages, 0 in xor pages
 //   2      2    count         number of points, 0..65535
 //   4      8    first_t       timestamp of the first point (int64 ms)
 //   12     4    min_back      first_t - min_t   (uint32, ms)
@@ -48,7 +50,9 @@
 // encoder only uses |m| < 10^15). Let m be the native value as int64 (the
 // int itself, or the decimal mantissa) and d = m - m_prev (m_prev = 0 before
 // the first native value; wraps): R(zigzag(d)) with the page's value state,
-// adapting for every native value but the first. Specials: e = 65 is an
+// adapting for every native value but the first. In int pages every d after
+// the first native value is a multiple of 2^p (p = the delta shift) and
+// R(zigzag(d >> p)) is coded instead (arithmetic shift). Specials: e = 65 is an
 // escaped float64, e = 66 an escaped int64, their 64 raw bits follow.
 // Escaped values (the other type, or a float that is not a decimal of scale
 // s) do not change m_prev.
@@ -90,10 +94,11 @@ constexpr uint32_t kDefaultPageSize = 512;
 constexpr uint32_t kMaxPointsPerPage = 65535;
 constexpr uint64_t kMaxPageSpanMs = 0xffffffffu;  // max_t - min_t
 constexpr int kMaxDecimalScale = 15;
+constexpr int kMaxIntShift = 15;
 
 // How a page codes its values (bits 0-1 of the encoding byte).
 enum class ValueEncoding : uint8_t {
-  kInt = 0,      // int64, zigzag delta
+  kInt = 0,      // int64, zigzag delta (shifted)
   kDecimal = 1,  // float64 as int64 mantissa x 10^-scale, zigzag delta
   kXor = 2,      // float64, Gorilla XOR
 };
@@ -102,7 +107,9 @@ enum class ValueEncoding : uint8_t {
 struct PageHeader {
   ValueEncoding value_encoding = ValueEncoding::kInt;
   bool seconds = false;  // timestamps coded in whole seconds
-  uint8_t scale = 0;     // decimal scale, 0..kMaxDecimalScale
+  // Decimal pages: the decimal scale (0..kMaxDecimalScale). Int pages: the
+  // delta shift (0..15). Xor pages: 0.
+  uint8_t param = 0;
   uint32_t count = 0;
   Timestamp first_t = 0;
   Timestamp min_t = 0;
@@ -110,7 +117,7 @@ struct PageHeader {
 };
 
 // Packs/unpacks the encoding byte (offset 1).
-uint8_t EncodingByte(ValueEncoding e, bool seconds, uint8_t scale);
+uint8_t EncodingByte(ValueEncoding e, bool seconds, uint8_t param);
 
 // Parses and validates the header at the front of page. Returns Corruption
 // if page is shorter than kPageHeaderSize, the version is unknown, the
