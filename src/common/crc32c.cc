@@ -24,9 +24,36 @@ struct Tables {
 
 constexpr Tables kTables;
 
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#define SUNDIAL_CRC32C_HW 1
+// The SSE4.2 crc32 instruction computes exactly this CRC, about 10x faster
+// than the tables; used when the CPU has it (checked once at run time).
+__attribute__((target("sse4.2"))) uint32_t ExtendHw(uint32_t init, const char* data, size_t n) {
+  const auto* p = reinterpret_cast<const unsigned char*>(data);
+  uint32_t c = ~init;
+  while (n >= 4) {
+    uint32_t w = static_cast<uint32_t>(p[0]) | (static_cast<uint32_t>(p[1]) << 8) |
+                 (static_cast<uint32_t>(p[2]) << 16) | (static_cast<uint32_t>(p[3]) << 24);
+    c = __builtin_ia32_crc32si(c, w);
+    p += 4;
+    n -= 4;
+  }
+  while (n-- > 0) c = __builtin_ia32_crc32qi(c, *p++);
+  return ~c;
+}
+
+bool HaveHw() {
+  static const bool have = __builtin_cpu_supports("sse4.2");
+  return have;
+}
+#endif
+
 }  // namespace
 
 uint32_t Extend(uint32_t init, const char* data, size_t n) {
+#ifdef SUNDIAL_CRC32C_HW
+  if (HaveHw()) return ExtendHw(init, data, n);
+#endif
   const auto* p = reinterpret_cast<const unsigned char*>(data);
   uint32_t c = ~init;
   while (n >= 4) {

@@ -33,16 +33,22 @@ bool HttpPutHandler::CheckPoint(const JsonPutPoint& p, storage::SeriesPoint* sp,
     ++invalid_values_;
     return *error = "Unable to parse value to a number", false;
   }
-  const storage::TagRef* tags = parser_.tags().data() + p.tags_begin;
-  if (!rules_->CheckValueAndTimestamp(p.metric, p.timestamp, value, tags, p.tags_count,
-                                      &error_)) {
-    ++illegal_arguments_;
-    return *error = error_.message, false;
+  // Only a non-finite float or an oversized timestamp fails rows 9-10; the
+  // tags are needed for the message only.
+  if ((!value.value.is_int() && !std::isfinite(value.value.float_value())) ||
+      p.timestamp > 9999999999999LL) {
+    DistinctTags(p, parser_.tags(), &tags_);
+    if (!rules_->CheckValueAndTimestamp(p.metric, p.timestamp, value, tags_.data(),
+                                        tags_.size(), &error_)) {
+      ++illegal_arguments_;
+      return *error = error_.message, false;
+    }
   }
   const uint64_t hash = SeriesCache::Hash(p.metric, p.tags_raw);
   SeriesId id = resolver_.Lookup(p.metric, p.tags_raw, hash);
+  if (id == kInvalidSeriesId) DistinctTags(p, parser_.tags(), &tags_);
   if (id == kInvalidSeriesId &&
-      !resolver_.Resolve(p.metric, tags, p.tags_count, p.metric, p.tags_raw, hash, &id,
+      !resolver_.Resolve(p.metric, tags_.data(), tags_.size(), p.metric, p.tags_raw, hash, &id,
                          &error_)) {
     switch (error_.kind) {
       case PutErrorKind::kUnknownMetric:

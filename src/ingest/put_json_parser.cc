@@ -23,6 +23,20 @@ std::string_view JavaTrim(std::string_view s) {
   return s;
 }
 
+constexpr uint64_t kOnes = 0x0101010101010101ull;
+constexpr uint64_t kHighs = 0x8080808080808080ull;
+
+// True if any byte of w is '"', '\\', a control character or >= 0x80: the
+// bytes a string scan must stop at (SWAR, 8 bytes per step).
+inline bool HasSpecialByte(uint64_t w) {
+  const uint64_t quote = w ^ (kOnes * '"');
+  const uint64_t backslash = w ^ (kOnes * '\\');
+  const uint64_t zero_quote = (quote - kOnes) & ~quote;
+  const uint64_t zero_backslash = (backslash - kOnes) & ~backslash;
+  const uint64_t control = w - kOnes * 0x20;  // high bit set where byte < 0x20
+  return ((zero_quote | zero_backslash | control | w) & kHighs) != 0;
+}
+
 int HexDigit(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -115,12 +129,22 @@ class PutJsonParser::Reader {
   const char* p_;
   const char* const end_;
   PutJsonParser* const parser_;
+  // Index of the last point whose tags were parsed (REQUIRES: the point
+  // being parsed is always points_.back()).
+  static constexpr size_t kNone = static_cast<size_t>(-1);
+  size_t last_tags_ = kNone;
   std::string error_;
 };
 
 bool PutJsonParser::Reader::ParseString(std::string_view* out) {
   // REQUIRES: *p_ == '"'.
   const char* start = ++p_;
+  while (end_ - p_ >= 8) {
+    uint64_t w;
+    std::memcpy(&w, p_, 8);
+    if (HasSpecialByte(w)) break;
+    p_ += 8;
+  }
   while (p_ < end_) {
     const auto c = static_cast<unsigned char>(*p_);
     if (c == '"') {
@@ -367,6 +391,22 @@ bool PutJsonParser::Reader::ParseTags(JsonPutPoint* point) {
     return true;
   }
   if (kind != Kind::kObject) return Fail("Tags must be an object");
+  // Consecutive points often carry the very same tags object (one host,
+  // many metrics): the same bytes parse to the same tags, so reuse them.
+  if (last_tags_ != kNone) {
+    const JsonPutPoint& last = parser_->points_[last_tags_];
+    const std::string_view prev = last.tags_raw;
+    if (static_cast<size_t>(end_ - p_) >= prev.size() &&
+        std::memcmp(p_, prev.data(), prev.size()) == 0) {
+      p_ += prev.size();
+      point->has_tags = true;
+      point->tags_raw = std::string_view(start, prev.size());
+      point->tags_begin = last.tags_begin;
+      point->tags_count = last.tags_count;
+      last_tags_ = parser_->points_.size() - 1;
+      return true;
+    }
+  }
   auto& tags = parser_->tags_;
   const size_t begin = tags.size();
   ++p_;
@@ -385,11 +425,7 @@ bool PutJsonParser::Reader::ParseTags(JsonPutPoint* point) {
       if (kind == Kind::kObject || kind == Kind::kArray) {
         return Fail("A tag value must be a string");
       }
-      bool replaced = false;  // HashMap.put: a repeated key keeps its place
-      for (size_t i = begin; i < tags.size() && !replaced; ++i) {
-        if (tags[i].key == key) tags[i].value = value, replaced = true;
-      }
-      if (!replaced) tags.push_back(storage::TagRef{key, value});
+      tags.push_back(storage::TagRef{key, value});  // repeats: see DistinctTags
       SkipWs();
       if (Peek() == ',') {
         ++p_;
@@ -404,6 +440,7 @@ bool PutJsonParser::Reader::ParseTags(JsonPutPoint* point) {
   point->tags_raw = std::string_view(start, static_cast<size_t>(p_ - start));
   point->tags_begin = static_cast<uint32_t>(begin);
   point->tags_count = static_cast<uint32_t>(tags.size() - begin);
+  last_tags_ = parser_->points_.size() - 1;
   return true;
 }
 
@@ -475,6 +512,23 @@ bool PutJsonParser::Parse(std::string_view body, std::string* message, std::stri
   return true;
 }
 
+void DistinctTags(const JsonPutPoint& point, const std::vector<storage::TagRef>& tags,
+                  std::vector<storage::TagRef>* out) {
+  out->clear();
+  for (uint32_t i = 0; i < point.tags_count; ++i) {
+    const storage::TagRef& t = tags[point.tags_begin + i];
+    bool replaced = false;  // HashMap.put: a repeated key keeps its place
+    for (storage::TagRef& o : *out) {
+      if (o.key == t.key) {
+        o.value = t.value;
+        replaced = true;
+        break;
+      }
+    }
+    if (!replaced) out->push_back(t);
+  }
+}
+
 void AppendJsonString(std::string_view s, std::string* out) {
   static constexpr char kHex[] = "0123456789abcdef";
   out->push_back('"');
@@ -494,7 +548,7 @@ void AppendJsonString(std::string_view s, std::string* out) {
   out->push_back('"');
 }
 
-void AppendJsonPutPoint(const JsonPutPoint& point, const std::vector<storage::TagRef>& tags,
+void AppendJsonPutPoint(const JsonPutPoint& point, const std::vector<storage::TagRef>& all_tags,
                         std::string* out) {
   if (point.is_null) {
     out->append("null");
@@ -513,9 +567,11 @@ void AppendJsonPutPoint(const JsonPutPoint& point, const std::vector<storage::Ta
     AppendJsonString(point.value, out);
   }
   if (point.has_tags) {
+    std::vector<storage::TagRef> tags;
+    DistinctTags(point, all_tags, &tags);
     out->append(",\"tags\":{");
-    for (uint32_t i = 0; i < point.tags_count; ++i) {
-      const storage::TagRef& t = tags[point.tags_begin + i];
+    for (size_t i = 0; i < tags.size(); ++i) {
+      const storage::TagRef& t = tags[i];
       if (i > 0) out->push_back(',');
       AppendJsonString(t.key, out);
       out->push_back(':');

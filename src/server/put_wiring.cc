@@ -1,7 +1,10 @@
-// Chooses the telnet put-line sink. Placeholder until ingest/ is wired in:
-// every put line is answered with an error line.
+// The telnet put-line sink: each connection parses its runs of `put` lines
+// with its own ingest::TelnetPutHandler and appends them to storage in one
+// batch before the connection reads again.
 #include <cstring>
+#include <string>
 
+#include "ingest_service.h"
 #include "put_line_sink.h"
 #include "service_context.h"
 
@@ -9,28 +12,69 @@ namespace sundial::server {
 
 namespace {
 
+class IngestPutSink : public PutLineSink {
+ public:
+  explicit IngestPutSink(std::unique_ptr<ingest::TelnetPutHandler> handler)
+      : handler_(std::move(handler)) {}
+
+  size_t HandlePutLines(std::string_view lines, net::ReplyBuffer* reply) override {
+    errors_.clear();
+    size_t pos = 0;
+    while (pos < lines.size() && IsPutLine(lines.substr(pos))) {
+      const void* nl = std::memchr(lines.data() + pos, '\n', lines.size() - pos);
+      const size_t end = nl ? static_cast<size_t>(static_cast<const char*>(nl) - lines.data())
+                            : lines.size();
+      handler_->HandlePut(lines.substr(pos, end - pos), &errors_);
+      pos = end + 1;
+    }
+    (void)handler_->Flush(&errors_);  // failures are reported in errors_
+    if (!errors_.empty() && !reply->Append(errors_)) {
+      // Over the cap as a whole: keep as many whole lines as fit.
+      for (size_t p = 0; p < errors_.size();) {
+        const size_t e = errors_.find('\n', p);
+        if (!reply->Append(std::string_view(errors_).substr(p, e + 1 - p))) break;
+        p = e + 1;
+      }
+    }
+    return pos > lines.size() ? lines.size() : pos;
+  }
+
+ private:
+  const std::unique_ptr<ingest::TelnetPutHandler> handler_;
+  std::string errors_;  // error lines of one call
+};
+
 class UnavailablePutSink : public PutLineSink {
  public:
   size_t HandlePutLines(std::string_view lines, net::ReplyBuffer* reply) override {
     size_t pos = 0;
     while (pos < lines.size() && IsPutLine(lines.substr(pos))) {
       const size_t nl = lines.find('\n', pos);
-      pos = nl + 1;
-      reply->Append("put: unavailable: ingest is not configured in this build\n");
+      pos = nl == std::string_view::npos ? lines.size() : nl + 1;
+      reply->Append("put: HBase error: storage is not available\n");
     }
     return pos;
   }
 };
 
-class UnavailablePutSinkFactory : public PutLineSinkFactory {
+class PutSinkFactory : public PutLineSinkFactory {
  public:
-  std::unique_ptr<PutLineSink> NewSink() override { return std::make_unique<UnavailablePutSink>(); }
+  explicit PutSinkFactory(IngestService* ingest) : ingest_(ingest) {}
+  std::unique_ptr<PutLineSink> NewSink() override {
+    if (ingest_ == nullptr || ingest_->storage() == nullptr) {
+      return std::make_unique<UnavailablePutSink>();
+    }
+    return std::make_unique<IngestPutSink>(ingest_->NewTelnetHandler());
+  }
+
+ private:
+  IngestService* const ingest_;
 };
 
 }  // namespace
 
-std::unique_ptr<PutLineSinkFactory> NewPutLineSinkFactory(ServiceContext* /*ctx*/) {
-  return std::make_unique<UnavailablePutSinkFactory>();
+std::unique_ptr<PutLineSinkFactory> NewPutLineSinkFactory(ServiceContext* ctx) {
+  return std::make_unique<PutSinkFactory>(ctx->ingest);
 }
 
 }  // namespace sundial::server

@@ -34,12 +34,16 @@ Status Server::Start() {
                             std::chrono::system_clock::now().time_since_epoch())
                             .count();
   SUNDIAL_RETURN_IF_ERROR(lock_.Acquire(options_.storage.data_dir));
-  // Storage is opened here once the storage engine is part of the build:
-  //   SUNDIAL_RETURN_IF_ERROR(storage::Storage::Open(options_.storage, &storage_));
+  SUNDIAL_RETURN_IF_ERROR(storage::Storage::Open(options_.storage, &storage_));
+  ingest::IngestOptions ingest_options;
+  ingest_options.max_tags = options_.ingest.max_tags;
+  ingest_options.auto_create_metrics = options_.ingest.auto_create_metrics;
+  ingest_ = std::make_unique<IngestService>(ingest_options, storage_.get());
 
   workers_ = std::make_unique<WorkerPool>(options_.query.threads);
   ctx_.options = &options_;
   ctx_.storage = storage_.get();
+  ctx_.ingest = ingest_.get();
   ctx_.workers = workers_.get();
   ctx_.stats = &stats_;
   ctx_.connections = &connections_;

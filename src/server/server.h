@@ -17,6 +17,7 @@
 #include <asio/signal_set.hpp>
 
 #include "data_dir_lock.h"
+#include "ingest_service.h"
 #include "options.h"
 #include "put_line_sink.h"
 #include "service_context.h"
@@ -54,6 +55,7 @@ class Server : private net::SessionFactory {
   const Options options_;
   DataDirLock lock_;
   std::unique_ptr<storage::Storage> storage_;
+  std::unique_ptr<IngestService> ingest_;
   std::unique_ptr<WorkerPool> workers_;
   ServerStats stats_;
   ServiceContext ctx_;

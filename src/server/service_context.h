@@ -16,6 +16,8 @@
 
 namespace sundial::server {
 
+class IngestService;
+
 // Counters of the network layer, for stats. Relaxed atomics.
 struct ServerStats {
   std::atomic<uint64_t> telnet_commands{0};   // non-put telnet lines handled
@@ -26,6 +28,7 @@ struct ServerStats {
 struct ServiceContext {
   const Options* options = nullptr;
   storage::Storage* storage = nullptr;        // null while no storage is open
+  IngestService* ingest = nullptr;            // the write path (ingest_service.h)
   WorkerPool* workers = nullptr;              // for work that must leave I/O threads
   ServerStats* stats = nullptr;
   const net::ConnectionManager* connections = nullptr;

@@ -8,6 +8,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "stats_report.h"
 #include "version.h"
 
 namespace sundial::server {
@@ -24,11 +25,6 @@ size_t CountTokens(std::string_view line) {
   return n;
 }
 
-std::string HostName() {
-  char buf[256] = {0};
-  if (gethostname(buf, sizeof(buf) - 1) != 0) return "localhost";
-  return buf;
-}
 
 }  // namespace
 
@@ -103,34 +99,7 @@ std::string TelnetStatsReply(const ServiceContext& ctx) {
   const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
                           std::chrono::system_clock::now().time_since_epoch())
                           .count();
-  const std::string suffix = " host=" + HostName() + "\n";
-  std::string out;
-  auto line = [&](std::string_view name, uint64_t value, std::string_view tags) {
-    out += "tsd.";
-    out.append(name);
-    out += ' ';
-    out += std::to_string(now);
-    out += ' ';
-    out += std::to_string(value);
-    if (!tags.empty()) {
-      out += ' ';
-      out.append(tags);
-    }
-    out += suffix;
-  };
-  line("connectionmgr.connections", ctx.connections ? ctx.connections->size() : 0, "type=open");
-  line("connectionmgr.connections", ctx.connections ? ctx.connections->total_accepted() : 0,
-       "type=total");
-  line("rpc.received", ctx.stats->telnet_commands.load(), "type=telnet");
-  line("rpc.received", ctx.router ? ctx.router->requests() : 0, "type=http");
-  line("rpc.errors", ctx.stats->telnet_unknown.load(), "type=unknown_command");
-  line("uptime", static_cast<uint64_t>(now - ctx.stats->start_time_s), "");
-  if (ctx.storage != nullptr) {
-    const storage::StorageStats s = ctx.storage->stats();
-    line("datapoints.added", s.points_appended, "");
-    line("storage.series", s.series_count, "");
-  }
-  return out;
+  return StatsTelnet(CollectStats(ctx), now, LocalHostName());
 }
 
 }  // namespace sundial::server

@@ -195,6 +195,7 @@ Status StorageImpl::Sync() {
 
 void StorageImpl::ApplyPoint(SeriesId id, MemSeries* s, Timestamp t, Value v) {
   std::unique_lock<SpinLock> lock(s->lock);
+  s->last_tick = tick_.load(std::memory_order_relaxed);
   for (int round = 0; round < 3; ++round) {
     if (t >= s->head_start && t < s->head_end) {
       if (t > s->max_t) {

@@ -80,6 +80,7 @@ struct MemSeries {
   Timestamp head_end = kMinTimestamp;    //   range before the first point
   Timestamp max_t = kMinTimestamp;       // newest time in the head's partition
   Timestamp ooo_start = 0, ooo_end = 0;  // out-of-order page's partition
+  uint32_t last_tick = 0;                // maintenance tick of the last append
   std::unique_ptr<compress::PageBuilder> head;
   std::unique_ptr<compress::PageBuilder> ooo;
   PendingPage* pending = nullptr;  // newest first; owned
@@ -156,6 +157,11 @@ class StorageImpl final : public Storage {
   Status TEST_FlushAll();
   // Runs one checkpoint now.
   Status TEST_Checkpoint();
+  // Seals the pages of idle series whose partition has ended, as the
+  // maintenance thread does every few seconds, treating every series as idle.
+  void TEST_SealIdle();
+  // Drops partitions past retention now; returns how many.
+  size_t TEST_ApplyRetention();
   // Makes the next page of partition `t` start at `offset` (sparse files).
   Status TEST_SetPageFileEnd(Timestamp t, uint64_t offset);
 
@@ -185,7 +191,10 @@ class StorageImpl final : public Storage {
   void MaintenanceLoop();
   Status WritePending();
   Status Checkpoint();
-  void SealEnded(bool all);
+  // Freezes heads and out-of-order pages: all of them, or those of series
+  // idle for two slow ticks whose partition ended before the newest time
+  // seen (wall clock or data) minus a grace period.
+  void SealEnded(bool all, bool assume_idle = false);
   Status SnapshotForCheckpoint(SeriesId id, MemSeries* s, Wal::CheckpointWriter* w,
                                std::vector<SeriesPoint>* buf);
   Status Shutdown();
@@ -219,6 +228,7 @@ class StorageImpl final : public Storage {
   std::vector<std::string> warnings_;
 
   std::atomic<Timestamp> newest_t_{kMinTimestamp};
+  std::atomic<uint32_t> tick_{0};  // slow maintenance ticks so far
   int64_t last_checkpoint_ms_ = 0;
   int64_t last_sync_ms_ = 0;
   int64_t last_slow_ms_ = 0;

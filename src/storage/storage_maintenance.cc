@@ -42,10 +42,11 @@ void StorageImpl::MaintenanceLoop() {
     }
     if (now - last_slow_ms_ >= kSlowTickMs) {
       last_slow_ms_ = now;
+      tick_.fetch_add(1, std::memory_order_relaxed);
       SealEnded(false);
       const Timestamp newest = std::max<Timestamp>(now, newest_t_.load());
       partitions_->EvictIdle(now - kIdlePartitionMs, newest - options_.partition_duration_ms);
-      if (options_.retention_ms > 0) partitions_->DropBefore(newest - options_.retention_ms);
+      if (options_.retention_ms > 0) partitions_->DropBefore(now - options_.retention_ms);
       for (auto& w : partitions_->TakeWarnings()) AddWarning(std::move(w));
     }
   }
@@ -88,11 +89,15 @@ Status StorageImpl::WritePending() {
   return result;
 }
 
-void StorageImpl::SealEnded(bool all) {
+void StorageImpl::SealEnded(bool all, bool assume_idle) {
   const Timestamp now = std::max<Timestamp>(env_->NowMs(), newest_t_.load());
   const Timestamp cutoff = all ? kMaxTimestamp : now - kSealGraceMs;
+  const uint32_t tick = tick_.load(std::memory_order_relaxed);
   series_.ForEach([&](SeriesId id, MemSeries* s) {
     std::lock_guard<SpinLock> lock(s->lock);
+    // A series still writing keeps its pages open (a backfill, or a clock
+    // far ahead); they are sealed when full or when it moves on.
+    if (!all && !assume_idle && tick - s->last_tick < 2) return;
     if (s->head && (all || s->head_end <= cutoff)) {
       FreezeHead(id, s);
       s->head.reset();  // an idle series keeps no page buffer
@@ -185,6 +190,16 @@ Status StorageImpl::Shutdown() {
     return s;
   }
   return wal_->Reset();
+}
+
+size_t StorageImpl::TEST_ApplyRetention() {
+  std::lock_guard<std::mutex> run(maint_run_mu_);
+  return partitions_->DropBefore(env_->NowMs() - options_.retention_ms);
+}
+
+void StorageImpl::TEST_SealIdle() {
+  std::lock_guard<std::mutex> run(maint_run_mu_);
+  SealEnded(false, true);
 }
 
 Status StorageImpl::TEST_SetPageFileEnd(Timestamp t, uint64_t offset) {

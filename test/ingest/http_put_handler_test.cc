@@ -155,6 +155,19 @@ TEST_F(HttpPutTest, JacksonCoercions) {
   EXPECT_EQ(storage_.KeyOf(storage_.appended[2]), "m a=c");
 }
 
+TEST_F(HttpPutTest, RepeatedTagObjectsAreReusedOnlyWhenIdentical) {
+  const HttpPutOutcome out = Put(R"([
+    {"metric":"m","timestamp":1,"value":1,"tags":{"a":"b"}},
+    {"metric":"m","timestamp":2,"value":1,"tags":{"a":"b"}},
+    {"metric":"m","timestamp":3,"value":1,"tags":{"a":"bc"}},
+    {"metric":"m","timestamp":4,"value":1,"tags":{"a":"b"} },
+    {"metric":"m","timestamp":5,"value":1,"tags":{"a":"b","c":"d"}}])");
+  EXPECT_EQ(out.success, 5u) << out.errors_json;
+  ASSERT_EQ(storage_.appended.size(), 5u);
+  const char* want[] = {"m a=b", "m a=b", "m a=bc", "m a=b", "m a=b c=d"};
+  for (size_t i = 0; i < 5; ++i) EXPECT_EQ(storage_.KeyOf(storage_.appended[i]), want[i]);
+}
+
 TEST_F(HttpPutTest, EscapedStrings) {
   const HttpPutOutcome out =
       Put(R"({"metric":"caf\u00e9.temp","timestamp":1,"value":1,"tags":{"h\u0065st":"a\/b"}})");

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <map>
 #include <random>
@@ -15,6 +16,7 @@ namespace {
 using testing::ReadAll;
 using testing::SmallOptions;
 using testing::TempDir;
+
 
 SeriesId Resolve(Storage* db, const std::string& metric, const std::string& host) {
   TagRef tags[] = {{"host", host}, {"dc", "eu"}};
@@ -250,6 +252,57 @@ TEST(StorageImpl, CheckpointTruncatesWalAndRecoveryKeepsEverything) {
   auto pts = ReadAll(db.get(), id);
   ASSERT_EQ(pts.size(), 3000u);
   for (int i = 0; i < 3000; ++i) ASSERT_EQ(pts[i].v.int_value(), i);
+}
+
+}  // namespace
+}  // namespace sundial::storage
+
+namespace sundial::storage {
+namespace {
+
+TEST(StorageImpl, IdleSeriesOfAnEndedPartitionAreSealed) {
+  testing::TempDir dir;
+  auto o = testing::SmallOptions(dir.path());
+  o.partition_duration_ms = 3600 * 1000;
+  auto db = OpenDb(o);
+  auto* impl = static_cast<StorageImpl*>(db.get());
+  const SeriesId old_id = Resolve(db.get(), "m", "old");
+  const SeriesId new_id = Resolve(db.get(), "m", "new");
+  const Timestamp now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count();
+  SeriesPoint pts[] = {{old_id, now - 5 * 3600 * 1000, Value::Int(1)},
+                       {new_id, now, Value::Int(2)}};
+  ASSERT_TRUE(db->Append(pts, 2).ok());
+  impl->TEST_SealIdle();
+  // The series of the partition that ended is sealed; today's stays open.
+  EXPECT_EQ(db->stats().pages_sealed, 1u);
+  EXPECT_EQ(testing::ReadAll(db.get(), old_id).size(), 1u);
+  EXPECT_EQ(testing::ReadAll(db.get(), new_id).size(), 1u);
+}
+
+TEST(StorageImpl, RetentionDropsWholeOldPartitions) {
+  testing::TempDir dir;
+  auto o = testing::SmallOptions(dir.path());
+  o.partition_duration_ms = 3600 * 1000;
+  o.retention_ms = 3 * 3600 * 1000;
+  auto db = OpenDb(o);
+  auto* impl = static_cast<StorageImpl*>(db.get());
+  const SeriesId id = Resolve(db.get(), "m", "a");
+  // Data in the far future relative to now would not do: use times around now.
+  const Timestamp now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count();
+  for (int h = 10; h >= 0; --h) {
+    SeriesPoint p{id, now - h * 3600 * 1000, Value::Int(h)};
+    ASSERT_TRUE(db->Append(&p, 1).ok());
+  }
+  ASSERT_TRUE(impl->TEST_FlushAll().ok());
+  EXPECT_GE(impl->TEST_ApplyRetention(), 7u);
+  auto pts = testing::ReadAll(db.get(), id);
+  ASSERT_FALSE(pts.empty());
+  EXPECT_LE(pts.size(), 4u);
+  EXPECT_GE(pts.front().t, now - 4 * 3600 * 1000);
 }
 
 }  // namespace

@@ -66,7 +66,8 @@ class HttpPutHandler {
   SeriesResolver resolver_;
   PutJsonParser parser_;
   std::vector<storage::SeriesPoint> batch_;
-  PutError error_;  // scratch
+  std::vector<storage::TagRef> tags_;  // scratch: one point's distinct tags
+  PutError error_;                     // scratch
   size_t misses_published_ = 0;
   uint64_t invalid_values_ = 0;
   uint64_t illegal_arguments_ = 0;

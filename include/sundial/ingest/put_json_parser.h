@@ -43,7 +43,7 @@ struct JsonPutPoint {
   std::string_view value;        // text of the number, or the string
   std::string_view tags_raw;     // the tags object's JSON text (cache key)
   uint32_t tags_begin = 0;       // index into the parser's tags()
-  uint32_t tags_count = 0;       // distinct keys (a repeated key: last wins)
+  uint32_t tags_count = 0;       // pairs as written, repeated keys included
 };
 
 class PutJsonParser {
@@ -70,6 +70,11 @@ class PutJsonParser {
   std::vector<storage::TagRef> tags_;
   std::deque<std::string> arena_;  // decoded strings that had escapes
 };
+
+// The point's tags as Jackson's HashMap holds them: a repeated key keeps
+// its first position and takes its last value. *out is cleared first.
+void DistinctTags(const JsonPutPoint& point, const std::vector<storage::TagRef>& tags,
+                  std::vector<storage::TagRef>* out);
 
 // Echoes a data point as OpenTSDB's /api/put "details" do: null fields are
 // left out, "timestamp" is always present and "value" is always a string.

@@ -1,0 +1,39 @@
+// The data set of the ingest load generator: DevOps-like series (hosts x
+// metrics, 8 tags each, one point per interval), generated before the clock
+// starts from a fixed seed, so every run and every server gets the same
+// bytes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace sundial::bench {
+
+struct LoadSpec {
+  int hosts = 100;
+  int metrics = 101;          // at most 101 distinct names
+  int64_t start_s = 1700000000;
+  int duration_s = 3600;
+  int interval_s = 10;
+  uint64_t seed = 42;
+  int connections = 4;
+  int http_batch = 5000;      // points per /api/put request
+
+  uint64_t points() const {
+    return static_cast<uint64_t>(hosts) * metrics * (duration_s / interval_s);
+  }
+};
+
+// One buffer of telnet `put` lines per connection: hosts are split across
+// connections (host i goes to connection i % connections), and each
+// connection sends its hosts' points in time order.
+std::vector<std::string> MakeTelnetPayloads(const LoadSpec& spec);
+
+// Complete HTTP/1.1 POST /api/put requests (keep-alive, Content-Length),
+// per connection, http_batch points each, split across connections as
+// above.
+std::vector<std::vector<std::string>> MakeHttpRequests(const LoadSpec& spec,
+                                                       const std::string& host_header);
+
+}  // namespace sundial::bench

@@ -1,0 +1,125 @@
+// ingest_parse_bench: CPU cost of the write path's parsing alone. Runs the
+// load generator's telnet payload and HTTP bodies through TelnetPutHandler
+// and HttpPutHandler against a storage that only counts, and prints ns per
+// point. Usage: ingest_parse_bench [hosts] [steps] [telnet|json|both]
+#include <time.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "ingest_load_data.h"
+#include "sundial/ingest/http_put_handler.h"
+#include "sundial/ingest/telnet_put_handler.h"
+
+namespace {
+
+using namespace sundial;
+
+// CPU time of this thread: the machine is shared, wall time is not a
+// measure of the parser.
+double CpuSeconds() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+}
+
+class CountingStorage : public storage::Storage {
+ public:
+  Status ResolveSeries(std::string_view, const storage::TagRef*, size_t, SeriesId* id) override {
+    *id = next_++;
+    return Status::OK();
+  }
+  Status Append(const storage::SeriesPoint* p, size_t n) override {
+    points += n;
+    checksum += static_cast<uint64_t>(p[n - 1].t);
+    return Status::OK();
+  }
+  Status Sync() override { return Status::OK(); }
+  std::unique_ptr<SampleIterator> NewIterator(SeriesId, Timestamp, Timestamp) override {
+    return nullptr;
+  }
+  Status LastPoint(SeriesId, Sample*) override { return Status::NotFound(""); }
+  std::vector<SeriesId> SeriesOfMetric(std::string_view) override { return {}; }
+  std::vector<SeriesId> SeriesWithTag(std::string_view, std::string_view) override { return {}; }
+  Status GetSeriesKey(SeriesId, storage::SeriesKey*) override { return Status::NotFound(""); }
+  Status LookupUid(storage::NameKind, std::string_view, uint32_t*) override {
+    return Status::NotFound("");
+  }
+  std::vector<std::string> SuggestNames(storage::NameKind, std::string_view, size_t) override {
+    return {};
+  }
+  storage::StorageStats stats() override { return {}; }
+
+  uint64_t points = 0;
+  uint64_t checksum = 0;
+
+ private:
+  SeriesId next_ = 0;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bench::LoadSpec spec;
+  spec.connections = 1;
+  if (argc > 1) spec.hosts = std::atoi(argv[1]);
+  spec.duration_s = (argc > 2 ? std::atoi(argv[2]) : 120) * spec.interval_s;
+  const std::string which = argc > 3 ? argv[3] : "both";
+  const std::string payload =
+      which != "json" ? bench::MakeTelnetPayloads(spec)[0] : std::string();
+  const auto requests =
+      which != "telnet" ? bench::MakeHttpRequests(spec, "x")[0] : std::vector<std::string>();
+  ingest::IngestOptions options;
+  const ingest::PointRules rules(options);
+  ingest::IngestStats stats;
+  if (!payload.empty()) {
+    // Calibration: one pass over the bytes finding line ends, for scale.
+    const double c0 = CpuSeconds();
+    size_t lines = 0;
+    for (const char* p = payload.data(), *end = p + payload.size();
+         (p = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(end - p))));
+         ++p) {
+      ++lines;
+    }
+    const double cs = CpuSeconds() - c0;
+    std::printf("calibration: memchr over the lines: %.1f ns/line (%zu lines)\n",
+                cs * 1e9 / static_cast<double>(lines), lines);
+  }
+  if (!payload.empty()) {
+    CountingStorage storage;
+    ingest::TelnetPutHandler handler(&storage, &options, &rules, &stats);
+    std::string reply;
+    const double t0 = CpuSeconds();
+    size_t pos = 0, lines_in_buffer = 0;
+    while (pos < payload.size()) {
+      const size_t nl = payload.find('\n', pos);
+      handler.HandlePut(std::string_view(payload).substr(pos, nl - pos), &reply);
+      pos = nl + 1;
+      if (++lines_in_buffer == 500) (void)handler.Flush(&reply), lines_in_buffer = 0;
+    }
+    (void)handler.Flush(&reply);
+    const double s = CpuSeconds() - t0;
+    std::printf("telnet: %llu points, %.1f ns CPU/point, %.2f M points/s, %.1f MB/s, errors=%zu\n",
+                static_cast<unsigned long long>(storage.points), s * 1e9 / storage.points,
+                storage.points / s / 1e6, payload.size() / s / 1e6, reply.size());
+  }
+  if (!requests.empty()) {
+    CountingStorage storage;
+    ingest::HttpPutHandler handler(&storage, &options, &rules, &stats);
+    ingest::HttpPutOutcome out;
+    size_t failed = 0;
+    const double t0 = CpuSeconds();
+    for (const std::string& req : requests) {
+      handler.Handle(std::string_view(req).substr(req.find("\r\n\r\n") + 4), false, &out);
+      failed += out.failed;
+    }
+    const double s = CpuSeconds() - t0;
+    std::printf("json:   %llu points, %.1f ns CPU/point, %.2f M points/s, failed=%zu\n",
+                static_cast<unsigned long long>(storage.points), s * 1e9 / storage.points,
+                storage.points / s / 1e6, failed);
+  }
+  return 0;
+}

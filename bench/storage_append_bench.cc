@@ -1,0 +1,225 @@
+// Storage engine benchmark: in-process append throughput, anonymous RSS per
+// number of active series, and bytes per point on disk after a clean stop.
+//
+//   storage_append_bench append [series=10000] [points_per_series=1000]
+//   storage_append_bench rss <series> [points_per_series=30]
+//   storage_append_bench disk [points_per_fixture=1000000]
+//   storage_append_bench all        (the three above, RSS in child processes)
+//
+// Data: DevOps-like series (8 tags), one point per series every 10 s, values
+// as 2-decimal random walks; the "disk" mode uses compress' fixtures.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "compress_fixtures.h"
+#include "sundial/storage/storage.h"
+
+namespace sundial::storage {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string MakeTempDir() {
+  const char* base = std::getenv("TMPDIR");
+  std::string tmpl = std::string(base != nullptr ? base : "/tmp") + "/sundial-bench-XXXXXX";
+  if (mkdtemp(&tmpl[0]) == nullptr) std::abort();
+  return tmpl;
+}
+
+uint64_t RssAnonKb() {
+  std::ifstream f("/proc/self/status");
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.rfind("RssAnon:", 0) == 0) return std::strtoull(line.c_str() + 8, nullptr, 10);
+  }
+  return 0;
+}
+
+void Check(const Status& s, const char* what) {
+  if (!s.ok()) {
+    std::fprintf(stderr, "%s: %s\n", what, s.ToString().c_str());
+    std::exit(1);
+  }
+}
+
+std::vector<SeriesId> MakeSeries(Storage* db, size_t n) {
+  std::vector<SeriesId> ids(n);
+  for (size_t i = 0; i < n; ++i) {
+    const std::string host = "host_" + std::to_string(i / 101);
+    const std::string metric = "cpu.usage_" + std::to_string(i % 101);
+    const std::string rack = std::to_string(i / 101 % 40);
+    TagRef tags[] = {{"host", host},      {"region", "eu-west-1"}, {"datacenter", "eu-west-1a"},
+                     {"rack", rack},      {"os", "Ubuntu16.04LTS"}, {"arch", "x64"},
+                     {"team", "SF"},      {"service", "18"}};
+    Check(db->ResolveSeries(metric, tags, 8, &ids[i]), "resolve");
+  }
+  return ids;
+}
+
+// Appends rounds [r0, r1) of one point per series for ids[first, last),
+// in batches of `batch` points (as one ingest connection would).
+void AppendRounds(Storage* db, const std::vector<SeriesId>& ids, size_t first, size_t last,
+                  int r0, int r1, size_t batch) {
+  std::vector<SeriesPoint> buf;
+  buf.reserve(batch);
+  for (int r = r0; r < r1; ++r) {
+    const Timestamp t = 1700000000000 + static_cast<Timestamp>(r) * 10000;
+    for (size_t k = first; k < last; ++k) {
+      // A cheap deterministic 2-decimal walk per series.
+      const int64_t cents = static_cast<int64_t>((k * 7919 + static_cast<size_t>(r) * 31) % 997);
+      buf.push_back({ids[k], t, Value::Float(static_cast<double>(cents + 5000) / 100.0)});
+      if (buf.size() == batch) {
+        Check(db->Append(buf.data(), buf.size()), "append");
+        buf.clear();
+      }
+    }
+  }
+  if (!buf.empty()) Check(db->Append(buf.data(), buf.size()), "append");
+}
+
+void Throughput(size_t series, int rounds) {
+  for (int threads = 1; threads <= 2; ++threads) {
+    const std::string dir = MakeTempDir();
+    StorageOptions o;
+    o.data_dir = dir;
+    std::unique_ptr<Storage> db;
+    Check(Storage::Open(o, &db), "open");
+    auto ids = MakeSeries(db.get(), series);
+    AppendRounds(db.get(), ids, 0, series, 0, 2, 1000);  // warm up: heads exist
+    const auto t0 = std::chrono::steady_clock::now();
+    std::vector<std::thread> ts;
+    for (int i = 0; i < threads; ++i) {
+      ts.emplace_back([&, i] {
+        // Each thread owns a contiguous share of the series (its hosts).
+        AppendRounds(db.get(), ids, series * i / threads, series * (i + 1) / threads, 2,
+                     rounds + 2, 1000);
+      });
+    }
+    for (auto& t : ts) t.join();
+    const double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double pts = static_cast<double>(series) * rounds;
+    std::printf("append  threads=%d series=%zu points=%.0f  %.2f M points/s  (%.0f ns/point)\n",
+                threads, series, pts, pts / secs / 1e6, secs * 1e9 / pts);
+    db.reset();
+    fs::remove_all(dir);
+  }
+}
+
+void Rss(size_t series, int rounds) {
+  const uint64_t before = RssAnonKb();
+  const std::string dir = MakeTempDir();
+  StorageOptions o;
+  o.data_dir = dir;
+  std::unique_ptr<Storage> db;
+  Check(Storage::Open(o, &db), "open");
+  auto ids = MakeSeries(db.get(), series);
+  AppendRounds(db.get(), ids, 0, series, 0, rounds, 1000);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // let pending pages go out
+  const uint64_t after = RssAnonKb();
+  const StorageStats st = db->stats();
+  std::printf("rss     series=%zu  RssAnon %.1f MB total (%.1f MB before open), "
+              "engine estimate %.1f MB, %.0f B/series\n",
+              series, after / 1024.0, before / 1024.0, st.memory_bytes / 1048576.0,
+              (after - before) * 1024.0 / static_cast<double>(series));
+  db.reset();
+  fs::remove_all(dir);
+}
+
+uint64_t DirBytes(const std::string& dir) {
+  uint64_t n = 0;
+  for (auto& e : fs::recursive_directory_iterator(dir)) {
+    if (e.is_regular_file()) n += e.file_size();
+  }
+  return n;
+}
+
+void Disk(size_t points_per_fixture) {
+  for (const auto& fx : bench::MakeFixtures(points_per_fixture)) {
+    const std::string dir = MakeTempDir();
+    StorageOptions o;
+    o.data_dir = dir;
+    {
+      std::unique_ptr<Storage> db;
+      Check(Storage::Open(o, &db), "open");
+      std::vector<SeriesId> ids;
+      for (size_t s = 0; s < fx.series.size(); ++s) {
+        const std::string id = std::to_string(s);
+        TagRef tag{"id", id};
+        ids.push_back(0);
+        Check(db->ResolveSeries(fx.name, &tag, 1, &ids.back()), "resolve");
+      }
+      std::vector<SeriesPoint> buf;
+      size_t longest = 0;
+      for (const auto& s : fx.series) longest = std::max(longest, s.size());
+      for (size_t i = 0; i < longest; ++i) {  // interleaved, as ingest sees them
+        for (size_t s = 0; s < fx.series.size(); ++s) {
+          if (i < fx.series[s].size()) {
+            buf.push_back({ids[s], fx.series[s][i].t, fx.series[s][i].v});
+          }
+          if (buf.size() == 1000) {
+            Check(db->Append(buf.data(), buf.size()), "append");
+            buf.clear();
+          }
+        }
+      }
+      if (!buf.empty()) Check(db->Append(buf.data(), buf.size()), "append");
+    }  // clean shutdown
+    const uint64_t pages = DirBytes(dir + "/part");
+    const uint64_t total = DirBytes(dir);
+    const double n = static_cast<double>(fx.points());
+    std::printf("disk    %-28s series=%5zu points=%8zu  pages+index %.3f B/pt, whole dir %.3f B/pt\n",
+                fx.name.c_str(), fx.series.size(), fx.points(), pages / n, total / n);
+    fs::remove_all(dir);
+  }
+}
+
+// Runs `self rss n` in a child so that each figure starts from a fresh heap.
+void RssInChild(const char* self, size_t series) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const std::string n = std::to_string(series);
+    execl(self, self, "rss", n.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+}
+
+}  // namespace
+}  // namespace sundial::storage
+
+int main(int argc, char** argv) {
+  using namespace sundial::storage;
+  const std::string mode = argc > 1 ? argv[1] : "all";
+  auto arg = [&](int i, size_t def) {
+    return argc > i ? static_cast<size_t>(std::strtoull(argv[i], nullptr, 10)) : def;
+  };
+  if (mode == "append") {
+    Throughput(arg(2, 10000), static_cast<int>(arg(3, 1000)));
+  } else if (mode == "rss") {
+    Rss(arg(2, 10000), static_cast<int>(arg(3, 30)));
+  } else if (mode == "disk") {
+    Disk(arg(2, 1000000));
+  } else if (mode == "all") {
+    Throughput(10000, 1000);
+    RssInChild(argv[0], 10000);
+    RssInChild(argv[0], 100000);
+    Disk(1000000);
+  } else {
+    std::fprintf(stderr, "usage: %s [append|rss|disk|all] ...\n", argv[0]);
+    return 2;
+  }
+  return 0;
+}

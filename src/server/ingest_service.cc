@@ -1,0 +1,35 @@
+#include "ingest_service.h"
+
+namespace sundial::server {
+
+namespace {
+// Idle HTTP handlers kept; more concurrent requests than this just build
+// (and drop) extra ones.
+constexpr size_t kMaxIdleHttpHandlers = 16;
+}  // namespace
+
+IngestService::IngestService(const ingest::IngestOptions& options, storage::Storage* storage)
+    : options_(options), rules_(options_), storage_(storage) {}
+
+std::unique_ptr<ingest::TelnetPutHandler> IngestService::NewTelnetHandler() {
+  return std::make_unique<ingest::TelnetPutHandler>(storage_, &options_, &rules_, &stats_);
+}
+
+std::unique_ptr<ingest::HttpPutHandler> IngestService::AcquireHttpHandler() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!idle_.empty()) {
+      std::unique_ptr<ingest::HttpPutHandler> h = std::move(idle_.back());
+      idle_.pop_back();
+      return h;
+    }
+  }
+  return std::make_unique<ingest::HttpPutHandler>(storage_, &options_, &rules_, &stats_);
+}
+
+void IngestService::Release(std::unique_ptr<ingest::HttpPutHandler> handler) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (idle_.size() < kMaxIdleHttpHandlers) idle_.push_back(std::move(handler));
+}
+
+}  // namespace sundial::server

@@ -1,0 +1,55 @@
+// IngestService: the write path's shared state in a running server: the
+// ingest options, the validation rules, the counters, and a pool of
+// /api/put handlers.
+//
+// Why a pool for HTTP and not one handler per connection: HTTP handlers are
+// routed without a connection identity. A handler keeps a series cache that
+// is worth reusing, so requests borrow one from the pool (a mutex per
+// request, not per point) and give it back. Telnet connections own their
+// handler (PutLineSink, put_wiring.cc).
+//
+// Thread-safety: every method may be called from any thread.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "sundial/ingest/http_put_handler.h"
+#include "sundial/ingest/ingest_options.h"
+#include "sundial/ingest/ingest_stats.h"
+#include "sundial/ingest/point_rules.h"
+#include "sundial/ingest/telnet_put_handler.h"
+#include "sundial/storage/storage.h"
+
+namespace sundial::server {
+
+class IngestService {
+ public:
+  // storage may be null (no storage open): puts are then refused.
+  IngestService(const ingest::IngestOptions& options, storage::Storage* storage);
+  IngestService(const IngestService&) = delete;
+  IngestService& operator=(const IngestService&) = delete;
+
+  // A handler for one telnet connection. REQUIRES: storage() != nullptr.
+  std::unique_ptr<ingest::TelnetPutHandler> NewTelnetHandler();
+
+  // Borrows an HTTP put handler; give it back with Release().
+  // REQUIRES: storage() != nullptr.
+  std::unique_ptr<ingest::HttpPutHandler> AcquireHttpHandler();
+  void Release(std::unique_ptr<ingest::HttpPutHandler> handler);
+
+  storage::Storage* storage() const { return storage_; }
+  ingest::IngestStats* stats() { return &stats_; }
+  const ingest::IngestStats& stats() const { return stats_; }
+
+ private:
+  const ingest::IngestOptions options_;
+  const ingest::PointRules rules_;
+  storage::Storage* const storage_;
+  ingest::IngestStats stats_;
+  std::mutex mu_;
+  std::vector<std::unique_ptr<ingest::HttpPutHandler>> idle_;  // GUARDED_BY(mu_)
+};
+
+}  // namespace sundial::server

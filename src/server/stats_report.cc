@@ -1,0 +1,109 @@
+#include "stats_report.h"
+
+#include <unistd.h>
+
+#include <chrono>
+
+#include "ingest_service.h"
+#include "sundial/http/reply.h"
+
+namespace sundial::server {
+
+std::string LocalHostName() {
+  char buf[256] = {0};
+  if (gethostname(buf, sizeof(buf) - 1) != 0 || buf[0] == '\0') return "localhost";
+  return buf;
+}
+
+std::vector<StatRecord> CollectStats(const ServiceContext& ctx) {
+  std::vector<StatRecord> r;
+  auto add = [&r](std::string name, uint64_t v, std::string k = {}, std::string tv = {},
+                  bool counter = true) {
+    r.push_back(StatRecord{std::move(name), v, std::move(k), std::move(tv), counter});
+  };
+  const uint64_t open = ctx.connections ? ctx.connections->size() : 0;
+  add("connectionmgr.connections", open, "type", "open", false);
+  add("connectionmgr.connections", ctx.connections ? ctx.connections->total_accepted() : 0,
+      "type", "total");
+  const ingest::IngestStats* in = ctx.ingest ? ctx.ingest->stats() : nullptr;
+  const uint64_t telnet_puts = in ? in->telnet_puts.load() : 0;
+  const uint64_t http_puts = in ? in->http_put_requests.load() : 0;
+  add("rpc.received", ctx.stats->telnet_commands.load() + telnet_puts, "type", "telnet");
+  add("rpc.received", ctx.router ? ctx.router->requests() : 0, "type", "http");
+  add("rpc.received", telnet_puts + http_puts, "type", "put");
+  add("rpc.errors", in ? in->storage_errors.load() : 0, "type", "hbase_errors");
+  add("rpc.errors", in ? in->invalid_values.load() : 0, "type", "invalid_values");
+  add("rpc.errors", in ? in->illegal_arguments.load() : 0, "type", "illegal_arguments");
+  add("rpc.errors", in ? in->unknown_metrics.load() : 0, "type", "unknown_metrics");
+  add("rpc.errors", ctx.stats->telnet_unknown.load(), "type", "unknown_commands");
+  add("datapoints.added", in ? in->points_stored.load() : 0, "type", "all");
+  add("http.put.datapoints", in ? in->http_points.load() : 0);
+  add("ingest.series_cache.misses", in ? in->series_cache_misses.load() : 0);
+  const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+  add("uptime", static_cast<uint64_t>(now - ctx.stats->start_time_s), {}, {}, false);
+  if (ctx.storage != nullptr) {
+    const storage::StorageStats s = ctx.storage->stats();
+    add("storage.points_appended", s.points_appended);
+    add("storage.series", s.series_count, {}, {}, false);
+    add("storage.wal.bytes_written", s.wal_bytes_written);
+    add("storage.wal.syncs", s.wal_syncs);
+    add("storage.pages_sealed", s.pages_sealed);
+    add("storage.corruptions_skipped", s.corruptions_skipped);
+  }
+  return r;
+}
+
+std::string StatsJson(const std::vector<StatRecord>& records, int64_t now_s,
+                      const std::string& host) {
+  std::string out = "[";
+  for (const StatRecord& rec : records) {
+    if (out.size() > 1) out += ',';
+    out += "{\"metric\":";
+    http::AppendJsonString("tsd." + rec.name, &out);
+    out += ",\"timestamp\":" + std::to_string(now_s) + ",\"value\":\"" +
+           std::to_string(rec.value) + "\",\"tags\":{\"host\":";
+    http::AppendJsonString(host, &out);
+    if (!rec.tag_key.empty()) {
+      out += ',';
+      http::AppendJsonString(rec.tag_key, &out);
+      out += ':';
+      http::AppendJsonString(rec.tag_value, &out);
+    }
+    out += "}}";
+  }
+  out += ']';
+  return out;
+}
+
+std::string StatsTelnet(const std::vector<StatRecord>& records, int64_t now_s,
+                        const std::string& host) {
+  std::string out;
+  for (const StatRecord& rec : records) {
+    out += "tsd." + rec.name + ' ' + std::to_string(now_s) + ' ' + std::to_string(rec.value);
+    if (!rec.tag_key.empty()) out += ' ' + rec.tag_key + '=' + rec.tag_value;
+    out += " host=" + host + '\n';
+  }
+  return out;
+}
+
+std::string StatsPrometheus(const std::vector<StatRecord>& records) {
+  std::string out;
+  std::string last_family;
+  for (const StatRecord& rec : records) {
+    std::string family = "sundial_";
+    for (char c : rec.name) family += (c == '.' || c == '-') ? '_' : c;
+    if (rec.counter) family += "_total";
+    if (family != last_family) {
+      out += "# TYPE " + family + (rec.counter ? " counter\n" : " gauge\n");
+      last_family = family;
+    }
+    out += family;
+    if (!rec.tag_key.empty()) out += '{' + rec.tag_key + "=\"" + rec.tag_value + "\"}";
+    out += ' ' + std::to_string(rec.value) + '\n';
+  }
+  return out;
+}
+
+}  // namespace sundial::server

@@ -1,0 +1,42 @@
+// The server's self-metrics, gathered once and printed in three formats:
+// OpenTSDB's /api/stats JSON array, the telnet `stats` lines, and the
+// Prometheus text format on /metrics.
+//
+//   /api/stats  [{"metric":"tsd.rpc.received","timestamp":1700000000,
+//                 "value":"12","tags":{"host":"h1","type":"put"}}, ...]
+//   stats       tsd.rpc.received 1700000000 12 type=put host=h1
+//   /metrics    # TYPE sundial_rpc_received_total counter
+//               sundial_rpc_received_total{type="put"} 12
+//
+// Thread-safety: CollectStats reads atomics and storage stats; it may run
+// on any thread.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "service_context.h"
+
+namespace sundial::server {
+
+struct StatRecord {
+  std::string name;     // OpenTSDB-style, without the "tsd." prefix
+  uint64_t value = 0;
+  std::string tag_key;  // one optional tag, e.g. type=put
+  std::string tag_value;
+  bool counter = true;  // false: a gauge
+};
+
+std::vector<StatRecord> CollectStats(const ServiceContext& ctx);
+
+std::string StatsJson(const std::vector<StatRecord>& records, int64_t now_s,
+                      const std::string& host);
+std::string StatsTelnet(const std::vector<StatRecord>& records, int64_t now_s,
+                        const std::string& host);
+std::string StatsPrometheus(const std::vector<StatRecord>& records);
+
+// The local host name (for the host tag), "localhost" if unknown.
+std::string LocalHostName();
+
+}  // namespace sundial::server

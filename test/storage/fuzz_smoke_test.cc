@@ -1,0 +1,83 @@
+// A short, unguided run of the storage fuzz targets inside the unit tests:
+// random bytes and mutations of real files. The coverage-guided runs are
+// the storage_*_fuzz targets (-DSUNDIAL_FUZZ=ON).
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+
+#include "storage/fuzz_targets.h"
+#include "storage/record_log.h"
+#include "storage/test_util.h"
+#include "storage/wal.h"
+#include "sundial/common/coding.h"
+
+namespace sundial::storage {
+namespace {
+
+std::string ValidWalRecords(std::mt19937_64* rng) {
+  std::string out;
+  for (int r = 0; r < 5; ++r) {
+    std::vector<SeriesPoint> pts;
+    for (int i = 0; i < 20; ++i) {
+      pts.push_back({static_cast<SeriesId>((*rng)() % 4), static_cast<Timestamp>((*rng)() % 100000),
+                     i % 2 ? Value::Int(static_cast<int64_t>((*rng)())) : Value::Float(i * 0.5)});
+    }
+    std::string rec;
+    EncodeWalBatch(pts.data(), pts.size(), &rec);
+    out += rec;
+  }
+  return out;
+}
+
+void Mutate(std::string* s, std::mt19937_64* rng) {
+  const int edits = 1 + static_cast<int>((*rng)() % 8);
+  for (int e = 0; e < edits && !s->empty(); ++e) {
+    switch ((*rng)() % 3) {
+      case 0: (*s)[(*rng)() % s->size()] = static_cast<char>((*rng)()); break;
+      case 1: s->resize((*rng)() % s->size()); break;
+      default: s->insert((*rng)() % s->size(), 1, static_cast<char>((*rng)()));
+    }
+  }
+}
+
+TEST(StorageFuzzSmoke, WalRecords) {
+  std::mt19937_64 rng(testing::TestSeed(7));
+  for (int i = 0; i < 3000; ++i) {
+    std::string s = ValidWalRecords(&rng);
+    Mutate(&s, &rng);
+    FuzzWalRecords(reinterpret_cast<const uint8_t*>(s.data()), s.size());
+  }
+}
+
+TEST(StorageFuzzSmoke, DataDir) {
+  std::mt19937_64 rng(testing::TestSeed(11));
+  // A realistic directory: dictionary records, a WAL, no pages.
+  std::string dict;
+  std::string name(1, '\0');
+  PutVarint32(&name, 1);
+  PutLengthPrefixed(&name, "m");
+  AppendLogRecord(&dict, 1, name);
+  std::string series;  // series 0: metric uid 1, no tags
+  PutVarint32(&series, 0);
+  PutVarint32(&series, 1);
+  PutVarint32(&series, 0);
+  AppendLogRecord(&dict, 2, series);
+  for (int i = 0; i < 150; ++i) {
+    std::string d = dict, w = ValidWalRecords(&rng), pages, index;
+    if (i % 2) Mutate(&d, &rng);
+    if (i % 3) Mutate(&w, &rng);
+    std::string in;
+    for (const std::string* part : {&d, &w, &pages}) {
+      in.push_back(static_cast<char>(part->size() & 0xff));
+      in.push_back(static_cast<char>(part->size() >> 8));
+      in += *part;
+    }
+    in += index;
+    if (i % 5 == 4) Mutate(&in, &rng);
+    FuzzDataDir(reinterpret_cast<const uint8_t*>(in.data()), in.size());
+  }
+}
+
+}  // namespace
+}  // namespace sundial::storage

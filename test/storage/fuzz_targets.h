@@ -1,0 +1,21 @@
+// Fuzz targets for every parser of storage's on-disk bytes. Each is a libFuzzer
+// entry point body (storage_*_fuzz.cc, built with -DSUNDIAL_FUZZ=ON) and is
+// also run briefly on random and mutated inputs by fuzz_smoke_test.cc.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace sundial::storage {
+
+// Input = the records part of a WAL segment: read with LogReader, every
+// record decoded as a batch. Also decodes the input as one batch payload.
+void FuzzWalRecords(const uint8_t* data, size_t size);
+
+// Input = a data directory, split in four by 2-byte little-endian lengths:
+// series.log records, WAL segment records, page file records, page index
+// records (file headers are prepended). Opens the engine on it, reads every
+// series, and closes it (a clean shutdown).
+void FuzzDataDir(const uint8_t* data, size_t size);
+
+}  // namespace sundial::storage
