@@ -140,29 +140,6 @@ TEST(PageBuilder, IntDeltaShiftFollowsTheData) {
   ExpectRoundTrip(Regular(late));
 }
 
-TEST(PageBuilder, SteadyCountersSwitchToDeltaOfDelta) {
-  std::mt19937 rng(TestSeed());
-  std::vector<Value> uptime, jiffies, walk, cents;
-  int64_t j = 0, w = 0;
-  for (int i = 0; i < 20000; ++i) {
-    uptime.push_back(I(i * 10));
-    j += 1000 + static_cast<int64_t>(rng() % 5);
-    jiffies.push_back(I(j));
-    w += static_cast<int64_t>(rng() % 2001) - 1000;
-    walk.push_back(I(w));
-    cents.push_back(F(static_cast<double>(i * 25 + (i / 1000)) / 100));
-  }
-  for (const auto* vals : {&uptime, &jiffies, &walk, &cents}) ExpectRoundTrip(Regular(*vals));
-  PageBuilder b;
-  for (int i = 0; i < 100; ++i) ASSERT_TRUE(b.Append(i * 1000, uptime[i]));
-  EXPECT_TRUE(b.value_dod());
-  PageBuilder c;
-  for (int i = 0; i < 100; ++i) ASSERT_TRUE(c.Append(i * 1000, walk[i]));
-  EXPECT_FALSE(c.value_dod());
-  // A steady counter costs far less than a random walk.
-  EXPECT_LT(BuildPages(Regular(uptime)).size() * 8, BuildPages(Regular(walk)).size());
-}
-
 TEST(PageBuilder, LongRunsOfEqualValues) {
   for (Value v : {I(7), F(7.0), F(3.25), F(1.0 / 3.0), F(-0.0)}) {
     std::vector<Value> vals(100000, v);
