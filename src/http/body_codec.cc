@@ -83,6 +83,46 @@ Status GzipCompress(std::string_view in, std::string* out) {
   return Status::OK();
 }
 
+struct GzipStream::State {
+  z_stream zs{};
+  bool ok = false;
+};
+
+GzipStream::GzipStream() : state_(std::make_unique<State>()) {
+  state_->ok = deflateInit2(&state_->zs, 1, Z_DEFLATED, 16 + MAX_WBITS, 8,
+                            Z_DEFAULT_STRATEGY) == Z_OK;
+}
+
+GzipStream::~GzipStream() {
+  if (state_->ok) deflateEnd(&state_->zs);
+}
+
+Status GzipStream::Run(std::string_view in, int flush, std::string* out) {
+  if (!state_->ok) return Status::IOError("gzip stream is not usable");
+  z_stream& zs = state_->zs;
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+  zs.avail_in = static_cast<uInt>(in.size());
+  char chunk[16 * 1024];
+  for (;;) {
+    zs.next_out = reinterpret_cast<Bytef*>(chunk);
+    zs.avail_out = sizeof(chunk);
+    const int rc = deflate(&zs, flush);
+    if (rc == Z_STREAM_ERROR) {
+      state_->ok = false;
+      return Status::IOError("gzip compression failed");
+    }
+    out->append(chunk, sizeof(chunk) - zs.avail_out);
+    if (flush == Z_FINISH ? rc == Z_STREAM_END : (zs.avail_in == 0 && zs.avail_out != 0)) break;
+  }
+  return Status::OK();
+}
+
+Status GzipStream::Write(std::string_view in, std::string* out) {
+  return Run(in, Z_NO_FLUSH, out);
+}
+
+Status GzipStream::Finish(std::string* out) { return Run({}, Z_FINISH, out); }
+
 bool AcceptsGzip(std::string_view accept_encoding) {
   while (!accept_encoding.empty()) {
     const size_t comma = accept_encoding.find(',');

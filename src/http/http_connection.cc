@@ -1,5 +1,7 @@
 #include "sundial/http/http_connection.h"
 
+#include <strings.h>
+
 #include <cstdio>
 #include <exception>
 
@@ -162,6 +164,7 @@ void HttpConnection::StartRequest(Request request) {
   if (slot.close_after) read_done_ = true;
   const uint64_t seq = slot.seq;
   slots_.push_back(std::move(slot));
+  if (!options_.cors.domains.empty() && HandleCors(request, &slots_.back())) return;
   auto responder = std::make_shared<ResponderImpl>(shared_from_this(), seq);
   // A throwing handler must not take the I/O thread down with it.
   try {
@@ -171,6 +174,34 @@ void HttpConnection::StartRequest(Request request) {
   } catch (...) {
     responder->Send(Reply::Error(500, "An unknown exception occurred"));
   }
+}
+
+bool HttpConnection::HandleCors(const Request& request, Slot* slot) {
+  const std::string_view origin = request.headers.Get("Origin");
+  if (origin.empty()) return false;
+  bool allowed = false;
+  for (const std::string& d : options_.cors.domains) {
+    if (d == "*" || (d.size() == origin.size() &&
+                     strncasecmp(d.data(), origin.data(), d.size()) == 0)) {
+      allowed = true;
+      break;
+    }
+  }
+  const uint64_t seq = slot->seq;
+  if (!allowed) {
+    OnSend(seq, Reply::Error(200, "CORS domain not allowed",
+                             "The domain [" + std::string(origin) + "] is not permitted access"));
+    return true;
+  }
+  slot->cors_origin = std::string(origin);
+  if (request.method == Method::kOptions) {
+    Reply preflight;
+    preflight.status = 200;
+    preflight.content_type.clear();
+    OnSend(seq, std::move(preflight));
+    return true;
+  }
+  return false;
 }
 
 void HttpConnection::AnswerParseError() {
@@ -221,6 +252,16 @@ void HttpConnection::AppendHead(const Reply& reply, Slot* slot, bool gzip, bool 
   } else if (slot->http_minor == 0) {
     out += "Connection: keep-alive\r\n";
   }
+  if (!slot->cors_origin.empty()) {
+    out += "Access-Control-Allow-Origin: ";
+    out += slot->cors_origin;
+    out += "\r\nAccess-Control-Allow-Methods: GET, POST, PUT, DELETE\r\n";
+    if (!options_.cors.allow_headers.empty()) {
+      out += "Access-Control-Allow-Headers: ";
+      out += options_.cors.allow_headers;
+      out += "\r\n";
+    }
+  }
   for (const auto& [k, v] : reply.headers) {
     out += k;
     out += ": ";
@@ -261,17 +302,29 @@ void HttpConnection::OnStartChunked(uint64_t seq, Reply head) {
   // HTTP/1.0 has no chunked encoding: the end of the body is the close.
   slot->chunked = slot->http_minor >= 1;
   if (!slot->chunked) slot->close_after = true;
-  AppendHead(head, slot, /*gzip=*/false, slot->chunked);
+  if (slot->accepts_gzip) slot->gzip = std::make_unique<GzipStream>();
+  AppendHead(head, slot, slot->gzip != nullptr, slot->chunked);
   slot->out += "\r\n";
   slot->head_written = true;
-  if (!head.body.empty()) {
-    if (slot->chunked) {
-      AppendChunk(head.body, &slot->out);
-    } else {
-      slot->out += head.body;
-    }
-  }
+  AppendBodyPiece(slot, head.body);
   DoWrite();
+}
+
+void HttpConnection::AppendBodyPiece(Slot* slot, std::string_view data) {
+  std::string packed;
+  if (slot->gzip && !data.empty()) {
+    if (!slot->gzip->Write(data, &packed).ok()) {
+      slot->close_after = true;  // cannot continue the stream
+      return;
+    }
+    data = packed;
+  }
+  if (data.empty()) return;
+  if (slot->chunked) {
+    AppendChunk(data, &slot->out);
+  } else {
+    slot->out.append(data);
+  }
 }
 
 void HttpConnection::OnChunk(uint64_t seq, std::string data, std::function<void(bool)> cb) {
@@ -280,13 +333,7 @@ void HttpConnection::OnChunk(uint64_t seq, std::string data, std::function<void(
     if (cb) cb(false);
     return;
   }
-  if (!data.empty()) {
-    if (slot->chunked) {
-      AppendChunk(data, &slot->out);
-    } else {
-      slot->out += data;
-    }
-  }
+  AppendBodyPiece(slot, data);
   if (cb) slot->callbacks.push_back(std::move(cb));
   DoWrite();
 }
@@ -296,8 +343,21 @@ void HttpConnection::OnFinish(uint64_t seq, bool abort) {
   if (slot == nullptr || closed_) return;
   if (abort) {
     slot->close_after = true;  // the body is incomplete: closing tells the client
-  } else if (slot->chunked) {
-    slot->out += "0\r\n\r\n";
+  } else {
+    if (slot->gzip) {
+      std::string tail;
+      if (slot->gzip->Finish(&tail).ok()) {
+        if (slot->chunked) {
+          AppendChunk(tail, &slot->out);
+        } else {
+          slot->out += tail;
+        }
+      } else {
+        slot->close_after = true;
+      }
+      slot->gzip.reset();
+    }
+    if (slot->chunked) slot->out += "0\r\n\r\n";
   }
   slot->done = true;
   DoWrite();

@@ -169,6 +169,26 @@ const std::vector<OptionSpec> kOptionTable = {
      }},
     {"http.gzip_responses", "true", "gzip response bodies of 1 KiB or more when the client accepts gzip",
      [](std::string_view v, Options* o) { return ParseBool(v, &o->http.gzip_responses); }},
+    {"http.cors_domains", "", "comma-separated origins allowed cross-origin requests, * for any (empty = CORS off)",
+     [](std::string_view v, Options* o) {
+       o->http.cors.domains.clear();
+       while (!v.empty()) {
+         const size_t comma = v.find(',');
+         std::string_view d = v.substr(0, comma);
+         v = comma == std::string_view::npos ? std::string_view() : v.substr(comma + 1);
+         while (!d.empty() && d.front() == ' ') d.remove_prefix(1);
+         while (!d.empty() && d.back() == ' ') d.remove_suffix(1);
+         if (!d.empty()) o->http.cors.domains.emplace_back(d);
+       }
+       return Status::OK();
+     }},
+    {"http.cors_headers",
+     "Authorization, Content-Type, Accept, Origin, User-Agent, DNT, Cache-Control, X-Mx-ReqToken, Keep-Alive, X-Requested-With, If-Modified-Since",
+     "Access-Control-Allow-Headers sent with CORS replies",
+     [](std::string_view v, Options* o) {
+       o->http.cors.allow_headers = std::string(v);
+       return Status::OK();
+     }},
     {"query.threads", "2", "worker threads running queries (kept off the I/O threads)",
      [](std::string_view v, Options* o) { return Uint32(v, 1, 256, &o->query.threads); }},
     {"query.max_series", "100000", "most series one query may read (0 = no limit); over it: 413",

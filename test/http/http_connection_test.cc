@@ -157,3 +157,74 @@ TEST(HttpConnection, ExpectContinue) {
 
 }  // namespace
 }  // namespace sundial::http
+
+namespace sundial::http {
+namespace {
+
+TEST(HttpConnection, CorsAllowedOriginAndPreflight) {
+  HttpOptions opt;
+  opt.cors.domains = {"http://grafana.example"};
+  opt.cors.allow_headers = "Content-Type";
+  TestServer server(opt);
+  std::string out = Exchange(server.port(),
+                             "OPTIONS /api/fast HTTP/1.1\r\nOrigin: HTTP://grafana.example\r\n"
+                             "Connection: close\r\n\r\n");
+  EXPECT_EQ(out.rfind("HTTP/1.1 200 OK\r\n", 0), 0u) << out;
+  EXPECT_NE(out.find("Access-Control-Allow-Origin: HTTP://grafana.example\r\n"), std::string::npos);
+  EXPECT_NE(out.find("Access-Control-Allow-Methods: GET, POST, PUT, DELETE\r\n"), std::string::npos);
+  EXPECT_NE(out.find("Access-Control-Allow-Headers: Content-Type\r\n"), std::string::npos);
+  out = Exchange(server.port(), "GET /api/fast HTTP/1.1\r\nOrigin: http://grafana.example\r\n"
+                                "Connection: close\r\n\r\n");
+  EXPECT_NE(out.find("{\"fast\":1}"), std::string::npos) << out;
+  EXPECT_NE(out.find("Access-Control-Allow-Origin: http://grafana.example"), std::string::npos);
+}
+
+TEST(HttpConnection, CorsOtherOriginGetsErrorBody) {
+  HttpOptions opt;
+  opt.cors.domains = {"http://grafana.example"};
+  TestServer server(opt);
+  std::string out = Exchange(server.port(), "GET /api/fast HTTP/1.1\r\nOrigin: http://evil\r\n"
+                                            "Connection: close\r\n\r\n");
+  EXPECT_EQ(out.rfind("HTTP/1.1 200 OK\r\n", 0), 0u) << out;
+  EXPECT_NE(out.find("CORS domain not allowed"), std::string::npos) << out;
+  EXPECT_EQ(out.find("{\"fast\":1}"), std::string::npos);
+  // Without an Origin header nothing changes.
+  out = Exchange(server.port(), "GET /api/fast HTTP/1.1\r\nConnection: close\r\n\r\n");
+  EXPECT_NE(out.find("{\"fast\":1}"), std::string::npos) << out;
+  EXPECT_EQ(out.find("Access-Control"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace sundial::http
+
+namespace sundial::http {
+namespace {
+
+// The body of a chunked response (after the head), de-chunked.
+std::string Dechunk(const std::string& response) {
+  size_t pos = response.find("\r\n\r\n");
+  if (pos == std::string::npos) return "";
+  pos += 4;
+  std::string body;
+  for (;;) {
+    const size_t eol = response.find("\r\n", pos);
+    if (eol == std::string::npos) return body;
+    const size_t n = std::stoul(response.substr(pos, eol - pos), nullptr, 16);
+    if (n == 0) return body;
+    body += response.substr(eol + 2, n);
+    pos = eol + 2 + n + 2;
+  }
+}
+
+TEST(HttpConnection, StreamedReplyIsGzippedWhenAccepted) {
+  TestServer server;
+  const std::string out = Exchange(
+      server.port(), "GET /api/stream HTTP/1.1\r\nAccept-Encoding: gzip\r\nConnection: close\r\n\r\n");
+  EXPECT_NE(out.find("Content-Encoding: gzip"), std::string::npos) << out;
+  std::string plain;
+  ASSERT_TRUE(Inflate(ContentCoding::kGzip, Dechunk(out), 1 << 20, &plain).ok());
+  EXPECT_EQ(plain, "[1,2,3]");
+}
+
+}  // namespace
+}  // namespace sundial::http

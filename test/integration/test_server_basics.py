@@ -266,3 +266,22 @@ def test_sighup_reopens_log_file(server_factory, tmp_path):
     assert log.exists()
     assert s.stop() == 0
     assert "stopped" in log.read_text()
+
+
+def test_cors(server_factory):
+    s = server_factory(args=["--http-cors-domains", "http://grafana.local, http://other"])
+    c = s.http()
+    status, headers, body = c.request("OPTIONS", "/api/version",
+                                      headers={"Origin": "http://grafana.local"})
+    assert status == 200
+    assert headers["access-control-allow-origin"] == "http://grafana.local"
+    assert "GET" in headers["access-control-allow-methods"]
+    status, headers, body = c.get("/api/version", headers={"Origin": "http://other"})
+    assert status == 200 and json.loads(body)["version"] == "2.4.1"
+    status, headers, body = c.get("/api/version", headers={"Origin": "http://evil"})
+    assert json.loads(body)["error"]["message"] == "CORS domain not allowed"
+
+
+def test_options_without_cors_is_405(server):
+    status, _, body = server.http().request("OPTIONS", "/api/version")
+    assert status == 405

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -27,6 +28,27 @@ Status Inflate(ContentCoding coding, std::string_view in, uint64_t max_out, std:
 
 // gzip-compresses `in` into *out (fast level).
 Status GzipCompress(std::string_view in, std::string* out);
+
+// Incremental gzip compression for streamed (chunked) replies. About 270 KB
+// of zlib state while alive. Not thread-safe.
+class GzipStream {
+ public:
+  GzipStream();
+  ~GzipStream();
+  GzipStream(const GzipStream&) = delete;
+  GzipStream& operator=(const GzipStream&) = delete;
+
+  // Compresses `in`, appending whatever output zlib produced to *out (may be
+  // nothing yet: zlib buffers until it has a block's worth).
+  Status Write(std::string_view in, std::string* out);
+  // Ends the stream, appending the rest of the output and the trailer.
+  Status Finish(std::string* out);
+
+ private:
+  Status Run(std::string_view in, int flush, std::string* out);
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 // True if an Accept-Encoding header value allows gzip (a "gzip" or "*"
 // token whose q is not 0).

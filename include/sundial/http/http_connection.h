@@ -25,6 +25,7 @@
 #include <asio/steady_timer.hpp>
 #include <asio/strand.hpp>
 
+#include "sundial/http/body_codec.h"
 #include "sundial/http/reply.h"
 #include "sundial/http/request_parser.h"
 #include "sundial/http/router.h"
@@ -33,6 +34,16 @@
 
 namespace sundial::http {
 
+// Cross-origin requests (opentsdb-compat.md §3.2), off while domains is
+// empty. With domains set, a request carrying an allowed Origin ("*" allows
+// any) gets Access-Control-Allow-{Origin,Methods,Headers} on its reply and
+// an OPTIONS preflight is answered 200 with no body; a request from another
+// origin is answered, as OpenTSDB does, 200 with an error body.
+struct CorsOptions {
+  std::vector<std::string> domains;  // compared case-insensitively
+  std::string allow_headers;
+};
+
 struct HttpOptions {
   ParserLimits limits;
   size_t read_size = 64 * 1024;
@@ -40,6 +51,7 @@ struct HttpOptions {
   bool gzip_responses = true;          // honour Accept-Encoding: gzip
   size_t gzip_min_bytes = 1024;        // smaller bodies are sent as they are
   std::chrono::milliseconds idle_timeout{0};  // 0 = none
+  CorsOptions cors;
 };
 
 class ResponderImpl;
@@ -70,6 +82,8 @@ class HttpConnection : public net::Session, public std::enable_shared_from_this<
     bool head_written = false;
     bool accepts_gzip = false;
     uint16_t http_minor = 1;
+    std::string cors_origin;  // non-empty: add the CORS headers
+    std::unique_ptr<GzipStream> gzip;  // compresses a streamed body
   };
 
   void DoRead();
@@ -81,6 +95,8 @@ class HttpConnection : public net::Session, public std::enable_shared_from_this<
   size_t ParseSome(const char* data, size_t n);
   void AfterParse();
   void StartRequest(Request request);
+  // Applies the CORS rules; true if the request was answered here.
+  bool HandleCors(const Request& request, Slot* slot);
   void AnswerParseError();
   Slot* FindSlot(uint64_t seq);
 
@@ -89,6 +105,8 @@ class HttpConnection : public net::Session, public std::enable_shared_from_this<
   void OnStartChunked(uint64_t seq, Reply head);
   void OnChunk(uint64_t seq, std::string data, std::function<void(bool)> on_written);
   void OnFinish(uint64_t seq, bool abort);
+  // Appends one piece of a streamed body (compressed, chunk-framed).
+  void AppendBodyPiece(Slot* slot, std::string_view data);
 
   void DoWrite();
   void OnWritten(const std::error_code& ec);

@@ -34,7 +34,8 @@ class Responder {
 
   // Starts a streamed reply with head's status and headers, using chunked
   // transfer encoding (or, for an HTTP/1.0 client, no length and a close at
-  // the end). A non-empty head.body is sent as the first piece.
+  // the end). A non-empty head.body is sent as the first piece. The body
+  // is gzip-compressed on the fly when the client accepts gzip.
   virtual void StartChunked(Reply head) = 0;
 
   // Queues one piece of the streamed body (empty pieces are ignored).
