@@ -49,14 +49,18 @@ void LineConnection::DoRead() {
 void LineConnection::OnRead(const std::error_code& ec, size_t n) {
   if (closed_) return;
   if (ec) {
-    // End of stream: a last line without '\n' still counts.
-    if (ec == asio::error::eof && framer_.FinishPartialLine()) {
-      close_after_write_ = true;
-      Dispatch();
-      if (!write_in_flight_) Close();
+    if (ec != asio::error::eof) {
+      Close();
       return;
     }
-    Close();
+    // End of stream: a last line without '\n' still counts, and replies
+    // still being written are finished before closing.
+    close_after_write_ = true;
+    if (framer_.FinishPartialLine()) {
+      Dispatch();
+    } else if (!write_in_flight_) {
+      Close();
+    }
     return;
   }
   idle_.Touch();

@@ -75,7 +75,8 @@ Listener::Listener(const ListenerOptions& options, IoContextPool* pool,
       pool_(pool),
       manager_(manager),
       factory_(factory),
-      acceptor_(pool->context(0)) {}
+      acceptor_(pool->context(0)),
+      retry_timer_(pool->context(0)) {}
 
 Listener::~Listener() { Stop(); }
 
@@ -105,6 +106,7 @@ void Listener::Stop() {
   std::lock_guard<std::mutex> lock(mu_);
   std::error_code ignored;
   acceptor_.close(ignored);
+  retry_timer_.cancel();
 }
 
 void Listener::DoAccept() {
@@ -125,8 +127,16 @@ void Listener::DoAccept() {
         });
       }
       // Otherwise over the limit: the sniffer dies here and closes the socket.
+      DoAccept();
+      return;
     }
-    DoAccept();
+    // Accept failed (e.g. out of file descriptors): retry a little later
+    // rather than spinning on the error.
+    std::lock_guard<std::mutex> lock(mu_);
+    retry_timer_.expires_after(std::chrono::milliseconds(100));
+    retry_timer_.async_wait([this](const std::error_code& wait_ec) {
+      if (!wait_ec) DoAccept();
+    });
   });
 }
 

@@ -52,13 +52,7 @@ class LineServer {
  public:
   explicit LineServer(LineOptions options)
       : options_(options), acceptor_(ctx_, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0)) {
-    acceptor_.async_accept([this](const std::error_code& ec, tcp::socket s) {
-      if (ec) return;
-      auto conn = std::make_shared<LineConnection>(std::move(s),
-                                                   std::make_unique<EchoHandler>(&seen_),
-                                                   options_, &manager_);
-      conn->Start("");
-    });
+    Accept();
     thread_ = std::thread([this] { ctx_.run_for(std::chrono::seconds(20)); });
   }
   ~LineServer() {
@@ -70,6 +64,17 @@ class LineServer {
   Seen& seen() { return seen_; }
 
  private:
+  void Accept() {
+    acceptor_.async_accept([this](const std::error_code& ec, tcp::socket s) {
+      if (ec) return;
+      auto conn = std::make_shared<LineConnection>(std::move(s),
+                                                   std::make_unique<EchoHandler>(&seen_),
+                                                   options_, &manager_);
+      conn->Start("");
+      Accept();
+    });
+  }
+
   LineOptions options_;
   ConnectionManager manager_{0};
   Seen seen_;
@@ -141,6 +146,18 @@ TEST(LineConnection, LastLineWithoutNewlineIsHandledAtEof) {
   asio::write(s, asio::buffer(std::string("x\ny")));
   s.shutdown(tcp::socket::shutdown_send);
   EXPECT_EQ(ReadToEof(s), "got:x\ngot:y\n");
+}
+
+TEST(LineConnection, RepliesAreWrittenBeforeClosingAtEof) {
+  LineOptions opt;
+  LineServer server(opt);
+  for (int i = 0; i < 20; ++i) {
+    asio::io_context ctx;
+    tcp::socket s = Connect(ctx, server.port());
+    asio::write(s, asio::buffer(std::string("a\nb\n")));
+    s.shutdown(tcp::socket::shutdown_send);  // EOF right behind the lines
+    EXPECT_EQ(ReadToEof(s), "got:a\ngot:b\n");
+  }
 }
 
 TEST(LineConnection, ReplyBufferCapDropsRepliesButKeepsReading) {

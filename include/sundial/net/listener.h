@@ -21,6 +21,7 @@
 #include <string_view>
 
 #include <asio/ip/tcp.hpp>
+#include <asio/steady_timer.hpp>
 
 #include "sundial/common/status.h"
 #include "sundial/net/io_context_pool.h"
@@ -79,6 +80,7 @@ class Listener {
   SessionFactory* const factory_;
   std::mutex mu_;                     // serialises use of acceptor_
   asio::ip::tcp::acceptor acceptor_;  // GUARDED_BY(mu_)
+  asio::steady_timer retry_timer_;    // GUARDED_BY(mu_); after a failed accept
   uint16_t port_ = 0;
 };
 
