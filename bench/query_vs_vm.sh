@@ -7,8 +7,7 @@
 # (queries a, b, c at concurrency 1 and 2; see bench/query_bench.cc) and
 # prints the p50 ratios Sundial / VictoriaMetrics. The two servers are
 # measured in alternating rounds, so that both see the same machine load.
-# Both servers are stopped
-# (by their PIDs) at the end.
+# Both servers are stopped (by their PIDs) at the end.
 #
 #   bench/query_vs_vm.sh [build-dir]      (default: build-release)
 #   env: SECONDS_PER_QUERY (default 5), HOSTS (100), DURATION (3600),
