@@ -18,7 +18,7 @@ namespace sundial::server {
 namespace {
 
 // How long shutdown waits for connections to finish closing.
-constexpr std::chrono::milliseconds kCloseWait{2000};
+constexpr std::chrono::milliseconds kCloseWait{3000};
 
 }  // namespace
 
