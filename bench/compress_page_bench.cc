@@ -177,7 +177,7 @@ int main(int argc, char** argv) {
     const double gd = Best(reps, [&] { sink = sink + DecodeGorilla(g); });
     const double sb = static_cast<double>(s.bytes.size()) / n;
     const double gb = static_cast<double>(g.bytes.size()) / n;
-    std::printf("| %s | %zu | %.3f | %.3f | %.1f%% | %.1f | %.1f | %.1f | %.1f |\n",
+    std::printf("| %s | %zu | %.4f | %.4f | %.1f%% | %.1f | %.1f | %.1f | %.1f |\n",
                 f.name.c_str(), f.points(), sb, gb, 100 * sb / gb, se * 1e9 / n,
                 sd * 1e9 / n, ge * 1e9 / n, gd * 1e9 / n);
   }

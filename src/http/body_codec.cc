@@ -1,23 +1,14 @@
 #include "sundial/http/body_codec.h"
 
-#include <strings.h>
 #include <zlib.h>
 
 #include <cstdlib>
 
+#include "ascii_util.h"
+
 namespace sundial::http {
 
 namespace {
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
-bool EqualsNoCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
-}
 
 // windowBits for inflateInit2: 16+15 gzip, 15 zlib, -15 raw deflate.
 Status InflateWith(int window_bits, std::string_view in, uint64_t max_out, std::string* out) {
@@ -51,7 +42,7 @@ Status InflateWith(int window_bits, std::string_view in, uint64_t max_out, std::
 }  // namespace
 
 ContentCoding ParseContentCoding(std::string_view header) {
-  header = Trim(header);
+  header = TrimOws(header);
   if (header.empty() || EqualsNoCase(header, "identity")) return ContentCoding::kIdentity;
   if (EqualsNoCase(header, "gzip") || EqualsNoCase(header, "x-gzip")) return ContentCoding::kGzip;
   if (EqualsNoCase(header, "deflate")) return ContentCoding::kDeflate;
@@ -130,12 +121,12 @@ bool AcceptsGzip(std::string_view accept_encoding) {
     accept_encoding =
         comma == std::string_view::npos ? std::string_view() : accept_encoding.substr(comma + 1);
     const size_t semi = item.find(';');
-    const std::string_view coding = Trim(item.substr(0, semi));
+    const std::string_view coding = TrimOws(item.substr(0, semi));
     if (!EqualsNoCase(coding, "gzip") && coding != "*") continue;
     if (semi == std::string_view::npos) return true;
-    std::string_view param = Trim(item.substr(semi + 1));
+    std::string_view param = TrimOws(item.substr(semi + 1));
     if (param.size() >= 2 && (param[0] == 'q' || param[0] == 'Q') && param[1] == '=') {
-      const std::string q(Trim(param.substr(2)));
+      const std::string q(TrimOws(param.substr(2)));
       if (std::strtod(q.c_str(), nullptr) <= 0.0) continue;
     }
     return true;

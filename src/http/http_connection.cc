@@ -1,7 +1,5 @@
 #include "sundial/http/http_connection.h"
 
-#include <strings.h>
-
 #include <cstdio>
 #include <exception>
 
@@ -9,6 +7,7 @@
 #include <asio/post.hpp>
 #include <asio/write.hpp>
 
+#include "ascii_util.h"
 #include "responder_impl.h"
 #include "sundial/http/body_codec.h"
 
@@ -62,7 +61,18 @@ void HttpConnection::Start(std::string_view first_bytes) {
 
 void HttpConnection::Stop() {
   auto self = shared_from_this();
-  asio::post(strand_, [self] { self->Close(); });
+  asio::post(strand_, [self] {
+    // Server shutdown: read no more requests, answer those in flight, then
+    // close (at once if there are none).
+    self->stopping_ = true;
+    self->read_done_ = true;
+    self->pending_.clear();
+    if (self->slots_.empty()) {
+      self->Close();
+    } else {
+      self->DoWrite();
+    }
+  });
 }
 
 // ---- Reading and parsing ----
@@ -181,8 +191,7 @@ bool HttpConnection::HandleCors(const Request& request, Slot* slot) {
   if (origin.empty()) return false;
   bool allowed = false;
   for (const std::string& d : options_.cors.domains) {
-    if (d == "*" || (d.size() == origin.size() &&
-                     strncasecmp(d.data(), origin.data(), d.size()) == 0)) {
+    if (d == "*" || EqualsNoCase(d, origin)) {
       allowed = true;
       break;
     }
@@ -394,13 +403,21 @@ void HttpConnection::DoWrite() {
     const bool close = front.close_after;
     slots_.pop_front();
     if (close) {
-      CloseGracefully();
+      if (stopping_) {
+        Close();
+      } else {
+        CloseGracefully();
+      }
       return;
     }
     popped = true;
   }
   if (read_done_ && slots_.empty()) {
-    CloseGracefully();
+    if (stopping_) {
+      Close();
+    } else {
+      CloseGracefully();
+    }
     return;
   }
   if (popped) ResumeParsing();

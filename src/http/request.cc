@@ -1,16 +1,8 @@
 #include "sundial/http/request.h"
 
-#include <strings.h>
+#include "ascii_util.h"
 
 namespace sundial::http {
-
-namespace {
-
-bool EqualsNoCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
-}
-
-}  // namespace
 
 std::string_view MethodName(Method m) {
   switch (m) {

@@ -1,18 +1,14 @@
 #include "sundial/http/request_parser.h"
 
 #include <http_parser.h>
-#include <strings.h>
 
+#include "ascii_util.h"
 #include "sundial/http/body_codec.h"
 #include "sundial/http/query_string.h"
 
 namespace sundial::http {
 
 namespace {
-
-bool EqualsNoCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
-}
 
 bool ToMethod(unsigned m, Method* out) {
   switch (m) {

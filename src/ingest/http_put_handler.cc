@@ -44,11 +44,10 @@ bool HttpPutHandler::CheckPoint(const JsonPutPoint& p, storage::SeriesPoint* sp,
       return *error = error_.message, false;
     }
   }
-  const uint64_t hash = SeriesCache::Hash(p.metric, p.tags_raw);
-  SeriesId id = resolver_.Lookup(p.metric, p.tags_raw, hash);
+  SeriesId id = resolver_.Lookup(p.metric, p.tags_raw);
   if (id == kInvalidSeriesId) DistinctTags(p, parser_.tags(), &tags_);
   if (id == kInvalidSeriesId &&
-      !resolver_.Resolve(p.metric, tags_.data(), tags_.size(), p.metric, p.tags_raw, hash, &id,
+      !resolver_.Resolve(p.metric, tags_.data(), tags_.size(), p.metric, p.tags_raw, &id,
                          &error_)) {
     switch (error_.kind) {
       case PutErrorKind::kUnknownMetric:

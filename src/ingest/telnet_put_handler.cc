@@ -35,6 +35,12 @@ inline size_t NextSpace(std::string_view s, size_t from) {
            : std::string_view::npos;
 }
 
+// True if the line's first token is exactly "put".
+inline bool IsPutCommand(std::string_view line) {
+  return line.size() >= 3 && line[0] == 'p' && line[1] == 'u' && line[2] == 't' &&
+         (line.size() == 3 || line[3] == ' ' || line[3] == '\n' || line[3] == '\r');
+}
+
 void SetError(PutError* error, PutErrorKind kind, std::string_view msg) {
   error->kind = kind;
   error->message.assign(msg.data(), msg.size());
@@ -159,8 +165,7 @@ void TelnetPutHandler::HandlePut(std::string_view line, std::string* reply) {
     return Reject(error, reply);
   }
   // Rows 6 and 7, skipped when these exact series bytes resolved before.
-  const uint64_t hash = SeriesCache::Hash(metric, tag_text);
-  SeriesId id = resolver_.Lookup(metric, tag_text, hash);
+  SeriesId id = resolver_.Lookup(metric, tag_text);
   const bool cached = id != kInvalidSeriesId;
   if (!cached && !ParseTags(tag_text, &error)) return Reject(error, reply);
   // Rows 8-10.
@@ -179,12 +184,42 @@ void TelnetPutHandler::HandlePut(std::string_view line, std::string* reply) {
     }
   }
   // Rows 11-15 and the series, on a cache miss.
-  if (!cached && !resolver_.Resolve(metric, tags_.data(), tags_.size(), metric, tag_text, hash,
-                                    &id, &error)) {
+  if (!cached &&
+      !resolver_.Resolve(metric, tags_.data(), tags_.size(), metric, tag_text, &id, &error)) {
     return Reject(error, reply);
   }
   batch_.push_back(storage::SeriesPoint{id, PutTimestampToMs(ts), value.value});
   if (batch_.size() >= options_->max_batch_points) (void)Flush(reply);
+}
+
+size_t TelnetPutHandler::HandlePutLines(std::string_view lines, std::string* reply) {
+  constexpr size_t kLookahead = 8;
+  std::string_view group[kLookahead];
+  size_t pos = 0;
+  for (;;) {
+    // Gather up to kLookahead put lines and prefetch their cache slots.
+    size_t n = 0;
+    while (n < kLookahead && pos < lines.size() && IsPutCommand(lines.substr(pos))) {
+      const void* nl = std::memchr(lines.data() + pos, '\n', lines.size() - pos);
+      const size_t end =
+          nl ? static_cast<size_t>(static_cast<const char*>(nl) - lines.data()) : lines.size();
+      const std::string_view line = lines.substr(pos, end - pos);
+      group[n++] = line;
+      pos = end + 1;
+      size_t sp[4];
+      size_t from = kPut.size();
+      bool ok = true;
+      for (int k = 0; k < 4 && ok; ++k) {
+        sp[k] = NextSpaceShort(line, from);
+        ok = sp[k] != std::string_view::npos;
+        from = sp[k] + 1;
+      }
+      if (ok) resolver_.Prefetch(line.substr(sp[0] + 1, sp[1] - sp[0] - 1), line.substr(sp[3] + 1));
+    }
+    if (n == 0) break;
+    for (size_t i = 0; i < n; ++i) HandlePut(group[i], reply);
+  }
+  return pos > lines.size() ? lines.size() : pos;
 }
 
 Status TelnetPutHandler::Flush(std::string* reply) {

@@ -2,54 +2,57 @@
 
 #include <charconv>
 #include <cmath>
-#include <cstdlib>
 
 namespace sundial::query {
 namespace {
 
-// Writes the Java layout of a finite, non-zero v into out.
+// Writes the Java layout of a finite, non-zero v into out (no allocation).
 void AppendFiniteJava(double v, std::string* out) {
   char buf[64];
   auto res = std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::scientific);
-  std::string_view sci(buf, static_cast<size_t>(res.ptr - buf));
-  // sci is "[-]d[.ddd]e[+-]XX".
-  bool neg = false;
-  if (!sci.empty() && sci[0] == '-') {
-    neg = true;
-    sci.remove_prefix(1);
+  // buf is "[-]d[.ddd]e[+-]XX".
+  const char* p = buf;
+  const char* const end = res.ptr;
+  char digits[24];
+  size_t nd = 0;
+  if (*p == '-') {
+    out->push_back('-');
+    ++p;
   }
-  const size_t epos = sci.find('e');
-  std::string digits;
-  for (size_t i = 0; i < epos; ++i) {
-    if (sci[i] != '.') digits.push_back(sci[i]);
+  for (; p < end && *p != 'e'; ++p) {
+    if (*p != '.' && nd < sizeof(digits)) digits[nd++] = *p;
   }
-  const int exp = std::atoi(std::string(sci.substr(epos + 1)).c_str());
-  while (digits.size() > 1 && digits.back() == '0') digits.pop_back();
-  if (neg) out->push_back('-');
+  int exp = 0;
+  bool eneg = false;
+  if (p < end) ++p;  // 'e'
+  if (p < end && (*p == '-' || *p == '+')) eneg = *p++ == '-';
+  for (; p < end; ++p) exp = exp * 10 + (*p - '0');
+  if (eneg) exp = -exp;
+  while (nd > 1 && digits[nd - 1] == '0') --nd;
   const double a = std::fabs(v);
   if (a >= 1e-3 && a < 1e7) {
     if (exp >= 0) {
       const size_t int_len = static_cast<size_t>(exp) + 1;
-      if (digits.size() <= int_len) {
-        out->append(digits);
-        out->append(int_len - digits.size(), '0');
+      if (nd <= int_len) {
+        out->append(digits, nd);
+        out->append(int_len - nd, '0');
         out->append(".0");
       } else {
-        out->append(digits, 0, int_len);
+        out->append(digits, int_len);
         out->push_back('.');
-        out->append(digits, int_len, std::string::npos);
+        out->append(digits + int_len, nd - int_len);
       }
     } else {
       out->append("0.");
       out->append(static_cast<size_t>(-exp - 1), '0');
-      out->append(digits);
+      out->append(digits, nd);
     }
     return;
   }
   out->push_back(digits[0]);
   out->push_back('.');
-  if (digits.size() > 1) {
-    out->append(digits, 1, std::string::npos);
+  if (nd > 1) {
+    out->append(digits + 1, nd - 1);
   } else {
     out->push_back('0');
   }

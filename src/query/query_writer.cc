@@ -79,7 +79,7 @@ void AppendSubQueryJson(const SubQuery& q, std::string* out) {
 }
 
 ResultWriter::ResultWriter(const QuerySpec& spec, ChunkSink* sink) : spec_(spec), sink_(sink) {
-  buf_.reserve(kChunkBytes + 4096);
+  buf_.reserve(4096);  // grows to a chunk only for large results
   buf_.push_back('[');
 }
 

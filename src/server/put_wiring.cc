@@ -1,7 +1,6 @@
 // The telnet put-line sink: each connection parses its runs of `put` lines
 // with its own ingest::TelnetPutHandler and appends them to storage in one
 // batch before the connection reads again.
-#include <cstring>
 #include <string>
 
 #include "ingest_service.h"
@@ -19,14 +18,7 @@ class IngestPutSink : public PutLineSink {
 
   size_t HandlePutLines(std::string_view lines, net::ReplyBuffer* reply) override {
     errors_.clear();
-    size_t pos = 0;
-    while (pos < lines.size() && IsPutLine(lines.substr(pos))) {
-      const void* nl = std::memchr(lines.data() + pos, '\n', lines.size() - pos);
-      const size_t end = nl ? static_cast<size_t>(static_cast<const char*>(nl) - lines.data())
-                            : lines.size();
-      handler_->HandlePut(lines.substr(pos, end - pos), &errors_);
-      pos = end + 1;
-    }
+    const size_t pos = handler_->HandlePutLines(lines, &errors_);
     (void)handler_->Flush(&errors_);  // failures are reported in errors_
     if (!errors_.empty() && !reply->Append(errors_)) {
       // Over the cap as a whole: keep as many whole lines as fit.
@@ -36,7 +28,7 @@ class IngestPutSink : public PutLineSink {
         p = e + 1;
       }
     }
-    return pos > lines.size() ? lines.size() : pos;
+    return pos;
   }
 
  private:

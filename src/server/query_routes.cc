@@ -1,8 +1,267 @@
-// Query endpoints (/api/query, /api/suggest, /api/search/lookup, ...). None yet.
+// Query endpoints: /api/query (GET, POST), /api/query/last, /api/suggest,
+// /api/search/lookup, /api/aggregators, /api/config/filters
+// (opentsdb-compat.md §5, §6, §7).
+//
+// Every endpoint that touches storage runs on the worker pool, never on an
+// I/O thread. /api/query streams its body: a result that fits in one
+// 64 KiB piece is sent as one reply with Content-Length; a larger one is
+// sent with chunked transfer encoding, one piece in flight at a time.
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+#include <utility>
+
 #include "routes.h"
+#include "sundial/query/query_engine.h"
+#include "sundial/query/query_spec.h"
+#include "sundial/query/tag_filter.h"
 
 namespace sundial::server {
+namespace {
 
-void RegisterQueryRoutes(ServiceContext* /*ctx*/, http::Router* /*router*/) {}
+using http::Method;
+using http::Reply;
+using http::Request;
+using http::ResponderPtr;
+
+Timestamp NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// Maps a query/ Status to OpenTSDB's error document (§3.6, §7).
+Reply ErrorReply(const Status& s) {
+  std::string message, details;
+  query::SplitErrorDetails(s.message(), &message, &details);
+  int code = 500;
+  switch (s.code()) {
+    case Status::Code::kInvalidArgument: code = 400; break;
+    case Status::Code::kNotFound: code = 404; break;
+    case Status::Code::kResourceExhausted: code = 413; break;
+    case Status::Code::kDeadlineExceeded: code = 400; break;
+    default: break;
+  }
+  if (code >= 500) spdlog::warn("query failed: {}", s.ToString());
+  return Reply::Error(code, message, details);
+}
+
+query::QueryLimits Limits(const ServiceContext* ctx) {
+  query::QueryLimits l;
+  l.max_series = ctx->options->query.max_series;
+  l.max_points = ctx->options->query.max_points;
+  l.deadline_ms = ctx->options->query.deadline.count();
+  return l;
+}
+
+// ChunkSink over a Responder. Holds back the first piece so that a small
+// result goes out as one plain reply; keeps at most one piece in flight.
+//
+// The flow-control state is shared with the on_written callbacks (which run
+// on the I/O thread, possibly after this sink is gone if the server stops),
+// hence the shared_ptr. Waits are bounded: a peer that stops reading for
+// kStallLimit ends the query.
+class ResponderSink final : public query::ChunkSink {
+ public:
+  explicit ResponderSink(ResponderPtr r) : r_(std::move(r)), flow_(std::make_shared<Flow>()) {}
+
+  bool Write(std::string&& chunk) override {
+    if (r_->cancelled()) return false;
+    if (!started_ && !have_first_) {
+      first_ = std::move(chunk);
+      have_first_ = true;
+      return true;
+    }
+    if (!started_) {
+      r_->StartChunked(Reply::Json(std::move(first_)));
+      started_ = true;
+    }
+    if (!WaitIdle()) return false;
+    {
+      std::lock_guard<std::mutex> g(flow_->mu);
+      flow_->in_flight = true;
+    }
+    std::shared_ptr<Flow> flow = flow_;
+    r_->WriteChunk(std::move(chunk), [flow](bool ok) {
+      std::lock_guard<std::mutex> g(flow->mu);
+      flow->in_flight = false;
+      flow->ok = flow->ok && ok;
+      flow->cv.notify_all();
+    });
+    return true;
+  }
+
+  // Completes the reply after a successful query.
+  void Finish() {
+    if (!started_) {
+      r_->Send(Reply::Json(std::move(first_)));
+    } else {
+      r_->Finish();
+    }
+  }
+  bool started() const { return started_; }
+
+ private:
+  static constexpr std::chrono::seconds kStallLimit{60};
+
+  struct Flow {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool in_flight = false;
+    bool ok = true;
+  };
+
+  // Waits until the previous piece was written. False if the connection
+  // is gone or stalled.
+  bool WaitIdle() {
+    const auto deadline = std::chrono::steady_clock::now() + kStallLimit;
+    std::unique_lock<std::mutex> l(flow_->mu);
+    while (flow_->in_flight) {
+      if (r_->cancelled() || std::chrono::steady_clock::now() > deadline) return false;
+      flow_->cv.wait_for(l, std::chrono::milliseconds(100));
+    }
+    return flow_->ok;
+  }
+
+  ResponderPtr r_;
+  std::shared_ptr<Flow> flow_;
+  bool started_ = false;
+  bool have_first_ = false;
+  std::string first_;
+};
+
+void RunQuery(const ServiceContext* ctx, const Request& req, const ResponderPtr& resp) {
+  query::QuerySpec spec;
+  Status s = req.method == Method::kGet
+                 ? query::ParseQueryParams(req.params.items(), NowMs(), &spec)
+                 : query::ParseQueryJson(req.body, NowMs(), &spec);
+  if (s.ok() && req.method != Method::kGet) {
+    spec.arrays = req.params.Has("arrays");
+    spec.ms_resolution = spec.ms_resolution || req.params.Has("ms");
+    spec.show_tsuids = spec.show_tsuids || req.params.Has("show_tsuids");
+    spec.show_query = spec.show_query || req.params.Has("show_query");
+  }
+  if (!s.ok()) return resp->Send(ErrorReply(s));
+  ResponderSink sink(resp);
+  const query::QueryEngine engine(ctx->storage, Limits(ctx));
+  s = engine.Execute(spec, &sink);
+  if (s.ok()) return sink.Finish();
+  if (!sink.started()) return resp->Send(ErrorReply(s));
+  // Mid-stream failure: dropping the responder unfinished ends the
+  // response and closes the connection, so the client sees a truncation.
+  spdlog::warn("query failed after streaming started: {}", s.ToString());
+}
+
+void RunLast(const ServiceContext* ctx, const Request& req, const ResponderPtr& resp) {
+  query::LastRequest lr;
+  Status s = req.method == Method::kGet ? query::ParseLastParams(req.params.items(), &lr)
+                                        : query::ParseLastJson(req.body, &lr);
+  std::string body;
+  if (s.ok()) s = query::QueryEngine(ctx->storage, Limits(ctx)).Last(lr, NowMs(), &body);
+  resp->Send(s.ok() ? Reply::Json(std::move(body)) : ErrorReply(s));
+}
+
+Status ParseSuggest(const Request& req, std::string* type, std::string* q, int64_t* max) {
+  using Json = nlohmann::json;
+  const auto parse_max = [max](const std::string& v) {
+    if (v.empty()) return Status::OK();
+    char* end = nullptr;
+    const long long m = std::strtoll(v.c_str(), &end, 10);
+    if (end == v.c_str() || *end != '\0') {
+      return Status::InvalidArgument("Unable to parse 'max' as a number");
+    }
+    *max = m;
+    return Status::OK();
+  };
+  if (req.method == Method::kGet) {
+    const std::string* t = req.params.Find("type");
+    if (t == nullptr) return Status::InvalidArgument("Missing parameter <code>type</code>");
+    *type = *t;
+    *q = std::string(req.params.Get("q"));
+    return parse_max(std::string(req.params.Get("max")));
+  }
+  if (req.body.empty()) return Status::InvalidArgument("Missing message content");
+  const Json j = Json::parse(req.body, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    return Status::InvalidArgument(std::string("Unable to parse the given JSON") +
+                                   query::kDetailsSeparator + "Malformed JSON in the request body");
+  }
+  if (!j.contains("type") || !j["type"].is_string()) {
+    return Status::InvalidArgument("Missing 'type' parameter");
+  }
+  *type = j["type"].get<std::string>();
+  if (j.contains("q") && j["q"].is_string()) *q = j["q"].get<std::string>();
+  if (j.contains("max")) {
+    if (j["max"].is_number_integer()) *max = j["max"].get<int64_t>();
+    else if (j["max"].is_string()) return parse_max(j["max"].get<std::string>());
+  }
+  return Status::OK();
+}
+
+void RunSuggest(const ServiceContext* ctx, const Request& req, const ResponderPtr& resp) {
+  std::string type, q, body;
+  int64_t max = 0;
+  Status s = ParseSuggest(req, &type, &q, &max);
+  if (s.ok()) s = query::QueryEngine(ctx->storage, Limits(ctx)).Suggest(type, q, max, &body);
+  resp->Send(s.ok() ? Reply::Json(std::move(body)) : ErrorReply(s));
+}
+
+void RunLookup(const ServiceContext* ctx, const Request& req, const ResponderPtr& resp) {
+  const std::string& rest = req.route_rest;
+  if (rest != "lookup") {
+    const bool known = rest == "tsmeta" || rest == "tsmeta_summary" || rest == "tsuids" ||
+                       rest == "uidmeta" || rest == "annotation";
+    return resp->Send(Reply::Error(400, known ? "Searching is not enabled"
+                                              : "Invalid search query type supplied"));
+  }
+  query::LookupRequest lr;
+  Status s = req.method == Method::kGet ? query::ParseLookupParams(req.params.items(), &lr)
+                                        : query::ParseLookupJson(req.body, &lr);
+  std::string body;
+  if (s.ok()) s = query::QueryEngine(ctx->storage, Limits(ctx)).Lookup(lr, &body);
+  resp->Send(s.ok() ? Reply::Json(std::move(body)) : ErrorReply(s));
+}
+
+// Runs fn(ctx, request, responder) on the worker pool.
+template <typename Fn>
+http::Handler OnWorkers(ServiceContext* ctx, Fn fn) {
+  return [ctx, fn](Request req, ResponderPtr resp) {
+    if (ctx->storage == nullptr) {
+      return resp->Send(Reply::Error(503, "Storage is not open"));
+    }
+    ctx->workers->Submit([ctx, fn, req = std::move(req), resp = std::move(resp)]() {
+      fn(ctx, req, resp);
+    });
+  };
+}
+
+}  // namespace
+
+void RegisterQueryRoutes(ServiceContext* ctx, http::Router* router) {
+  router->Add({Method::kGet, Method::kPost, Method::kDelete}, "/api/query",
+              [ctx](Request req, ResponderPtr resp) {
+                if (req.route_rest == "exp" || req.route_rest == "gexp") {
+                  return resp->Send(Reply::Error(501, "Expression queries are not implemented"));
+                }
+                if (req.method == Method::kDelete) {
+                  return resp->Send(Reply::Error(
+                      400, "Bad request",
+                      "Deleting data is not enabled (tsd.http.query.allow_delete=false)"));
+                }
+                OnWorkers(ctx, RunQuery)(std::move(req), std::move(resp));
+              });
+  router->Add({Method::kGet, Method::kPost}, "/api/query/last", OnWorkers(ctx, RunLast));
+  router->Add({Method::kGet, Method::kPost}, "/api/suggest", OnWorkers(ctx, RunSuggest));
+  router->Add({Method::kGet, Method::kPost}, "/api/search", OnWorkers(ctx, RunLookup));
+  router->Add({Method::kGet}, "/api/aggregators", [](Request, ResponderPtr resp) {
+    resp->Send(Reply::Json(query::QueryEngine::AggregatorsJson()));
+  });
+  router->Add({Method::kGet, Method::kPost}, "/api/config/filters", [](Request, ResponderPtr resp) {
+    resp->Send(Reply::Json(query::FilterConfigJson()));
+  });
+}
 
 }  // namespace sundial::server

@@ -18,7 +18,7 @@ namespace sundial::server {
 namespace {
 
 // How long shutdown waits for connections to finish closing.
-constexpr std::chrono::milliseconds kCloseWait{2000};
+constexpr std::chrono::milliseconds kCloseWait{3000};
 
 }  // namespace
 
@@ -38,6 +38,7 @@ Status Server::Start() {
   ingest::IngestOptions ingest_options;
   ingest_options.max_tags = options_.ingest.max_tags;
   ingest_options.auto_create_metrics = options_.ingest.auto_create_metrics;
+  ingest_options.allow_specialchars = options_.ingest.allow_specialchars;
   ingest_ = std::make_unique<IngestService>(ingest_options, storage_.get());
 
   workers_ = std::make_unique<WorkerPool>(options_.query.threads);

@@ -87,10 +87,10 @@ class PageFile {
   const std::string path_;
   const uint64_t window_bytes_;
   std::mutex mu_;
-  std::unique_ptr<File> file_;
-  uint64_t end_ = 0;  // where the next record goes; also the valid size
-  std::vector<Window> windows_;
-  uint64_t use_clock_ = 0;
+  std::unique_ptr<File> file_;   // GUARDED_BY(mu_)
+  uint64_t end_ = 0;             // GUARDED_BY(mu_): next record; the valid size
+  std::vector<Window> windows_;  // GUARDED_BY(mu_)
+  uint64_t use_clock_ = 0;       // GUARDED_BY(mu_)
 };
 
 }  // namespace sundial::storage

@@ -16,17 +16,73 @@ Partition::Partition(Env* env, std::string dir, Timestamp start, Timestamp end,
                      uint64_t window_bytes)
     : env_(env), dir_(std::move(dir)), start_(start), end_(end), window_bytes_(window_bytes) {}
 
-std::string Partition::EncodeEntry(SeriesId series, const PageRef& ref) {
+Partition::~Partition() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (index_) (void)FlushIndex();  // best effort; the engine syncs before this
+}
+
+void Partition::BufferEntry(SeriesId series, const PageRef& ref) {
+  PutVarint32(&unflushed_, series);
+  PutVarint64(&unflushed_, ref.offset - unflushed_end_);
+  PutVarint32(&unflushed_, ref.len);
+  unflushed_.push_back(static_cast<char>(ref.flags));
+  PutVarint64(&unflushed_, ZigZagEncode64(static_cast<int64_t>(static_cast<uint64_t>(ref.min_t) -
+                                                               static_cast<uint64_t>(start_))));
+  PutVarint64(&unflushed_, static_cast<uint64_t>(ref.max_t) - static_cast<uint64_t>(ref.min_t));
+  unflushed_end_ = ref.offset + ref.len;
+  ++unflushed_count_;
+}
+
+Status Partition::FlushIndex() {
+  if (unflushed_count_ == 0) return Status::OK();
   std::string payload;
-  PutVarint32(&payload, series);
-  PutVarint64(&payload, ref.offset);
-  PutVarint32(&payload, ref.len);
-  payload.push_back(static_cast<char>(ref.flags));
-  PutVarint64(&payload, ZigZagEncode64(ref.min_t));
-  PutVarint64(&payload, static_cast<uint64_t>(ref.max_t) - static_cast<uint64_t>(ref.min_t));
+  PutVarint32(&payload, unflushed_count_);
+  payload += unflushed_;
   std::string rec;
   AppendLogRecord(&rec, kIndexRecord, payload);
-  return rec;
+  Status s = index_->Write(index_end_, rec.data(), rec.size());
+  if (!s.ok()) {
+    (void)index_->Truncate(index_end_);
+    return s.WithContext("page index write");
+  }
+  index_end_ += rec.size();
+  unflushed_.clear();
+  unflushed_count_ = 0;
+  unflushed_end_ = 0;
+  return Status::OK();
+}
+
+bool Partition::DecodeRecord(std::string_view in, uint64_t page_end, uint64_t* dropped) {
+  uint32_t n = 0;
+  if (!GetVarint32(&in, &n)) return false;
+  uint64_t prev_end = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    uint32_t series = 0, len = 0;
+    uint64_t delta = 0, zz = 0, span = 0;
+    if (!GetVarint32(&in, &series) || !GetVarint64(&in, &delta) || !GetVarint32(&in, &len) ||
+        in.empty()) {
+      return false;
+    }
+    PageRef ref;
+    if (delta > page_end) return false;
+    ref.offset = prev_end + delta;
+    ref.len = len;
+    ref.flags = static_cast<uint8_t>(in[0]);
+    in.remove_prefix(1);
+    if (!GetVarint64(&in, &zz) || !GetVarint64(&in, &span) || series == kInvalidSeriesId) {
+      return false;
+    }
+    ref.min_t = static_cast<Timestamp>(static_cast<uint64_t>(start_) +
+                                       static_cast<uint64_t>(ZigZagDecode64(zz)));
+    ref.max_t = static_cast<Timestamp>(static_cast<uint64_t>(ref.min_t) + span);
+    prev_end = ref.offset + ref.len;
+    if (ref.offset + ref.len > page_end) {
+      ++*dropped;  // the page file was truncated under it
+      continue;
+    }
+    AddEntry(series, ref);
+  }
+  return in.empty();
 }
 
 void Partition::AddEntry(SeriesId series, const PageRef& ref) {
@@ -79,28 +135,10 @@ Status Partition::LoadIndex(uint64_t size, std::vector<std::string>* warnings, b
   uint8_t type;
   std::string_view in;
   while (reader.Next(&type, &in)) {
-    uint32_t series = 0, len = 0;
-    uint64_t zz = 0, span = 0;
-    PageRef ref;
-    if (type != kIndexRecord || !GetVarint32(&in, &series) || !GetVarint64(&in, &ref.offset) ||
-        !GetVarint32(&in, &len) || in.empty()) {
+    if (type != kIndexRecord || !DecodeRecord(in, page_end, &dropped)) {
       *damaged = true;
       break;
     }
-    ref.len = len;
-    ref.flags = static_cast<uint8_t>(in[0]);
-    in.remove_prefix(1);
-    if (!GetVarint64(&in, &zz) || !GetVarint64(&in, &span) || series == kInvalidSeriesId) {
-      *damaged = true;
-      break;
-    }
-    ref.min_t = ZigZagDecode64(zz);
-    ref.max_t = static_cast<Timestamp>(static_cast<uint64_t>(ref.min_t) + span);
-    if (ref.offset + ref.len > page_end) {
-      ++dropped;  // the page file was truncated under it
-      continue;
-    }
-    AddEntry(series, ref);
   }
   SUNDIAL_RETURN_IF_ERROR(reader.status());
   if (!reader.skipped().empty()) *damaged = true;
@@ -124,10 +162,26 @@ Status Partition::RebuildIndex(std::vector<std::string>* warnings) {
         if (!compress::DecodePageHeader(page, &h).ok() || series == kInvalidSeriesId) return;
         PageRef ref{offset, h.min_t, h.max_t, len, flags};
         AddEntry(series, ref);
-        out += EncodeEntry(series, ref);
+        BufferEntry(series, ref);
+        if (unflushed_count_ >= 1024) {
+          std::string payload;
+          PutVarint32(&payload, unflushed_count_);
+          AppendLogRecord(&out, kIndexRecord, payload + unflushed_);
+          unflushed_.clear();
+          unflushed_count_ = 0;
+          unflushed_end_ = 0;
+        }
       },
       warnings);
   SUNDIAL_RETURN_IF_ERROR(s);
+  if (unflushed_count_ > 0) {
+    std::string payload;
+    PutVarint32(&payload, unflushed_count_);
+    AppendLogRecord(&out, kIndexRecord, payload + unflushed_);
+    unflushed_.clear();
+    unflushed_count_ = 0;
+    unflushed_end_ = 0;
+  }
   const std::string tmp = dir_ + "/index.tmp";
   std::unique_ptr<File> f;
   SUNDIAL_RETURN_IF_ERROR(env_->OpenFile(tmp, &f));
@@ -172,15 +226,12 @@ Status Partition::AddPage(SeriesId series, uint8_t flags, std::string_view page,
   if (fresh) SUNDIAL_RETURN_IF_ERROR(env_->SyncDir(dir_));
   PageRef ref{0, min_t, max_t, 0, flags};
   SUNDIAL_RETURN_IF_ERROR(pages_->Append(series, flags, page, &ref.offset, &ref.len));
-  const std::string rec = EncodeEntry(series, ref);
-  Status s = index_->Write(index_end_, rec.data(), rec.size());
-  if (!s.ok()) {
-    (void)index_->Truncate(index_end_);
-    return s.WithContext("page index write");
-  }
-  index_end_ += rec.size();
+  BufferEntry(series, ref);
   dirty_ = true;
   AddEntry(series, ref);
+  // An index write error is not the page's: the entry stays buffered and
+  // Sync() reports the error (so the WAL is not checkpointed past it).
+  if (unflushed_count_ >= 64) (void)FlushIndex();
   return Status::OK();
 }
 
@@ -222,6 +273,7 @@ Status Partition::ReadPage(SeriesId series, const PageRef& ref, std::string* pag
 Status Partition::Sync() {
   std::lock_guard<std::mutex> lock(mu_);
   if (!dirty_) return Status::OK();
+  SUNDIAL_RETURN_IF_ERROR(FlushIndex());
   SUNDIAL_RETURN_IF_ERROR(pages_->Sync());
   SUNDIAL_RETURN_IF_ERROR(index_->Sync());
   dirty_ = false;

@@ -5,9 +5,15 @@
 // "pages" and "index".
 //
 // Index format, version 1: a record log (record_log.h) with magic
-// "SUNDIDX1". One record (type 1) per page, in page-file order:
-//   varint32 series id, varint64 offset, varint32 record length,
-//   u8 flags (page_file.h), varint64 zigzag(min_t), varint64 max_t - min_t
+// "SUNDIDX1". Each record (type 1) lists pages, in page-file order:
+//   varint32 n, then n times:
+//     varint32 series id, varint64 offset - end of the previous page in
+//     this record (0 before the first), varint32 record length, u8 flags
+//     (page_file.h), varint64 zigzag(min_t - partition start),
+//     varint64 max_t - min_t
+// Entries are buffered and written as one record every 64 pages and on
+// Sync(); pages written after the last record are found again through the
+// WAL, which is only checkpointed after Sync().
 // The index is a cache of what the page file says about itself: when it is
 // missing or any record is damaged, Open() rebuilds it by scanning the page
 // file and rewrites it. Entries that point beyond the end of a truncated
@@ -46,6 +52,7 @@ class Partition {
   Partition(Env* env, std::string dir, Timestamp start, Timestamp end, uint64_t window_bytes);
   Partition(const Partition&) = delete;
   Partition& operator=(const Partition&) = delete;
+  ~Partition();
 
   // Loads the index if the directory exists; a partition without files is
   // created on the first AddPage. Problems are described in *warnings.
@@ -83,7 +90,11 @@ class Partition {
   Status LoadIndex(uint64_t size, std::vector<std::string>* warnings, bool* damaged);
   Status RebuildIndex(std::vector<std::string>* warnings);
   void AddEntry(SeriesId series, const PageRef& ref);  // REQUIRES: mu_ held
-  static std::string EncodeEntry(SeriesId series, const PageRef& ref);
+  // Appends one entry to unflushed_. REQUIRES: mu_ held.
+  void BufferEntry(SeriesId series, const PageRef& ref);
+  // Writes the buffered entries as one index record. REQUIRES: mu_ held.
+  Status FlushIndex();
+  bool DecodeRecord(std::string_view in, uint64_t page_end, uint64_t* dropped);
 
   Env* const env_;
   const std::string dir_;
@@ -92,12 +103,15 @@ class Partition {
   const uint64_t window_bytes_;
 
   std::mutex mu_;
-  std::unique_ptr<PageFile> pages_;
-  std::unique_ptr<File> index_;
-  uint64_t index_end_ = 0;
-  bool dirty_ = false;
-  std::vector<Entry> entries_;
-  std::vector<uint32_t> last_;  // by series id: index + 1 of newest entry
+  std::unique_ptr<PageFile> pages_;  // GUARDED_BY(mu_); null until files exist
+  std::unique_ptr<File> index_;      // GUARDED_BY(mu_)
+  uint64_t index_end_ = 0;           // GUARDED_BY(mu_)
+  std::string unflushed_;            // GUARDED_BY(mu_): encoded entries not yet written
+  uint32_t unflushed_count_ = 0;     // GUARDED_BY(mu_)
+  uint64_t unflushed_end_ = 0;       // GUARDED_BY(mu_): end of the last buffered page
+  bool dirty_ = false;               // GUARDED_BY(mu_): written since the last Sync
+  std::vector<Entry> entries_;       // GUARDED_BY(mu_)
+  std::vector<uint32_t> last_;       // GUARDED_BY(mu_): by series, index + 1 of newest
 };
 
 }  // namespace sundial::storage

@@ -73,8 +73,8 @@ class PartitionSet {
   const Timestamp duration_;
   const uint64_t window_bytes_;
   std::mutex mu_;
-  std::map<Timestamp, Slot> slots_;  // by start
-  std::vector<std::string> warnings_;
+  std::map<Timestamp, Slot> slots_;    // GUARDED_BY(mu_); by start
+  std::vector<std::string> warnings_;  // GUARDED_BY(mu_)
 };
 
 }  // namespace sundial::storage

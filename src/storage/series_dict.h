@@ -96,10 +96,11 @@ class SeriesDict {
   const std::function<void(SeriesId)> on_create_;
 
   mutable std::shared_mutex mu_;
-  std::unique_ptr<File> file_;
-  uint64_t file_end_ = 0;
-  bool dirty_ = false;
-  NameTable names_[3];
+  std::unique_ptr<File> file_;  // GUARDED_BY(mu_)
+  uint64_t file_end_ = 0;       // GUARDED_BY(mu_)
+  bool dirty_ = false;          // GUARDED_BY(mu_)
+  NameTable names_[3];          // GUARDED_BY(mu_)
+  // All below GUARDED_BY(mu_), except the atomics.
   // key_offset_[id] indexes key_words_: metric uid, n, then n (k, v) pairs.
   std::vector<uint32_t> key_offset_;
   std::vector<uint32_t> key_words_;
@@ -109,7 +110,7 @@ class SeriesDict {
   std::unordered_map<uint64_t, std::vector<SeriesId>> by_tag_;  // (k << 32 | v)
   std::atomic<SeriesId> id_limit_{0};
   std::atomic<uint64_t> series_count_{0};
-  std::mutex sync_mu_;
+  std::mutex sync_mu_;  // one fsync of the log at a time
 };
 
 }  // namespace sundial::storage

@@ -72,7 +72,7 @@ struct PendingPage {
   std::string bytes;  // the compress page
 };
 
-// In-memory state of one series. Guarded by `lock`.
+// In-memory state of one series. Every field but `valid` is GUARDED_BY(lock).
 struct MemSeries {
   SpinLock lock;
   std::atomic<bool> valid{false};
@@ -215,20 +215,21 @@ class StorageImpl final : public Storage {
   std::shared_mutex gate_;
 
   std::mutex pending_mu_;
-  std::deque<PendingPage*> pending_;  // every series' pending pages, in seal order
+  std::deque<PendingPage*> pending_;  // GUARDED_BY(pending_mu_); all series, seal order
 
   std::mutex maint_mu_;
   std::condition_variable maint_cv_;
-  bool stop_ = false;
-  bool work_ = false;  // something for the maintenance thread to do now
+  bool stop_ = false;  // GUARDED_BY(maint_mu_)
+  bool work_ = false;  // GUARDED_BY(maint_mu_): something to do now
   std::thread maint_;
   std::mutex maint_run_mu_;  // one maintenance pass at a time
 
   std::mutex warn_mu_;
-  std::vector<std::string> warnings_;
+  std::vector<std::string> warnings_;  // GUARDED_BY(warn_mu_)
 
   std::atomic<Timestamp> newest_t_{kMinTimestamp};
   std::atomic<uint32_t> tick_{0};  // slow maintenance ticks so far
+  // Maintenance bookkeeping: GUARDED_BY(maint_run_mu_).
   int64_t last_checkpoint_ms_ = 0;
   int64_t last_sync_ms_ = 0;
   int64_t last_slow_ms_ = 0;

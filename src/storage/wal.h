@@ -119,15 +119,15 @@ class Wal {
   const uint64_t segment_bytes_;
 
   std::mutex mu_;  // serialises writes and segment switches
-  std::shared_ptr<File> file_;  // shared with an fsync running outside mu_
-  uint64_t seq_ = 0;
-  uint64_t offset_ = 0;  // end of the current segment
-  uint64_t lsn_ = 0;     // total bytes appended since open (monotonic)
+  std::shared_ptr<File> file_;  // GUARDED_BY(mu_); shared with an fsync outside mu_
+  uint64_t seq_ = 0;             // GUARDED_BY(mu_)
+  uint64_t offset_ = 0;          // GUARDED_BY(mu_): end of the current segment
+  uint64_t lsn_ = 0;             // GUARDED_BY(mu_): bytes appended since open
 
   std::mutex sync_mu_;
   std::condition_variable sync_cv_;
-  bool syncing_ = false;
-  uint64_t synced_lsn_ = 0;
+  bool syncing_ = false;     // GUARDED_BY(sync_mu_): one thread is in fsync
+  uint64_t synced_lsn_ = 0;  // GUARDED_BY(sync_mu_)
 
   std::atomic<bool> wants_rotation_{false};
   std::atomic<uint64_t> bytes_written_{0};

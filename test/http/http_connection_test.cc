@@ -53,6 +53,8 @@ class TestServer {
     thread_.join();
   }
   uint16_t port() const { return acceptor_.local_endpoint().port(); }
+  void StopConnections() { manager_.StopAll(); }
+  size_t open_connections() const { return manager_.size(); }
 
  private:
   void Accept() {
@@ -224,6 +226,35 @@ TEST(HttpConnection, StreamedReplyIsGzippedWhenAccepted) {
   std::string plain;
   ASSERT_TRUE(Inflate(ContentCoding::kGzip, Dechunk(out), 1 << 20, &plain).ok());
   EXPECT_EQ(plain, "[1,2,3]");
+}
+
+}  // namespace
+}  // namespace sundial::http
+
+namespace sundial::http {
+namespace {
+
+TEST(HttpConnection, StopAnswersRequestsInFlightThenCloses) {
+  TestServer server;
+  asio::io_context ctx;
+  tcp::socket s(ctx);
+  s.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), server.port()));
+  asio::write(s, asio::buffer(std::string("GET /api/slow?ms=300 HTTP/1.1\r\n\r\n")));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  server.StopConnections();  // as on SIGTERM, while the reply is being computed
+  std::string out;
+  char buf[4096];
+  std::error_code ec;
+  for (;;) {
+    size_t n = s.read_some(asio::buffer(buf), ec);
+    if (ec) break;
+    out.append(buf, n);
+  }
+  EXPECT_NE(out.find("{\"slept\":300}"), std::string::npos) << out;
+  for (int i = 0; i < 100 && server.open_connections() > 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(server.open_connections(), 0u);
 }
 
 }  // namespace

@@ -301,6 +301,26 @@ TEST_F(TelnetPutTest, FlushesByItselfWhenTheBatchIsFull) {
   EXPECT_EQ(reply, "");
 }
 
+TEST_F(TelnetPutTest, HandlePutLinesStopsAtTheFirstOtherCommand) {
+  std::string lines;
+  for (int i = 1; i <= 20; ++i) lines += "put m " + std::to_string(i) + " 1 host=h" + std::to_string(i % 3) + "\n";
+  lines += "put m x 1 host=a\n";
+  const size_t run = lines.size();
+  lines += "version\nput m 99 1 host=a\n";
+  std::string reply;
+  EXPECT_EQ(handler_->HandlePutLines(lines, &reply), run);
+  EXPECT_EQ(reply, "put: invalid value: Invalid character 'x' in x\n");
+  EXPECT_TRUE(handler_->Flush(&reply).ok());
+  ASSERT_EQ(storage_.appended.size(), 20u);
+  for (int i = 0; i < 20; ++i) {
+    EXPECT_EQ(storage_.appended[i].t, (i + 1) * 1000);
+    EXPECT_EQ(storage_.KeyOf(storage_.appended[i]), "m host=h" + std::to_string((i + 1) % 3));
+  }
+  // "putx" and "put" alone: only an exact "put" command is handled.
+  EXPECT_EQ(handler_->HandlePutLines("putx 1 2 3 a=b\n", &reply), 0u);
+  EXPECT_EQ(handler_->HandlePutLines("put\n", &reply), 4u);
+}
+
 TEST_F(TelnetPutTest, SmallCacheStartsOverAndStaysCorrect) {
   IngestOptions options;
   options.series_cache_entries = 2;

@@ -187,6 +187,45 @@ TEST_F(QueryEngineTest, LargeResultsAreStreamedInChunks) {
   EXPECT_NE(sink.body.find(K(T + 19999) + ":9999.5}}]"), std::string::npos);
 }
 
+TEST_F(QueryEngineTest, TsuidSubQueries) {
+  SeriesId a = Add("m", {{"host", "a"}});
+  SeriesId b = Add("m", {{"host", "b"}});
+  PutI(a, T, 1);
+  PutI(b, T, 2);
+  ParamList p = {{"start", std::to_string(T)}, {"end", std::to_string(T + 10)},
+                 {"tsuid", "sum:000001000001000002"}};
+  EXPECT_EQ(Run(p), "[{\"metric\":\"m\",\"tags\":{\"host\":\"b\"},\"aggregateTags\":[],\"dps\":{" +
+                        K(T) + ":2}}]");
+  p.back().second = "sum:000001000001000001,000001000001000002";
+  EXPECT_NE(Run(p).find(K(T) + ":3"), std::string::npos);
+  p.back().second = "sum:000009000001000002";
+  EXPECT_NE(Run(p).find("No such name for 'metrics'"), std::string::npos);
+}
+
+TEST_F(QueryEngineTest, CalendarBucketsInTimeZone) {
+  SeriesId a = Add("m", {{"host", "a"}});
+  // 2023-11-14 22:30 UTC = 23:30 Berlin (day 14), 23:30 UTC = 00:30 Berlin (day 15).
+  PutI(a, 1700001000, 1);
+  PutI(a, 1700004600, 5);
+  QuerySpec spec;
+  ASSERT_TRUE(ParseQueryJson(R"({"start":1699990000,"end":1700010000,"timezone":"Europe/Berlin",
+      "queries":[{"aggregator":"sum","metric":"m","downsample":"1dc-sum"}]})", kNow, &spec).ok());
+  QueryEngine engine(&st_, {});
+  StringSink sink;
+  ASSERT_TRUE(engine.Execute(spec, &sink).ok());
+  // Berlin midnight of the 15th is 2023-11-14T23:00Z = 1700002800; the bucket
+  // of the 14th (1699916400) starts before start and is dropped.
+  EXPECT_EQ(sink.body, "[{\"metric\":\"m\",\"tags\":{\"host\":\"a\"},\"aggregateTags\":[],\"dps\":{" +
+                           K(1700002800) + ":5.0}}]");
+  // The same in UTC: one day bucket from 1699920000 (dropped) -- both points
+  // fall in 2023-11-14 UTC.
+  ASSERT_TRUE(ParseQueryJson(R"({"start":1699920000,"end":1700010000,
+      "queries":[{"aggregator":"sum","metric":"m","downsample":"1dc-sum"}]})", kNow, &spec).ok());
+  StringSink sink2;
+  ASSERT_TRUE(engine.Execute(spec, &sink2).ok());
+  EXPECT_NE(sink2.body.find(K(1699920000) + ":6.0"), std::string::npos) << sink2.body;
+}
+
 TEST_F(QueryEngineTest, SuggestLookupLast) {
   SeriesId a = Add("sys.cpu", {{"host", "web01"}});
   SeriesId b = Add("sys.mem", {{"host", "web02"}});

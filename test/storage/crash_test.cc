@@ -149,7 +149,7 @@ TEST(StorageCrash, KillNineLosesNoAcknowledgedPoint) {
   }
   std::printf("%d kills, %lld batches acknowledged\n", iterations,
               static_cast<long long>(acked + 1));
-  EXPECT_GE(progressed, iterations / 2);  // the kills hit a writing process
+  EXPECT_GE(progressed, iterations / 4);  // the kills hit a writing process
 }
 
 }  // namespace

@@ -305,5 +305,63 @@ TEST(StorageImpl, RetentionDropsWholeOldPartitions) {
   EXPECT_GE(pts.front().t, now - 4 * 3600 * 1000);
 }
 
+TEST(StorageImpl, WalSyncModes) {
+  for (WalSyncMode mode : {WalSyncMode::kEveryBatch, WalSyncMode::kInterval, WalSyncMode::kNone}) {
+    testing::TempDir dir;
+    auto o = testing::SmallOptions(dir.path());
+    o.wal_sync = mode;
+    o.wal_sync_interval_ms = 50;
+    auto db = OpenDb(o);
+    const SeriesId id = Resolve(db.get(), "m", "a");
+    for (int i = 0; i < 20; ++i) {
+      SeriesPoint p{id, i, Value::Int(i)};
+      ASSERT_TRUE(db->Append(&p, 1).ok());
+    }
+    const uint64_t syncs = db->stats().wal_syncs;
+    if (mode == WalSyncMode::kEveryBatch) {
+      EXPECT_GE(syncs, 20u);
+    } else {
+      EXPECT_LT(syncs, 20u);
+    }
+    if (mode == WalSyncMode::kInterval) {
+      for (int i = 0; i < 100 && db->stats().wal_syncs == syncs; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+      EXPECT_GT(db->stats().wal_syncs, syncs);  // the maintenance thread synced
+    }
+    ASSERT_TRUE(db->Sync().ok());
+  }
+}
+
+TEST(StorageImpl, IteratorSeekAndRange) {
+  testing::TempDir dir;
+  auto db = OpenDb(testing::SmallOptions(dir.path()));
+  auto* impl = static_cast<StorageImpl*>(db.get());
+  const SeriesId id = Resolve(db.get(), "m", "a");
+  std::vector<SeriesPoint> batch;
+  for (int i = 0; i < 5000; ++i) batch.push_back({id, i * 10, Value::Int(i)});
+  ASSERT_TRUE(db->Append(batch.data(), batch.size()).ok());
+  ASSERT_TRUE(impl->TEST_FlushAll().ok());
+  SeriesPoint late{id, 25005, Value::Int(-1)};  // between two points, out of order
+  ASSERT_TRUE(db->Append(&late, 1).ok());
+  auto it = db->NewIterator(id, 100, 30000);
+  ASSERT_TRUE(it->Next());
+  EXPECT_EQ(it->t(), 100);
+  ASSERT_TRUE(it->Seek(50));  // already past: stays
+  EXPECT_EQ(it->t(), 100);
+  ASSERT_TRUE(it->Seek(25001));
+  EXPECT_EQ(it->t(), 25005);
+  EXPECT_EQ(it->v().int_value(), -1);
+  ASSERT_TRUE(it->Next());
+  EXPECT_EQ(it->t(), 25010);
+  ASSERT_TRUE(it->Seek(30000));
+  EXPECT_EQ(it->t(), 30000);
+  EXPECT_FALSE(it->Next());
+  EXPECT_FALSE(it->Seek(40000));
+  EXPECT_TRUE(it->status().ok());
+  EXPECT_EQ(testing::ReadAll(db.get(), id, 49990, 1000000).size(), 1u);
+  EXPECT_TRUE(testing::ReadAll(db.get(), id, 50000, 40000).empty());
+}
+
 }  // namespace
 }  // namespace sundial::storage

@@ -7,6 +7,9 @@
 // (400/405/413) and the connection is closed, as are connections whose
 // request asked for it (Connection: close, HTTP/1.0 without keep-alive).
 //
+// Stop() (server shutdown) reads no further requests but still answers the
+// ones in flight before closing.
+//
 // Thread-safety: everything runs on the connection's strand; Stop() and the
 // Responders it hands out may be used from any thread.
 #pragma once
@@ -134,6 +137,7 @@ class HttpConnection : public net::Session, public std::enable_shared_from_this<
   bool reading_ = false;
   bool read_done_ = false;   // no more requests will be read
   bool write_in_flight_ = false;
+  bool stopping_ = false;   // server shutdown: finish in-flight replies, then close
   bool lingering_ = false;  // half-closed, discarding input until Close()
   bool closed_ = false;
   std::atomic<bool> cancelled_{false};  // read by responders on any thread

@@ -47,6 +47,13 @@ class TelnetPutHandler {
   // line to *reply. May flush by itself when the buffer is full.
   void HandlePut(std::string_view line, std::string* reply);
 
+  // Handles the run of put lines at the start of `lines` (complete lines,
+  // each ending in '\n'), up to the first line whose command is not "put",
+  // as HandlePut does, and returns the bytes consumed. Faster than calling
+  // HandlePut per line: it looks ahead a few lines to prefetch their series.
+  // Does not flush.
+  size_t HandlePutLines(std::string_view lines, std::string* reply);
+
   // Appends the buffered points to storage (one Append). If storage fails,
   // every buffered point is reported on *reply as
   // "put: HBase error: <status>\n" and counted as a storage error.
