@@ -3,6 +3,7 @@
 // deterministic fixtures of compress_fixtures.h.
 //
 // Usage: compress_page_bench [--points N] [--page-size B] [--reps R] [--only NAME]
+//                            [--value-dod 0|1]
 // Prints a Markdown table. Bytes are the pages' used bytes, headers included.
 // Times are thread CPU time, the best of R runs; encoding includes copying each sealed page
 // out, decoding walks every point. Every run is checked bit-exact.
@@ -43,10 +44,10 @@ struct PageSet {
   }
 };
 
-void EncodeSundial(const Fixture& f, uint32_t page_size, PageSet* out) {
+void EncodeSundial(const Fixture& f, uint32_t page_size, bool value_dod, PageSet* out) {
   out->bytes.clear();
   out->pages.clear();
-  compress::PageBuilder b(page_size);
+  compress::PageBuilder b(page_size, value_dod);
   for (const auto& series : f.series) {
     for (const Sample& s : series) {
       if (!b.Append(s.t, s.v)) {
@@ -153,13 +154,16 @@ int main(int argc, char** argv) {
   uint32_t page_size = sundial::compress::kDefaultPageSize;
   int reps = 5;
   std::string only;  // run just the fixture of this name
+  bool value_dod = false;  // PageBuilder's delta-of-delta value option
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--points") == 0) points = std::strtoull(argv[i + 1], nullptr, 10);
     if (std::strcmp(argv[i], "--page-size") == 0) page_size = static_cast<uint32_t>(std::atoi(argv[i + 1]));
     if (std::strcmp(argv[i], "--reps") == 0) reps = std::atoi(argv[i + 1]);
     if (std::strcmp(argv[i], "--only") == 0) only = argv[i + 1];
+    if (std::strcmp(argv[i], "--value-dod") == 0) value_dod = std::atoi(argv[i + 1]) != 0;
   }
-  std::printf("page size %u bytes, best of %d runs\n\n", page_size, reps);
+  std::printf("page size %u bytes, value_dod %d, best of %d runs\n\n", page_size,
+              value_dod ? 1 : 0, reps);
   std::printf("| fixture | points | sundial B/pt | gorilla B/pt | sundial/gorilla "
               "| sundial enc ns/pt | sundial dec ns/pt | gorilla enc ns/pt | gorilla dec ns/pt |\n");
   std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
@@ -170,7 +174,7 @@ int main(int argc, char** argv) {
     s.bytes.reserve(points * 16);
     g.bytes.reserve(points * 16);
     const double n = static_cast<double>(f.points());
-    const double se = Best(reps, [&] { EncodeSundial(f, page_size, &s); });
+    const double se = Best(reps, [&] { EncodeSundial(f, page_size, value_dod, &s); });
     const double ge = Best(reps, [&] { EncodeGorilla(f, page_size, &g); });
     Verify(f, s, g);
     const double sd = Best(reps, [&] { sink = sink + DecodeSundial(s); });

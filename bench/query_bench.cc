@@ -8,8 +8,11 @@
 //   c  avg of cpu.usage_user grouped by host over 1 day in 1 h buckets
 // Each query runs --seconds per concurrency level (1 and 2 client threads,
 // one keep-alive connection each) after a warm-up, and the tool prints
-// p50, p99 (ms) and queries/s, plus the size of the first answer.
+// p50, p99 (ms) and queries/s, plus the size of the first answer. With
+// --vm-port both servers are measured in alternating rounds (--rounds, 5)
+// so that both see the same machine load, and p50 ratios are printed.
 //
+//   query_bench --port=4242 --vm-port=8428 [--rounds=5 --seconds=5]   (both, interleaved)
 //   query_bench --target=sundial|vm --port=4242 [--seconds=5 --data-start=1700000000]
 //               [--path=/any/get/target  (benchmarks that one request instead)]
 //
@@ -180,86 +183,138 @@ std::vector<Query> MakeQueries(const Args& a) {
   return q;
 }
 
-struct Result {
-  double p50_ms, p99_ms, qps;
-  size_t n;
+// Latencies (ms) and wall seconds of runs of one query, accumulated.
+struct Samples {
+  std::vector<double> ms;
+  double wall_s = 0;
 };
 
-Result RunOne(const Args& a, const Query& q, int threads) {
+// Runs target for `seconds` with `threads` keep-alive connections.
+void RunOne(int port, const std::string& target, const char* name, double seconds, int threads,
+            Samples* out) {
   std::vector<std::vector<double>> lat(static_cast<size_t>(threads));
   std::atomic<bool> stop{false};
   std::atomic<int> errors{0};
   std::vector<std::thread> ts;
-  const auto t0 = Clock::now();
   for (int t = 0; t < threads; ++t) {
     ts.emplace_back([&, t] {
-      Client c(a.port);
+      Client c(port);
       std::string body;
-      for (int i = 0; i < 50; ++i) c.Get(q.target, &body);  // warm-up
+      for (int i = 0; i < 20; ++i) c.Get(target, &body);  // warm-up
       while (!stop.load(std::memory_order_relaxed)) {
         const auto s = Clock::now();
-        if (c.Get(q.target, &body) != 200) ++errors;
+        if (c.Get(target, &body) != 200) ++errors;
         lat[static_cast<size_t>(t)].push_back(
             std::chrono::duration<double, std::milli>(Clock::now() - s).count());
       }
     });
   }
-  std::this_thread::sleep_for(std::chrono::duration<double>(a.seconds));
+  const auto t0 = Clock::now();
+  std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
   stop = true;
   for (auto& th : ts) th.join();
-  const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
-  std::vector<double> all;
-  for (auto& v : lat) all.insert(all.end(), v.begin(), v.end());
-  std::sort(all.begin(), all.end());
-  if (errors > 0) std::fprintf(stderr, "query %s: %d non-200 answers\n", q.name, errors.load());
-  Result r{};
-  r.n = all.size();
-  if (!all.empty()) {
-    r.p50_ms = all[all.size() / 2];
-    r.p99_ms = all[std::min(all.size() - 1, all.size() * 99 / 100)];
+  out->wall_s += std::chrono::duration<double>(Clock::now() - t0).count();
+  for (auto& v : lat) out->ms.insert(out->ms.end(), v.begin(), v.end());
+  if (errors > 0) std::fprintf(stderr, "query %s: %d non-200 answers\n", name, errors.load());
+}
+
+struct Result {
+  double p50_ms = 0, p99_ms = 0, qps = 0;
+  size_t n = 0;
+};
+
+Result Summarise(Samples s) {
+  Result r;
+  std::sort(s.ms.begin(), s.ms.end());
+  r.n = s.ms.size();
+  if (!s.ms.empty()) {
+    r.p50_ms = s.ms[s.ms.size() / 2];
+    r.p99_ms = s.ms[std::min(s.ms.size() - 1, s.ms.size() * 99 / 100)];
   }
-  r.qps = static_cast<double>(all.size()) / wall;
+  r.qps = s.wall_s > 0 ? static_cast<double>(s.ms.size()) / s.wall_s : 0;
   return r;
+}
+
+size_t FirstAnswerSize(int port, const Query& q) {
+  Client c(port);
+  std::string body;
+  const int status = c.Get(q.target, &body);
+  if (status != 200) std::fprintf(stderr, "query %s answered %d: %.300s\n", q.name, status, body.c_str());
+  return body.size();
+}
+
+void PrintRow(const char* target, const Query& q, int conc, const Result& r, size_t bytes) {
+  std::printf("%-8s %-5s %-4d %10.3f %10.3f %10.0f %8zu %8zu\n", target, q.name, conc, r.p50_ms,
+              r.p99_ms, r.qps, r.n, bytes);
+  std::fflush(stdout);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   Args a;
+  int vm_port = 0;
+  int rounds = 5;
   for (int i = 1; i < argc; ++i) {
     const std::string s = argv[i];
     const size_t eq = s.find('=');
     const std::string k = s.substr(0, eq), v = eq == std::string::npos ? "" : s.substr(eq + 1);
     if (k == "--target") a.target = v;
     else if (k == "--port") a.port = std::atoi(v.c_str());
+    else if (k == "--vm-port") vm_port = std::atoi(v.c_str());
+    else if (k == "--rounds") rounds = std::max(1, std::atoi(v.c_str()));
     else if (k == "--seconds") a.seconds = std::atof(v.c_str());
     else if (k == "--data-start") a.data_start = std::atoll(v.c_str());
     else if (k == "--path") a.path = v;
     else {
       std::fprintf(stderr, "usage: query_bench --target=sundial|vm --port=N [--seconds=5 "
-                           "--data-start=1700000000]\n");
+                           "--data-start=1700000000 --path=/x]\n"
+                           "       query_bench --port=SUNDIAL --vm-port=VM [--rounds=5 --seconds=5]\n");
       return 2;
     }
   }
   std::printf("%-8s %-5s %-4s %10s %10s %10s %8s %8s\n", "target", "query", "conc", "p50_ms",
               "p99_ms", "qps", "n", "bytes");
+  if (vm_port != 0) {
+    // Interleaved comparison: rounds of Sundial then VictoriaMetrics, so
+    // that both see the same machine load.
+    a.target = "sundial";
+    const std::vector<Query> sq = MakeQueries(a);
+    Args va = a;
+    va.target = "vm";
+    const std::vector<Query> vq = MakeQueries(va);
+    std::vector<std::string> ratios;
+    for (size_t i = 0; i < sq.size(); ++i) {
+      const size_t sb = FirstAnswerSize(a.port, sq[i]), vb = FirstAnswerSize(vm_port, vq[i]);
+      for (int conc : {1, 2}) {
+        Samples ss, vs;
+        for (int r = 0; r < rounds; ++r) {
+          RunOne(a.port, sq[i].target, sq[i].name, a.seconds / rounds, conc, &ss);
+          RunOne(vm_port, vq[i].target, vq[i].name, a.seconds / rounds, conc, &vs);
+        }
+        const Result sr = Summarise(std::move(ss)), vr = Summarise(std::move(vs));
+        PrintRow("sundial", sq[i], conc, sr, sb);
+        PrintRow("vm", vq[i], conc, vr, vb);
+        char line[200];
+        std::snprintf(line, sizeof(line),
+                      "query %s conc %d: p50 %.3f ms vs %.3f ms = %.2fx   qps %.0f vs %.0f",
+                      sq[i].name, conc, sr.p50_ms, vr.p50_ms, vr.p50_ms > 0 ? sr.p50_ms / vr.p50_ms : 0,
+                      sr.qps, vr.qps);
+        ratios.push_back(line);
+      }
+    }
+    std::printf("== Sundial / VictoriaMetrics (p50 ratio; < 1 means Sundial is faster)\n");
+    for (const std::string& l : ratios) std::printf("%s\n", l.c_str());
+    return 0;
+  }
   std::vector<Query> queries = MakeQueries(a);
   if (!a.path.empty()) queries = {{"path", a.path}};
   for (const Query& q : queries) {
-    std::string body;
-    int status;
-    {
-      Client c(a.port);
-      status = c.Get(q.target, &body);
-    }
-    if (status != 200) {
-      std::fprintf(stderr, "query %s answered %d: %.300s\n", q.name, status, body.c_str());
-    }
+    const size_t bytes = FirstAnswerSize(a.port, q);
     for (int conc : {1, 2}) {
-      const Result r = RunOne(a, q, conc);
-      std::printf("%-8s %-5s %-4d %10.3f %10.3f %10.0f %8zu %8zu\n", a.target.c_str(), q.name, conc,
-                  r.p50_ms, r.p99_ms, r.qps, r.n, body.size());
-      std::fflush(stdout);
+      Samples s;
+      RunOne(a.port, q.target, q.name, a.seconds, conc, &s);
+      PrintRow(a.target.c_str(), q, conc, Summarise(std::move(s)), bytes);
     }
   }
   return 0;

@@ -5,11 +5,13 @@
 # loads both with the same DevOps data (ingest_load over telnet: 100 hosts x
 # 101 metrics x 1 h at 10 s = 3.6 M points), runs query_bench against each
 # (queries a, b, c at concurrency 1 and 2; see bench/query_bench.cc) and
-# prints the p50 ratios Sundial / VictoriaMetrics. Both servers are stopped
-# (by their PIDs) at the end.
+# prints the p50 ratios Sundial / VictoriaMetrics. The two servers are
+# measured in alternating rounds, so that both see the same machine load.
+# Both servers are stopped (by their PIDs) at the end.
 #
 #   bench/query_vs_vm.sh [build-dir]      (default: build-release)
-#   env: SECONDS_PER_QUERY (default 5), HOSTS (100), DURATION (3600)
+#   env: SECONDS_PER_QUERY (default 5), HOSTS (100), DURATION (3600),
+#        VM_FLAGS (extra victoria-metrics flags, e.g. -search.disableCache)
 set -euo pipefail
 
 build=${1:-build-release}
@@ -48,7 +50,7 @@ sd_pid=$!; pids+=("$sd_pid")
 vm_http=$(free_port); vm_tsdb=$(free_port)
 victoria-metrics -storageDataPath="$work/vm" -retentionPeriod=100y \
   -httpListenAddr=127.0.0.1:"$vm_http" -opentsdbListenAddr=127.0.0.1:"$vm_tsdb" \
-  -loggerLevel=ERROR >"$work/vm.log" 2>&1 &
+  -loggerLevel=ERROR ${VM_FLAGS:-} >"$work/vm.log" 2>&1 &
 vm_pid=$!; pids+=("$vm_pid")
 
 wait_http "http://127.0.0.1:$sd_port/api/version"
@@ -62,11 +64,5 @@ echo "== loading (hosts=$hosts, duration=${duration}s)"
 curl -fsS "http://127.0.0.1:$vm_http/internal/force_flush" >/dev/null || true
 sleep 1
 
-echo "== queries (${secs}s per query and concurrency)"
-"$build/bench/query_bench" --target=sundial --port="$sd_port" --seconds="$secs" | tee "$work/sd.txt"
-"$build/bench/query_bench" --target=vm --port="$vm_http" --seconds="$secs" | tee "$work/vm.txt"
-
-echo "== Sundial / VictoriaMetrics (p50 ratio; < 1 means Sundial is faster)"
-awk 'NR==FNR { if (FNR > 1) vm[$2" "$3] = $4; vmq[$2" "$3] = $6; next }
-     FNR > 1 { k = $2" "$3; if (vm[k] > 0) printf "query %s conc %s: p50 %.3f ms vs %.3f ms = %.2fx   qps %s vs %s\n", $2, $3, $4, vm[k], $4 / vm[k], $6, vmq[k] }' \
-  "$work/vm.txt" "$work/sd.txt"
+echo "== queries (${secs}s per query and concurrency, alternating rounds)"
+"$build/bench/query_bench" --port="$sd_port" --vm-port="$vm_http" --seconds="$secs" --rounds=5

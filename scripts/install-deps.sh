@@ -56,6 +56,8 @@ test_packages=(
   libgtest-dev libgmock-dev python3 python3-pytest curl netcat-openbsd
   # fuzzing (libFuzzer ships with clang's runtime package, added below)
   clang
+  # ingest benchmark reference server (bench/compare_ingest.sh)
+  victoria-metrics
 )
 [ "$build_only" -eq 1 ] || packages+=("${test_packages[@]}")
 # 32-bit x86 test stage: a cross compiler (not g++-multilib, which conflicts

@@ -56,10 +56,13 @@ stage_sanitize() {
   export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:strict_string_checks=1}
   export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
   # Debug keeps assert() on; -O1 -g1 compiles much faster than -O2 -g and
-  # still gives file:line in reports.
+  # still gives file:line in reports. Warnings do not fail this build: the
+  # sanitizers make GCC report false positives (-Wmaybe-uninitialized in
+  # libstdc++'s std::function), and the release and fuzz stages already
+  # hold the code to -Werror with GCC and clang.
   configure build-sanitize -DCMAKE_BUILD_TYPE=Debug \
       -DCMAKE_C_FLAGS_DEBUG="-O1 -g1" -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" \
-      -DSUNDIAL_SANITIZE=ON -DSUNDIAL_BENCH=OFF &&
+      -DSUNDIAL_SANITIZE=ON -DSUNDIAL_BENCH=OFF -DSUNDIAL_WERROR=OFF &&
     cmake --build build-sanitize -j "$jobs" &&
     run_ctest build-sanitize
 }

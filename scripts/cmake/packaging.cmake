@@ -5,11 +5,7 @@
 #   /lib/systemd/system/sundial.service, /usr/lib/sysusers.d/sundial.conf
 # and maintainer scripts (scripts/deb/) that create the `sundial` user and
 # /var/lib/sundial and enable the service.
-include(GNUInstallDirs)
-
-if(TARGET sundiald)
-  install(TARGETS sundiald RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-endif()
+# (sundiald's own install rule, to bin/, is in src/server/CMakeLists.txt.)
 if(EXISTS ${PROJECT_SOURCE_DIR}/conf/sundial.conf)
   install(FILES ${PROJECT_SOURCE_DIR}/conf/sundial.conf DESTINATION /etc/sundial)
 endif()

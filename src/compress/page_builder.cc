@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "decimal.h"
+#include "force_inline.h"
 #include "int_code.h"
 #include "rice_code.h"
 #include "sundial/common/coding.h"
@@ -14,8 +15,10 @@
 
 namespace sundial::compress {
 
-PageBuilder::PageBuilder(uint32_t page_size)
-    : page_size_(page_size), buf_(new uint8_t[page_size + kSlack]()) {
+PageBuilder::PageBuilder(uint32_t page_size, bool value_dod)
+    : page_size_(page_size),
+      allow_value_dod_(value_dod),
+      buf_(new uint8_t[page_size + kSlack]()) {
   assert(page_size >= kMinPageSize && page_size <= kMaxPageSize);
   WriteHeader();
 }
@@ -41,6 +44,7 @@ void PageBuilder::WriteHeader() {
   h.value_encoding = st_.enc;
   h.seconds = st_.seconds;
   h.param = st_.param;
+  h.value_dod = st_.vdod;
   h.count = st_.count;
   h.first_t = st_.first_t;
   h.min_t = st_.min_t;
@@ -61,7 +65,7 @@ bool PageBuilder::Append(Timestamp t, Value v) {
   if (static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo) > kMaxPageSpanMs) {
     return false;
   }
-  if (st_.seconds && t % 1000 != 0 && !Reencode(st_.enc, st_.param, false)) {
+  if (st_.seconds && t % 1000 != 0 && !Reencode(st_.enc, st_.param, false, st_.vdod)) {
     return false;
   }
   const uint8_t reencodes = st_.reencodes;
@@ -70,12 +74,20 @@ bool PageBuilder::Append(Timestamp t, Value v) {
     Widen(v);
     r = EncodePoint(t, v, true);
   }
+  if (r == Result::kFull && SwitchOrder()) r = EncodePoint(t, v, true);
   if (r != Result::kOk) return false;
   if (reencodes != st_.reencodes) {
     WriteHeader();
-    return true;
+  } else {
+    UpdateHeader(t);
   }
-  // Only the count and the range can have changed.
+  // The header is current again: a re-encode may read the page.
+  if (st_.count == kOrderCheckPoints) SwitchOrder();
+  return true;
+}
+
+// Writes the header fields one append can change: the count and the range.
+void PageBuilder::UpdateHeader(Timestamp t) {
   char* h = reinterpret_cast<char*>(buf_.get());
   EncodeFixed16(h + 2, st_.count);
   if (t == st_.min_t) {
@@ -86,7 +98,6 @@ bool PageBuilder::Append(Timestamp t, Value v) {
     EncodeFixed32(h + 16, static_cast<uint32_t>(static_cast<uint64_t>(t) -
                                                 static_cast<uint64_t>(st_.first_t)));
   }
-  return true;
 }
 
 void PageBuilder::ChooseInitialEncoding(Timestamp t, Value v) {
@@ -102,6 +113,87 @@ void PageBuilder::ChooseInitialEncoding(Timestamp t, Value v) {
   st_.param = static_cast<uint8_t>(s >= 0 ? s : 0);
 }
 
+// Whether v is native to the page's encoding; *native is its native form.
+inline bool PageBuilder::Native(Value v, uint64_t bits, uint64_t* native) const {
+  const State& s = st_;
+  switch (s.enc) {
+    case ValueEncoding::kInt:
+      *native = bits;
+      return v.is_int() &&
+             (!s.has_native || ((bits - s.prev_native) & LowBits(s.param)) == 0);
+    case ValueEncoding::kDecimal: {
+      int64_t m = 0;
+      if (v.is_int() || !DecimalFits(v.float_value(), s.param, &m)) return false;
+      *native = static_cast<uint64_t>(m);
+      return !s.has_native || ZigZag(*native - s.prev_native) < kMaxDecimalZigZag;
+    }
+    default:
+      *native = bits;
+      return !v.is_int();
+  }
+}
+
+// Whether native (native to the page) would be coded as the single bit "0";
+// *dprime is then its step as the state keeps it.
+inline bool PageBuilder::ZeroCode(uint64_t native, uint64_t* dprime) const {
+  const State& s = st_;
+  if (s.enc == ValueEncoding::kXor) return native == s.prev_native;
+  if (!s.has_native) return native == 0;
+  uint64_t d = native - s.prev_native;
+  if (s.enc == ValueEncoding::kInt) {
+    d = static_cast<uint64_t>(static_cast<int64_t>(d) >> s.param);
+  }
+  *dprime = d;
+  return (s.vdod ? d - s.prev_vdelta : d) == 0;
+}
+
+// The value side of the encoder state after one value code.
+struct PageBuilder::ValueStep {
+  uint64_t rice;
+  uint64_t vdelta;
+  uint32_t cost_delta, cost_dod;
+  uint8_t lead, trail;
+  bool zero;  // the code was the single bit "0"
+};
+
+// Writes the value code of v (native, or escaped when !is_native).
+inline PageBuilder::ValueStep PageBuilder::WriteValue(BitWriter* w, Value v, uint64_t bits,
+                                                      uint64_t native, bool is_native) const {
+  const State& s = st_;
+  ValueStep n{s.val_rice, s.prev_vdelta, s.cost_delta, s.cost_dod, s.lead, s.trail, false};
+  if (!is_native) {
+    if (s.enc == ValueEncoding::kXor) {
+      WriteXorIntEscape(w, bits);
+    } else {
+      WriteIntEscape(w, v.is_int(), bits);
+    }
+    return n;
+  }
+  if (s.enc == ValueEncoding::kXor) {
+    n.zero = native == s.prev_native;
+    WriteXor(w, native, s.prev_native, &n.lead, &n.trail);
+    return n;
+  }
+  uint64_t code = native;  // the first native value: its own code
+  if (s.has_native) {
+    uint64_t d = native - s.prev_native;
+    if (s.enc == ValueEncoding::kInt) {
+      d = static_cast<uint64_t>(static_cast<int64_t>(d) >> s.param);
+    }
+    const uint64_t dd = d - s.prev_vdelta;
+    code = s.vdod ? dd : d;
+    n.vdelta = d;
+    // Rough costs of both orders, to pick the cheaper one (SwitchOrder).
+    n.cost_delta += 1 + static_cast<uint32_t>(BitWidth(ZigZag(d)));
+    n.cost_dod += 1 + static_cast<uint32_t>(BitWidth(ZigZag(dd)));
+  }
+  n.zero = code == 0;
+  RiceState rice{n.rice};
+  WriteIntDelta(w, code, &rice, s.has_native);
+  n.rice = rice.a;
+  return n;
+}
+
 PageBuilder::Result PageBuilder::EncodePoint(Timestamp t, Value v,
                                              bool allow_escape) {
   State& s = st_;
@@ -113,67 +205,35 @@ PageBuilder::Result PageBuilder::EncodePoint(Timestamp t, Value v,
   const uint64_t dod = delta - s.prev_delta;
   BitWriter w(buf_.get() + kPageHeaderSize, s.pos);
 
-  // A point repeating the last one extends the open run in place.
-  if (s.run_len != 0 && dod == 0 && bits == s.last_bits &&
-      v.is_int() == s.last_is_int) {
+  uint64_t native = 0;
+  const bool is_native = Native(v, bits, &native);
+  uint64_t dprime = 0;  // the value's step, as WriteValue codes it
+  if (s.run_len != 0 && dod == 0 && is_native && ZeroCode(native, &dprime)) {
+    // A point coded "00" extends the open run in place.
     ++s.run_len;
     w.Overwrite(s.run_at, s.run_len, kRunCountBits);
     s.prev_x = x;
+    s.prev_native = native;
+    s.prev_vdelta = dprime;
+    s.last_native = true;
   } else {
-    uint64_t native = 0;
-    bool is_native;
-    switch (s.enc) {
-      case ValueEncoding::kInt:
-        native = bits;
-        is_native = v.is_int() &&
-                    (!s.has_native || ((native - s.prev_native) & LowBits(s.param)) == 0);
-        break;
-      case ValueEncoding::kDecimal: {
-        int64_t m = 0;
-        is_native = !v.is_int() && DecimalFits(v.float_value(), s.param, &m);
-        native = static_cast<uint64_t>(m);
-        if (s.count != 0 && ZigZag(native - s.prev_native) >= kMaxDecimalZigZag) {
-          is_native = false;
-        }
-        break;
-      }
-      default:
-        is_native = !v.is_int();
-        native = bits;
-        break;
-    }
     if (!is_native && !allow_escape) return Result::kNotNative;
-
-    RiceState ts_rice{s.ts_rice}, val_rice{s.val_rice};
+    RiceState ts_rice{s.ts_rice};
     if (s.count != 0) WriteDod(&w, dod, &ts_rice, s.count >= 2);
-    uint8_t lead = s.lead, trail = s.trail;
-    if (is_native) {
-      if (s.enc == ValueEncoding::kXor) {
-        WriteXor(&w, native, s.prev_native, &lead, &trail);
-      } else {
-        uint64_t d = native - s.prev_native;
-        if (s.enc == ValueEncoding::kInt && s.has_native) {
-          d = static_cast<uint64_t>(static_cast<int64_t>(d) >> s.param);
-        }
-        WriteIntDelta(&w, d, &val_rice, s.has_native);
-      }
-    } else if (s.enc == ValueEncoding::kXor) {
-      WriteXorIntEscape(&w, bits);
-    } else {
-      WriteIntEscape(&w, v.is_int(), bits);
-    }
+    const ValueStep n = WriteValue(&w, v, bits, native, is_native);
     if (w.pos() > (page_size_ - kPageHeaderSize) * 8) {
       w.Truncate(s.pos);
       return Result::kFull;
     }
-    // "00": same timestamp step, same native value as a native predecessor.
-    const bool repeat = s.count != 0 && dod == 0 && is_native &&
-                        native == s.prev_native && s.last_native;
+    const bool repeat = s.count != 0 && dod == 0 && n.zero;  // coded "00"
     s.pos = w.pos();
     s.ts_rice = ts_rice.a;
-    s.val_rice = val_rice.a;
-    s.lead = lead;
-    s.trail = trail;
+    s.val_rice = n.rice;
+    s.prev_vdelta = n.vdelta;
+    s.cost_delta = n.cost_delta;
+    s.cost_dod = n.cost_dod;
+    s.lead = n.lead;
+    s.trail = n.trail;
     if (is_native) {
       s.prev_native = native;
       s.has_native = true;
@@ -181,15 +241,12 @@ PageBuilder::Result PageBuilder::EncodePoint(Timestamp t, Value v,
       ++s.escapes;
     }
     s.last_native = is_native;
-    s.last_bits = bits;
-    s.last_is_int = v.is_int();
     s.prev_delta = delta;
     s.prev_x = x;
     s.run_len = 0;
     s.repeats = repeat ? static_cast<uint16_t>(s.repeats + 1) : 0;
     if (s.repeats >= kMinRunPoints) StartRun(&w);
   }
-
   if (s.count == 0) {
     s.first_t = s.min_t = s.max_t = t;
   } else {
@@ -224,21 +281,32 @@ void PageBuilder::Widen(Value v) {
   if (s.enc == ValueEncoding::kDecimal && !v.is_int()) {
     const int scale = MinDecimalScale(v.float_value(), s.param + 1);
     if (scale >= 0) {
-      Reencode(ValueEncoding::kDecimal, static_cast<uint8_t>(scale), s.seconds);
+      Reencode(ValueEncoding::kDecimal, static_cast<uint8_t>(scale), s.seconds, s.vdod);
     } else if (common) {
-      Reencode(ValueEncoding::kXor, 0, s.seconds);
+      Reencode(ValueEncoding::kXor, 0, s.seconds, false);
     }
     return;
   }
   if (!common) return;
   if (v.is_int()) {
-    Reencode(ValueEncoding::kInt, 0, s.seconds);
+    Reencode(ValueEncoding::kInt, 0, s.seconds, false);
     return;
   }
   ValueEncoding enc;
   uint8_t scale;
   ChooseFloatEncoding(v.float_value(), &enc, &scale);
-  Reencode(enc, scale, s.seconds);
+  Reencode(enc, scale, s.seconds, false);
+}
+
+// Re-encodes an int or decimal page with values in the other order (delta
+// or delta-of-delta) when that looks clearly cheaper (by 1/8 or more).
+bool PageBuilder::SwitchOrder() {
+  const State& s = st_;
+  if (s.enc == ValueEncoding::kXor || !allow_value_dod_) return false;
+  const uint32_t now = s.vdod ? s.cost_dod : s.cost_delta;
+  const uint32_t other = s.vdod ? s.cost_delta : s.cost_dod;
+  if (other * 8 > now * 7) return false;
+  return Reencode(s.enc, s.param, s.seconds, !s.vdod);
 }
 
 void PageBuilder::NarrowShift(int64_t v) {
@@ -250,7 +318,7 @@ void PageBuilder::NarrowShift(int64_t v) {
     WriteHeader();
     return;
   }
-  Reencode(ValueEncoding::kInt, shift, s.seconds);  // or escape v if it fails
+  Reencode(ValueEncoding::kInt, shift, s.seconds, s.vdod);  // or escape v if it fails
 }
 
 // The cheapest float encoding for v and every float already in the page:
@@ -292,7 +360,7 @@ void PageBuilder::ChooseFloatEncoding(double v, ValueEncoding* enc,
   *scale = static_cast<uint8_t>(decimal ? s : 0);
 }
 
-bool PageBuilder::Reencode(ValueEncoding enc, uint8_t param, bool seconds) {
+bool PageBuilder::Reencode(ValueEncoding enc, uint8_t param, bool seconds, bool vdod) {
   if (st_.reencodes >= kMaxReencodes) return false;
   ++st_.reencodes;
   const State saved = st_;
@@ -305,6 +373,7 @@ bool PageBuilder::Reencode(ValueEncoding enc, uint8_t param, bool seconds) {
   st_.enc = enc;
   st_.param = param;
   st_.seconds = seconds;
+  st_.vdod = vdod && enc != ValueEncoding::kXor;
   st_.reencodes = saved.reencodes;
   PageIterator it(std::string_view(reinterpret_cast<const char*>(old.get()), n));
   bool ok = true;

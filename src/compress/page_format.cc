@@ -4,9 +4,9 @@
 
 namespace sundial::compress {
 
-uint8_t EncodingByte(ValueEncoding e, bool seconds, uint8_t param) {
+uint8_t EncodingByte(ValueEncoding e, bool seconds, uint8_t param, bool value_dod) {
   return static_cast<uint8_t>(static_cast<uint8_t>(e) | (seconds ? 0x4 : 0) |
-                              (param << 4));
+                              (value_dod ? 0x8 : 0) | (param << 4));
 }
 
 Status DecodePageHeader(std::string_view page, PageHeader* h) {
@@ -20,13 +20,14 @@ Status DecodePageHeader(std::string_view page, PageHeader* h) {
   const auto enc = static_cast<uint8_t>(p[1]);
   const uint8_t kind = enc & 0x3;
   const auto param = static_cast<uint8_t>(enc >> 4);
-  if (kind > 2 || (enc & 0x8) != 0) {
+  if (kind > 2) {
     return Status::Corruption("page: invalid encoding byte");
   }
   h->value_encoding = static_cast<ValueEncoding>(kind);
-  if (h->value_encoding == ValueEncoding::kXor && param != 0) {
+  if (h->value_encoding == ValueEncoding::kXor && (param != 0 || (enc & 0x8) != 0)) {
     return Status::Corruption("page: parameter on an xor page");
   }
+  h->value_dod = (enc & 0x8) != 0;
   h->seconds = (enc & 0x4) != 0;
   h->param = param;
   h->count = DecodeFixed16(p + 2);
@@ -53,7 +54,7 @@ Status DecodePageHeader(std::string_view page, PageHeader* h) {
 
 void EncodePageHeader(const PageHeader& h, char* dst) {
   dst[0] = static_cast<char>(kPageFormatVersion);
-  dst[1] = static_cast<char>(EncodingByte(h.value_encoding, h.seconds, h.param));
+  dst[1] = static_cast<char>(EncodingByte(h.value_encoding, h.seconds, h.param, h.value_dod));
   EncodeFixed16(dst + 2, static_cast<uint16_t>(h.count));
   EncodeFixed64(dst + 4, static_cast<uint64_t>(h.first_t));
   EncodeFixed32(dst + 12, static_cast<uint32_t>(static_cast<uint64_t>(h.first_t) -

@@ -16,6 +16,7 @@ void PageIterator::Reset(std::string_view page) {
   positioned_ = false;
   first_ = true;
   native_ = 0;
+  vdelta_ = 0;
   delta_ = 0;
   lead_ = kNoWindow;
   trail_ = 0;
@@ -42,23 +43,34 @@ bool PageIterator::Fail(const char* what) {
   return false;
 }
 
+// Applies a native int/decimal code (the wrapped zigzag-decoded value c).
+SUNDIAL_INLINE void PageIterator::ApplyIntCode(uint64_t c) {
+  const bool first = !seen_native_;  // coded as itself, unshifted
+  uint64_t d = c;
+  if (!first && h_.value_dod) {
+    d += vdelta_;
+    vdelta_ = d;
+  }
+  seen_native_ = true;
+  if (h_.value_encoding == ValueEncoding::kInt) {
+    native_ += first ? d : d << h_.param;
+    is_int_ = true;
+    bits_ = native_;
+  } else {
+    native_ += d;
+    is_int_ = false;
+    bits_ = DoubleToBits(DecimalValue(static_cast<int64_t>(native_), h_.param));
+  }
+}
+
 SUNDIAL_INLINE bool PageIterator::DecodeIntDomain(BitReader* in) {
   RiceState rice{val_rice_};
   const IntCode c = ReadIntCode(in, &rice, seen_native_);
   val_rice_ = rice.a;
-  if (c.kind == IntCode::kBad) return Fail("bad value code");
   if (c.kind == IntCode::kDelta) {
-    if (h_.value_encoding == ValueEncoding::kInt) {
-      native_ += seen_native_ ? c.v << h_.param : c.v;
-      seen_native_ = true;
-      is_int_ = true;
-      bits_ = native_;
-    } else {
-      native_ += c.v;
-      seen_native_ = true;
-      is_int_ = false;
-      bits_ = DoubleToBits(DecimalValue(static_cast<int64_t>(native_), h_.param));
-    }
+    ApplyIntCode(c.v);
+  } else if (c.kind == IntCode::kBad) {
+    return Fail("bad value code");
   } else {
     is_int_ = c.kind == IntCode::kEscapeInt;
     bits_ = c.v;
@@ -133,12 +145,24 @@ bool PageIterator::Next() {
     if (c.bad) return Fail("bad timestamp code");
     if (c.count == 0 || c.count > left_) return Fail("bad run length");
     run_left_ = c.count - 1;
-  } else {
-    delta_ += c.dod;
-    if (!DecodeValue(&in)) return false;
+    RunPoint();
+    return Finish(in);
   }
+  delta_ += c.dod;
+  if (!DecodeValue(&in)) return false;
   x_ = static_cast<int64_t>(static_cast<uint64_t>(x_) + delta_);
   return Finish(in);
+}
+
+// One point of a run: a timestamp code "0" and a value code "0".
+void PageIterator::RunPoint() {
+  x_ = static_cast<int64_t>(static_cast<uint64_t>(x_) + delta_);
+  if (h_.value_encoding == ValueEncoding::kXor) {
+    is_int_ = false;
+    bits_ = native_;
+  } else {
+    ApplyIntCode(0);
+  }
 }
 
 // The first point, and points inside a run.
@@ -146,7 +170,7 @@ bool PageIterator::NextSpecial() {
   BitReader in(in_.data(), in_.size(), in_.pos());
   if (run_left_ != 0) {
     --run_left_;
-    x_ = static_cast<int64_t>(static_cast<uint64_t>(x_) + delta_);
+    RunPoint();
   } else {
     first_ = false;
     x_ = h_.first_t / static_cast<int64_t>(unit_);

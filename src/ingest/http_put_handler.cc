@@ -96,7 +96,13 @@ void HttpPutHandler::Handle(std::string_view body, bool want_details, HttpPutOut
   batch_.clear();
   batch_.reserve(points.size());
   std::string error;
-  for (const JsonPutPoint& p : points) {
+  constexpr size_t kLookahead = 8;  // prefetch the series of a later point
+  for (size_t i = 0; i < points.size(); ++i) {
+    if (i + kLookahead < points.size()) {
+      const JsonPutPoint& ahead = points[i + kLookahead];
+      if (ahead.has_metric && ahead.has_tags) resolver_.Prefetch(ahead.metric, ahead.tags_raw);
+    }
+    const JsonPutPoint& p = points[i];
     storage::SeriesPoint sp;
     if (CheckPoint(p, &sp, &error)) {
       batch_.push_back(sp);

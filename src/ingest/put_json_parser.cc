@@ -347,6 +347,16 @@ bool PutJsonParser::Reader::ParseTimestamp(JsonPutPoint* point) {
     return Fail("Cannot deserialize a long timestamp from this token");
   }
   // Integers must fit in a long; decimals are truncated toward zero.
+  // Fast path: up to 18 plain digits cannot overflow.
+  if (!text.empty() && text.size() <= 18) {
+    int64_t v = 0;
+    size_t i = 0;
+    while (i < text.size() && IsDigit(text[i])) v = v * 10 + (text[i++] - '0');
+    if (i == text.size()) {
+      point->timestamp = v;
+      return true;
+    }
+  }
   bool integral = true;
   for (char c : text) integral &= IsDigit(c) || c == '-' || c == '+';
   if (integral) {

@@ -82,6 +82,44 @@ bool HasTag(const SeriesKey& key, const std::string& k, const std::string& v) {
   return false;
 }
 
+// The /api/search/lookup answer (SearchQuery as OpenTSDB serialises it).
+void AppendLookupJson(const LookupRequest& req, bool any_metric,
+                      const std::map<std::string, SeriesKey>& results, double ms,
+                      std::string* json) {
+  std::string& out = *json;
+  out = "{\"type\":\"LOOKUP\",\"metric\":";
+  AppendJsonString(any_metric ? "*" : req.metric, &out);
+  out.append(",\"tags\":[");
+  for (size_t i = 0; i < req.tags.size(); ++i) {
+    if (i) out.push_back(',');
+    out.append("{\"key\":");
+    AppendJsonString(req.tags[i].first, &out);
+    out.append(",\"value\":");
+    AppendJsonString(req.tags[i].second, &out);
+    out.push_back('}');
+  }
+  out.append("],\"limit\":");
+  AppendInt(req.limit, &out);
+  out.append(",\"results\":[");
+  size_t n = 0;
+  for (const auto& r : results) {
+    if (req.limit > 0 && n >= static_cast<size_t>(req.limit)) break;
+    if (n++) out.push_back(',');
+    out.append("{\"tsuid\":");
+    AppendJsonString(r.first, &out);
+    out.append(",\"metric\":");
+    AppendJsonString(r.second.metric, &out);
+    out.append(",\"tags\":");
+    AppendTagsObject(r.second, &out);
+    out.push_back('}');
+  }
+  out.append("],\"startIndex\":0,\"totalResults\":");
+  AppendInt(static_cast<int64_t>(n), &out);
+  out.append(",\"time\":");
+  AppendJavaDouble(ms, &out);
+  out.push_back('}');
+}
+
 }  // namespace
 
 Status QueryEngine::Suggest(std::string_view type, std::string_view q, int64_t max,
@@ -177,38 +215,10 @@ Status QueryEngine::Lookup(const LookupRequest& req, std::string* json) const {
     for (const auto& kv : req.tags) ok = ok && HasTag(key, kv.first, kv.second);
     if (ok) results.emplace(TsuidOf(key), std::move(key));
   }
-  std::string out = "{\"type\":\"LOOKUP\",\"metric\":";
-  AppendJsonString(any_metric ? "*" : req.metric, &out);
-  out.append(",\"tags\":[");
-  for (size_t i = 0; i < req.tags.size(); ++i) {
-    if (i) out.push_back(',');
-    out.append("{\"key\":");
-    AppendJsonString(req.tags[i].first, &out);
-    out.append(",\"value\":");
-    AppendJsonString(req.tags[i].second, &out);
-    out.push_back('}');
-  }
-  out.append("],\"limit\":");
-  AppendInt(req.limit, &out);
-  out.append(",\"results\":[");
-  size_t n = 0;
-  for (const auto& r : results) {
-    if (req.limit > 0 && n >= static_cast<size_t>(req.limit)) break;
-    if (n++) out.push_back(',');
-    out.append("{\"tsuid\":");
-    AppendJsonString(r.first, &out);
-    out.append(",\"metric\":");
-    AppendJsonString(r.second.metric, &out);
-    out.append(",\"tags\":");
-    AppendTagsObject(r.second, &out);
-    out.push_back('}');
-  }
-  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  out.append("],\"startIndex\":0,\"totalResults\":");
-  AppendInt(static_cast<int64_t>(n), &out);
-  out.append(",\"time\":");
-  AppendJavaDouble(ms, &out);
-  out.push_back('}');
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  std::string out;
+  AppendLookupJson(req, any_metric, results, ms, &out);
   *json = std::move(out);
   return Status::OK();
 }

@@ -365,6 +365,7 @@ StorageStats StorageImpl::stats() {
   st.checkpoints = checkpoints_.load(std::memory_order_relaxed);
   size_t heads = 0;
   series_.ForEach([&](SeriesId, MemSeries* s) {
+    std::lock_guard<SpinLock> lock(s->lock);
     if (s->head) heads += s->head->MemoryUsage();
     if (s->ooo) heads += s->ooo->MemoryUsage();
   });

@@ -82,9 +82,10 @@ void FuzzPageDecode(const uint8_t* data, size_t size) {
 
 void FuzzPageRoundTrip(const uint8_t* data, size_t size) {
   Input in(data, size);
+  const uint64_t head = in.Take(2);
   const uint32_t page_size =
-      kMinPageSize + static_cast<uint32_t>(in.Take(2) % (kMaxPageSize - kMinPageSize + 1));
-  PageBuilder b(page_size);
+      kMinPageSize + static_cast<uint32_t>((head >> 1) % (kMaxPageSize - kMinPageSize + 1));
+  PageBuilder b(page_size, (head & 1) != 0);
   std::vector<Sample> page;
   Timestamp t = static_cast<Timestamp>(in.Take(8));
   Value v = Value::Int(0);

@@ -20,8 +20,9 @@ Value I(int64_t i) { return Value::Int(i); }
 Value FBits(uint64_t b) { return Value::Float(BitsToDouble(b)); }
 
 // Encodes in pages of page_size, decodes, and checks every point bit-exact.
-void ExpectRoundTrip(const Samples& in, uint32_t page_size = kDefaultPageSize) {
-  const auto pages = BuildPages(in, page_size);
+void ExpectRoundTrip(const Samples& in, uint32_t page_size = kDefaultPageSize,
+                     bool value_dod = false) {
+  const auto pages = BuildPages(in, page_size, value_dod);
   bool ok = false;
   const Samples out = ReadPages(pages, &ok);
   ASSERT_TRUE(ok);
@@ -138,6 +139,36 @@ TEST(PageBuilder, IntDeltaShiftFollowsTheData) {
   std::vector<Value> late;
   for (int i = 0; i < 300; ++i) late.push_back(I(i * 1024 + (i == 250 ? 1 : 0)));
   ExpectRoundTrip(Regular(late));
+}
+
+TEST(PageBuilder, SteadyCountersSwitchToDeltaOfDelta) {
+  std::mt19937 rng(TestSeed());
+  std::vector<Value> uptime, jiffies, walk, cents;
+  int64_t j = 0, w = 0;
+  for (int i = 0; i < 20000; ++i) {
+    uptime.push_back(I(i * 10));
+    j += 1000 + static_cast<int64_t>(rng() % 5);
+    jiffies.push_back(I(j));
+    w += static_cast<int64_t>(rng() % 2001) - 1000;
+    walk.push_back(I(w));
+    cents.push_back(F(static_cast<double>(i * 25 + (i / 1000)) / 100));
+  }
+  for (const auto* vals : {&uptime, &jiffies, &walk, &cents}) {
+    ExpectRoundTrip(Regular(*vals), kDefaultPageSize, true);
+    ExpectRoundTrip(Regular(*vals), kMinPageSize, true);
+  }
+  PageBuilder b(kDefaultPageSize, true);
+  for (int i = 0; i < 100; ++i) ASSERT_TRUE(b.Append(i * 1000, uptime[i]));
+  EXPECT_TRUE(b.value_dod());
+  PageBuilder c(kDefaultPageSize, true);
+  for (int i = 0; i < 100; ++i) ASSERT_TRUE(c.Append(i * 1000, walk[i]));
+  EXPECT_FALSE(c.value_dod());
+  PageBuilder off;
+  for (int i = 0; i < 100; ++i) ASSERT_TRUE(off.Append(i * 1000, uptime[i]));
+  EXPECT_FALSE(off.value_dod());
+  // A steady counter costs far less than a random walk.
+  EXPECT_LT(BuildPages(Regular(uptime), kDefaultPageSize, true).size() * 8,
+            BuildPages(Regular(walk), kDefaultPageSize, true).size());
 }
 
 TEST(PageBuilder, LongRunsOfEqualValues) {
@@ -302,7 +333,7 @@ TEST(PageBuilder, RandomisedRoundTrips) {
       }
       s.push_back({t, v});
     }
-    ExpectRoundTrip(s, kMinPageSize << (rng() % 10));
+    ExpectRoundTrip(s, kMinPageSize << (rng() % 10), (rng() & 1) != 0);
     if (HasFatalFailure()) {
       ADD_FAILURE() << "seed " << seed << " round " << round;
       return;

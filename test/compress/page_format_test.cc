@@ -66,7 +66,7 @@ TEST(PageFormat, RejectsInvalidEncodingBytes) {
   PageHeader d;
   for (int b = 0; b < 256; ++b) {
     s[1] = static_cast<char>(b);
-    const bool valid = (b & 3) != 3 && (b & 8) == 0 && ((b & 3) != 2 || (b >> 4) == 0);
+    const bool valid = (b & 3) != 3 && ((b & 3) != 2 || (b >> 3) == 0);
     EXPECT_EQ(DecodePageHeader(s, &d).ok(), valid) << b;
   }
   s[1] = 0x4;  // seconds page whose first_t is not a whole second

@@ -26,9 +26,10 @@ inline uint32_t TestSeed() {
 
 // Appends samples into pages of page_size; returns the sealed pages.
 inline std::vector<std::string> BuildPages(const std::vector<Sample>& in,
-                                           uint32_t page_size = kDefaultPageSize) {
+                                           uint32_t page_size = kDefaultPageSize,
+                                           bool value_dod = false) {
   std::vector<std::string> pages;
-  PageBuilder b(page_size);
+  PageBuilder b(page_size, value_dod);
   for (const Sample& s : in) {
     if (!b.Append(s.t, s.v)) {
       pages.emplace_back(b.data());

@@ -31,5 +31,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   (void)handler.Flush(&reply);
   if (!reply.empty() && reply.back() != '\n') __builtin_trap();
+  // The bulk path on the raw input: it must stop at a line boundary.
+  const size_t used = handler.HandlePutLines(input, &reply);
+  if (used > input.size()) __builtin_trap();
+  if (used > 0 && used < input.size() && input[used - 1] != '\n') __builtin_trap();
+  (void)handler.Flush(&reply);
   return 0;
 }

@@ -17,6 +17,10 @@
 //     delta is a multiple of 2^15 and lower that as deltas arrive): the
 //     page's points are re-encoded in the wider encoding (decoding and re-encoding one page is cheap, and it
 //     happens only a few times per page at most);
+//   - int and decimal values start as deltas; with value_dod, when the page
+//     fills (or at its 32nd point) and delta-of-delta looks at least 1/8
+//     cheaper (steady counters), the page is re-encoded that way, and the
+//     reverse;
 //   - a value of the other type (an int in a float page or the reverse), or
 //     a float that is not a short decimal in a decimal page: the value is
 //     escaped (raw 64 bits) while such values are rare (< 1/4 of the page);
@@ -48,7 +52,11 @@ class PageBuilder {
  public:
   // REQUIRES: kMinPageSize <= page_size <= kMaxPageSize. Allocates the page
   // buffer once (page_size plus 32 bytes of slack).
-  explicit PageBuilder(uint32_t page_size = kDefaultPageSize);
+  // value_dod: let int and decimal pages switch to delta-of-delta values
+  // when that is clearly cheaper (see above); steady counters then take
+  // almost no space. Off by default for now: some storage tests assume a
+  // page of steady data holds at most a few hundred points.
+  explicit PageBuilder(uint32_t page_size = kDefaultPageSize, bool value_dod = false);
   PageBuilder(const PageBuilder&) = delete;
   PageBuilder& operator=(const PageBuilder&) = delete;
   PageBuilder(PageBuilder&&) noexcept;
@@ -84,6 +92,7 @@ class PageBuilder {
     return st_.enc == ValueEncoding::kDecimal ? st_.param : 0;
   }
   uint8_t int_shift() const { return st_.enc == ValueEncoding::kInt ? st_.param : 0; }
+  bool value_dod() const { return st_.vdod; }
   bool seconds() const { return st_.seconds; }
 
   // Empties the page for reuse, keeping the buffer.
@@ -101,7 +110,7 @@ class PageBuilder {
     uint32_t run_at = 0;     // bit position of the open run's count field
     uint16_t count = 0;
     uint16_t run_len = 0;    // 0: no open run
-    uint16_t repeats = 0;    // trailing points coded "00" that repeat their predecessor
+    uint16_t repeats = 0;    // trailing points coded "00"
     uint16_t escapes = 0;
     uint8_t reencodes = 0;
     ValueEncoding enc = ValueEncoding::kInt;
@@ -111,11 +120,13 @@ class PageBuilder {
     uint8_t trail = 0;
     bool last_native = false;  // the last point was coded natively
     bool has_native = false;   // some point was coded natively
-    bool last_is_int = true;   // type and bits of the last point's value
-    uint64_t last_bits = 0;
     uint64_t prev_native = 0;  // int, mantissa or float bits of the last native value
     int64_t prev_x = 0;        // last timestamp in page units
     uint64_t prev_delta = 0;   // in page units, wrapping
+    uint64_t prev_vdelta = 0;  // last native value delta (int/decimal pages)
+    uint32_t cost_delta = 0;   // estimated value bits in either order
+    uint32_t cost_dod = 0;
+    bool vdod = false;         // values coded as delta-of-delta
     uint64_t ts_rice = 0;      // adaptive code states (src/compress/rice_code.h)
     uint64_t val_rice = 0;
     Timestamp first_t = 0, min_t = 0, max_t = 0, last_t = 0;
@@ -123,12 +134,18 @@ class PageBuilder {
 
   enum class Result : uint8_t { kOk, kFull, kNotNative };
   static constexpr uint8_t kMaxReencodes = 24;  // per page, bounds the work
+  static constexpr uint16_t kOrderCheckPoints = 32;
 
   void ChooseInitialEncoding(Timestamp t, Value v);
   // Encodes one point in the current encoding. A value that is not native
   // to it is escaped if allow_escape, else kNotNative is returned. On
   // kFull/kNotNative nothing changed.
   Result EncodePoint(Timestamp t, Value v, bool allow_escape);
+  struct ValueStep;
+  bool Native(Value v, uint64_t bits, uint64_t* native) const;
+  bool ZeroCode(uint64_t native, uint64_t* dprime) const;
+  ValueStep WriteValue(BitWriter* w, Value v, uint64_t bits, uint64_t native,
+                       bool is_native) const;
   void StartRun(BitWriter* w);
   // Picks a wider encoding for v (which is not native) and re-encodes.
   void Widen(Value v);
@@ -137,10 +154,13 @@ class PageBuilder {
   void NarrowShift(int64_t v);
   // Re-encodes every point in the given encoding. On failure (no room, or
   // too many re-encodes) restores the page and returns false.
-  bool Reencode(ValueEncoding enc, uint8_t param, bool seconds);
+  bool Reencode(ValueEncoding enc, uint8_t param, bool seconds, bool vdod);
+  bool SwitchOrder();
   void WriteHeader();
+  void UpdateHeader(Timestamp t);
 
   uint32_t page_size_;
+  bool allow_value_dod_;
   std::unique_ptr<uint8_t[]> buf_;  // page_size_ + kSlack bytes
   State st_;
 };

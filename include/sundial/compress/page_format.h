@@ -10,7 +10,8 @@
 //   1      1    encoding      bits 0-1 value encoding: 0 int, 1 decimal, 2 xor
 //                             bit  2   timestamps coded in seconds (all are
 //                                      multiples of 1000 ms)
-//                             bit  3   reserved, 0
+//                             bit  3   values coded as delta-of-delta
+//                                      (int and decimal pages only)
 //                             bits 4-7 parameter p: the decimal scale s in
 //                                      decimal pages, the delta shift in
 //                                      int pages, 0 in xor pages
@@ -41,18 +42,21 @@
 // x - x_prev, dod = delta - delta_prev (delta_prev = 0 before point 1; all
 // arithmetic wraps mod 2^64): R(zigzag(dod)) with the page's timestamp
 // state, adapting for every point but point 1. Special e = 65 is a run:
-// a 16-bit count n >= 1 follows, standing for n more points, each with
-// dod = 0 and the previous point's value (same type, same bits).
+// a 16-bit count n >= 1 follows, standing for n more points, each decoded
+// exactly as a timestamp code "0" followed by a value code "0" (same step;
+// the same value, or in delta-of-delta value pages the same value step).
 //
 // Value code, int and decimal pages. The page's native type is int64 (int
 // pages) or float64 (decimal pages, value = double(m) / 10^s computed as one
 // IEEE division, m int64, which the encoder checks is bit-identical; the
 // encoder only uses |m| < 10^15). Let m be the native value as int64 (the
 // int itself, or the decimal mantissa) and d = m - m_prev (m_prev = 0 before
-// the first native value; wraps): R(zigzag(d)) with the page's value state,
-// adapting for every native value but the first. In int pages every d after
-// the first native value is a multiple of 2^p (p = the delta shift) and
-// R(zigzag(d >> p)) is coded instead (arithmetic shift). Specials: e = 65 is an
+// the first native value; wraps). The first native value is coded as
+// R(zigzag(m)); every later one as R(zigzag(c)) where, with d' = d >> p in
+// int pages (p = the delta shift; d is then a multiple of 2^p; arithmetic
+// shift) and d' = d in decimal pages, c = d' or, with bit 3 set,
+// c = d' - d'_prev (d'_prev = 0 at the second native value). The page's
+// value state adapts on all but the first native value. Specials: e = 65 is an
 // escaped float64, e = 66 an escaped int64, their 64 raw bits follow.
 // Escaped values (the other type, or a float that is not a decimal of scale
 // s) do not change m_prev.
@@ -110,6 +114,7 @@ struct PageHeader {
   // Decimal pages: the decimal scale (0..kMaxDecimalScale). Int pages: the
   // delta shift (0..15). Xor pages: 0.
   uint8_t param = 0;
+  bool value_dod = false;  // int/decimal values coded as delta-of-delta
   uint32_t count = 0;
   Timestamp first_t = 0;
   Timestamp min_t = 0;
@@ -117,7 +122,7 @@ struct PageHeader {
 };
 
 // Packs/unpacks the encoding byte (offset 1).
-uint8_t EncodingByte(ValueEncoding e, bool seconds, uint8_t param);
+uint8_t EncodingByte(ValueEncoding e, bool seconds, uint8_t param, bool value_dod);
 
 // Parses and validates the header at the front of page. Returns Corruption
 // if page is shorter than kPageHeaderSize, the version is unknown, the

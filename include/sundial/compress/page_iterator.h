@@ -53,6 +53,8 @@ class PageIterator final : public SampleIterator {
   bool Finish(BitReader in);
   bool DecodeValue(BitReader* in);
   bool DecodeIntDomain(BitReader* in);
+  void ApplyIntCode(uint64_t c);
+  void RunPoint();
   bool DecodeXor(BitReader* in);
 
   PageHeader h_;
@@ -68,6 +70,7 @@ class PageIterator final : public SampleIterator {
   int64_t x_ = 0;           // current timestamp in page units
   uint64_t delta_ = 0;      // page units, wrapping
   uint64_t native_ = 0;     // last native value (int, mantissa or float bits)
+  uint64_t vdelta_ = 0;     // last native value delta (delta-of-delta pages)
   uint64_t ts_rice_ = 0;    // adaptive code states (src/compress/rice_code.h)
   uint64_t val_rice_ = 0;
   bool seen_native_ = false;
