@@ -35,6 +35,9 @@ Status Server::Start() {
                             .count();
   SUNDIAL_RETURN_IF_ERROR(lock_.Acquire(options_.storage.data_dir));
   SUNDIAL_RETURN_IF_ERROR(storage::Storage::Open(options_.storage, &storage_));
+  for (const std::string& warning : storage_->recovery_warnings()) {
+    spdlog::warn("recovery: {}", warning);
+  }
   ingest::IngestOptions ingest_options;
   ingest_options.max_tags = options_.ingest.max_tags;
   ingest_options.auto_create_metrics = options_.ingest.auto_create_metrics;
