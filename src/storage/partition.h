@@ -19,8 +19,15 @@
 // file and rewrites it. Entries that point beyond the end of a truncated
 // page file are dropped.
 //
-// In memory: a vector of entries plus, per series, the newest entry; each
-// entry links to the previous entry of its series.
+// In memory: 20 bytes per page (Entry below: 40-bit offset, record length,
+// flags, times relative to the partition start, a link to the previous
+// entry of the same series), in blocks of kBlockEntries so that growing
+// never copies; plus, per series id, the newest entry. Times are exact to
+// the millisecond when the partition spans less than 2^32 ms (49 days);
+// longer partitions keep min_t rounded down and max_t rounded up to units
+// of 2^time_shift ms, which only makes a page look wider than it is.
+// A page's record CRC is checked the first time the page is read; the
+// entry remembers that, so later reads skip the check.
 //
 // Thread-safety: all methods are thread-safe.
 #pragma once
@@ -45,7 +52,12 @@ struct PageRef {
   Timestamp max_t = 0;
   uint32_t len = 0;
   uint8_t flags = 0;
+  bool verified = false;  // its CRC was checked already
+  uint32_t entry = 0;     // index + 1 of its in-memory entry, 0 none
 };
+
+// The largest page file offset the in-memory index can hold (1 TiB).
+constexpr uint64_t kMaxPageFileOffset = (uint64_t{1} << 40) - 1;
 
 class Partition {
  public:
@@ -63,9 +75,11 @@ class Partition {
   // Pages of series overlapping [start, end], in write order.
   void PagesOf(SeriesId series, Timestamp start, Timestamp end, std::vector<PageRef>* out);
   // The newest timestamp of series in this partition, or kMinTimestamp.
+  // Exact (it reads page headers in partitions of 2^32 ms or more).
   Timestamp MaxTimeOf(SeriesId series);
   bool HasSeries(SeriesId series);
-  // Copies the page at ref into *page, verifying it.
+  // Copies the page at ref into *page, checking its CRC unless an earlier
+  // read of the same page did.
   Status ReadPage(SeriesId series, const PageRef& ref, std::string* page);
   // fsyncs the page file and then the index, if anything was written.
   Status Sync();
@@ -81,11 +95,25 @@ class Partition {
   uint64_t file_bytes();
 
  private:
+  static constexpr uint32_t kBlockBits = 11;
+  static constexpr uint32_t kBlockEntries = 1u << kBlockBits;
+  static constexpr uint32_t kLenBits = 18;  // record length < 256 KiB
+  static constexpr uint32_t kFlagOutOfOrderBit = 1u << 26;
+  static constexpr uint32_t kVerifiedBit = 1u << 27;
+  // One page, 20 bytes, no padding on any ABI.
   struct Entry {
-    PageRef ref;
-    SeriesId series;
-    uint32_t prev;  // index + 1 of the previous entry of the series, 0 none
+    uint32_t prev;       // index + 1 of the previous entry of the series, 0 none
+    uint32_t offset_lo;  // low 32 bits of the record offset
+    uint32_t min_rel;    // (min_t - start) >> time_shift_, rounded down
+    uint32_t span;       // max_t - min_t in units, rounded up (see above)
+    uint32_t bits;       // len (kLenBits) | offset bits 32..39 << 18 | flags
   };
+  static_assert(sizeof(Entry) == 20, "Entry layout");
+  Entry& At(uint32_t index) { return blocks_[index >> kBlockBits][index & (kBlockEntries - 1)]; }
+  PageRef RefOf(uint32_t index);  // REQUIRES: mu_ held
+  uint64_t OffsetOf(const Entry& e) const {
+    return (static_cast<uint64_t>((e.bits >> kLenBits) & 0xff) << 32) | e.offset_lo;
+  }
   Status EnsureFiles();  // REQUIRES: mu_ held
   Status LoadIndex(uint64_t size, std::vector<std::string>* warnings, bool* damaged);
   Status RebuildIndex(std::vector<std::string>* warnings);
@@ -110,8 +138,10 @@ class Partition {
   uint32_t unflushed_count_ = 0;     // GUARDED_BY(mu_)
   uint64_t unflushed_end_ = 0;       // GUARDED_BY(mu_): end of the last buffered page
   bool dirty_ = false;               // GUARDED_BY(mu_): written since the last Sync
-  std::vector<Entry> entries_;       // GUARDED_BY(mu_)
-  std::vector<uint32_t> last_;       // GUARDED_BY(mu_): by series, index + 1 of newest
+  const uint32_t time_shift_;        // 0 unless the partition spans 2^32 ms or more
+  std::vector<std::unique_ptr<Entry[]>> blocks_;  // GUARDED_BY(mu_)
+  uint32_t entry_count_ = 0;                     // GUARDED_BY(mu_)
+  std::vector<uint32_t> last_;  // GUARDED_BY(mu_): by series, index + 1 of newest
 };
 
 }  // namespace sundial::storage

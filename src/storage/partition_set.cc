@@ -189,6 +189,13 @@ uint64_t PartitionSet::DiskBytes() {
   return bytes;
 }
 
+size_t PartitionSet::OpenCount() {
+  std::lock_guard<std::mutex> lock(mu_);
+  size_t n = 0;
+  for (auto& kv : slots_) n += kv.second.part ? 1 : 0;
+  return n;
+}
+
 uint64_t PartitionSet::PageCount() {
   std::lock_guard<std::mutex> lock(mu_);
   uint64_t n = 0;

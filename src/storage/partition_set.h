@@ -57,6 +57,8 @@ class PartitionSet {
   size_t MemoryUsage();
   uint64_t DiskBytes();
   uint64_t PageCount();
+  // Partitions open in memory now.
+  size_t OpenCount();
 
  private:
   struct Slot {

@@ -58,7 +58,7 @@ StorageImpl::StorageImpl(const StorageOptions& options, std::unique_ptr<Env> env
     : options_(options), env_(std::move(env)) {}
 
 Status StorageImpl::Open(const StorageOptions& options, std::unique_ptr<Env> env,
-                         std::unique_ptr<StorageImpl>* out) {
+                         std::unique_ptr<StorageImpl>* out, bool start_maintenance) {
   if (options.data_dir.empty()) return Status::InvalidArgument("storage: data_dir is empty");
   if (options.partition_duration_ms < 1000) {
     return Status::InvalidArgument("storage: partition duration below one second");
@@ -69,7 +69,7 @@ Status StorageImpl::Open(const StorageOptions& options, std::unique_ptr<Env> env
   }
   std::unique_ptr<StorageImpl> impl(new StorageImpl(options, std::move(env)));
   SUNDIAL_RETURN_IF_ERROR(impl->Recover());
-  impl->maint_ = std::thread([p = impl.get()] { p->MaintenanceLoop(); });
+  if (start_maintenance) impl->maint_ = std::thread([p = impl.get()] { p->MaintenanceLoop(); });
   *out = std::move(impl);
   return Status::OK();
 }
@@ -372,6 +372,7 @@ StorageStats StorageImpl::stats() {
   st.memory_bytes = series_.MemoryUsage() + heads + dict_->MemoryUsage() +
                     partitions_->MemoryUsage();
   st.disk_bytes = partitions_->DiskBytes();
+  st.partitions = partitions_->OpenCount();
   return st;
 }
 

@@ -131,8 +131,10 @@ class SeriesTable {
 class StorageImpl final : public Storage {
  public:
   // Opens with the given Env (tests pass a fault-injecting one).
+  // Without start_maintenance no maintenance thread runs and the caller
+  // drives it with TEST_RunMaintenance() (benchmarks on a simulated clock).
   static Status Open(const StorageOptions& options, std::unique_ptr<Env> env,
-                     std::unique_ptr<StorageImpl>* out);
+                     std::unique_ptr<StorageImpl>* out, bool start_maintenance = true);
 
   ~StorageImpl() override;
 
@@ -155,6 +157,9 @@ class StorageImpl final : public Storage {
   // Seals every head and out-of-order page and writes all pending pages
   // (what a clean shutdown does first). For tests and benchmarks.
   Status TEST_FlushAll();
+  // Runs one maintenance pass at the Env's current time, as the thread does
+  // every 100 ms.
+  void TEST_RunMaintenance();
   // Runs one checkpoint now.
   Status TEST_Checkpoint();
   // Seals the pages of idle series whose partition has ended, as the
@@ -189,6 +194,8 @@ class StorageImpl final : public Storage {
 
   // Maintenance (storage_maintenance.cc).
   void MaintenanceLoop();
+  // One pass of the loop at Env time `now`. REQUIRES: maint_run_mu_ held.
+  void MaintenancePass(int64_t now);
   Status WritePending();
   Status Checkpoint();
   // Freezes heads and out-of-order pages: all of them, or those of series

@@ -25,30 +25,33 @@ void StorageImpl::MaintenanceLoop() {
       work_ = false;
     }
     std::lock_guard<std::mutex> run(maint_run_mu_);
-    const int64_t now = env_->NowMs();
-    Status s = WritePending();
-    if (options_.wal_sync == WalSyncMode::kInterval &&
-        now - last_sync_ms_ >= static_cast<int64_t>(options_.wal_sync_interval_ms)) {
-      last_sync_ms_ = now;
-      (void)Sync();  // an fsync error shows again on the next Sync()/Append
-    }
-    const bool ckpt_due =
-        options_.checkpoint_interval_ms > 0 &&
-        now - last_checkpoint_ms_ >= static_cast<int64_t>(options_.checkpoint_interval_ms) &&
-        wal_->bytes_written() != wal_bytes_at_checkpoint_;
-    if (s.ok() && (wal_->WantsRotation() || ckpt_due)) {
-      last_checkpoint_ms_ = now;
-      (void)Checkpoint();  // retried on the next trigger; the WAL keeps the data
-    }
-    if (now - last_slow_ms_ >= kSlowTickMs) {
-      last_slow_ms_ = now;
-      tick_.fetch_add(1, std::memory_order_relaxed);
-      SealEnded(false);
-      const Timestamp newest = std::max<Timestamp>(now, newest_t_.load());
-      partitions_->EvictIdle(now - kIdlePartitionMs, newest - options_.partition_duration_ms);
-      if (options_.retention_ms > 0) partitions_->DropBefore(now - options_.retention_ms);
-      for (auto& w : partitions_->TakeWarnings()) AddWarning(std::move(w));
-    }
+    MaintenancePass(env_->NowMs());
+  }
+}
+
+void StorageImpl::MaintenancePass(int64_t now) {
+  Status s = WritePending();
+  if (options_.wal_sync == WalSyncMode::kInterval &&
+      now - last_sync_ms_ >= static_cast<int64_t>(options_.wal_sync_interval_ms)) {
+    last_sync_ms_ = now;
+    (void)Sync();  // an fsync error shows again on the next Sync()/Append
+  }
+  const bool ckpt_due =
+      options_.checkpoint_interval_ms > 0 &&
+      now - last_checkpoint_ms_ >= static_cast<int64_t>(options_.checkpoint_interval_ms) &&
+      wal_->bytes_written() != wal_bytes_at_checkpoint_;
+  if (s.ok() && (wal_->WantsRotation() || ckpt_due)) {
+    last_checkpoint_ms_ = now;
+    (void)Checkpoint();  // retried on the next trigger; the WAL keeps the data
+  }
+  if (now - last_slow_ms_ >= kSlowTickMs) {
+    last_slow_ms_ = now;
+    tick_.fetch_add(1, std::memory_order_relaxed);
+    SealEnded(false);
+    const Timestamp newest = std::max<Timestamp>(now, newest_t_.load());
+    partitions_->EvictIdle(now - kIdlePartitionMs, newest - options_.partition_duration_ms);
+    if (options_.retention_ms > 0) partitions_->DropBefore(now - options_.retention_ms);
+    for (auto& w : partitions_->TakeWarnings()) AddWarning(std::move(w));
   }
 }
 
@@ -165,6 +168,11 @@ Status StorageImpl::Checkpoint() {
   wal_bytes_at_checkpoint_ = wal_bytes;
   checkpoints_.fetch_add(1, std::memory_order_relaxed);
   return Status::OK();
+}
+
+void StorageImpl::TEST_RunMaintenance() {
+  std::lock_guard<std::mutex> run(maint_run_mu_);
+  MaintenancePass(env_->NowMs());
 }
 
 Status StorageImpl::TEST_Checkpoint() {
