@@ -141,7 +141,7 @@ PageRef Partition::RefOf(uint32_t index) {
   return r;
 }
 
-Status Partition::Open(std::vector<std::string>* warnings) {
+Status Partition::Open(std::vector<std::string>* warnings, bool after_cut) {
   std::lock_guard<std::mutex> lock(mu_);
   if (!env_->FileExists(dir_ + "/pages")) {
     if (env_->FileExists(dir_ + "/index")) {
@@ -158,7 +158,7 @@ Status Partition::Open(std::vector<std::string>* warnings) {
     damaged = pages_->size() > kLogFileHeaderSize;
     if (damaged) warnings->push_back(dir_ + ": page index missing; rebuilding it");
   } else {
-    SUNDIAL_RETURN_IF_ERROR(LoadIndex(size, warnings, &damaged));
+    SUNDIAL_RETURN_IF_ERROR(LoadIndex(size, warnings, &damaged, after_cut));
   }
   if (damaged) return RebuildIndex(warnings);
   if (index_end_ == 0) {
@@ -173,7 +173,8 @@ Status Partition::Open(std::vector<std::string>* warnings) {
   return Status::OK();
 }
 
-Status Partition::LoadIndex(uint64_t size, std::vector<std::string>* warnings, bool* damaged) {
+Status Partition::LoadIndex(uint64_t size, std::vector<std::string>* warnings, bool* damaged,
+                            bool after_cut) {
   LogReader reader(index_.get(), size, kIndexMagic);
   if (!reader.Open().ok()) {
     warnings->push_back(dir_ + ": page index header damaged; rebuilding it");
@@ -193,12 +194,70 @@ Status Partition::LoadIndex(uint64_t size, std::vector<std::string>* warnings, b
   SUNDIAL_RETURN_IF_ERROR(reader.status());
   if (!reader.skipped().empty()) *damaged = true;
   for (const auto& w : reader.skipped()) warnings->push_back(w + "; rebuilding the index");
-  if (dropped > 0) {
+  if (dropped > 0 && !after_cut) {
     warnings->push_back(dir_ + ": page file truncated; " + std::to_string(dropped) +
                         " pages past its end skipped");
   }
   index_end_ = reader.end_of_valid();
   if (index_end_ < size && !*damaged) SUNDIAL_RETURN_IF_ERROR(index_->Truncate(index_end_));
+  // Entries past the end would point at the pages written there next.
+  if (dropped > 0 && !*damaged) return RewriteIndex();
+  return Status::OK();
+}
+
+Status Partition::RewriteIndex() {
+  std::vector<SeriesId> owner(entry_count_, kInvalidSeriesId);
+  for (SeriesId series = 0; series < last_.size(); ++series) {
+    for (uint32_t e = last_[series]; e != 0; e = At(e - 1).prev) owner[e - 1] = series;
+  }
+  std::string out = LogFileHeader(kIndexMagic);
+  for (uint32_t i = 0; i < entry_count_; ++i) {
+    BufferEntry(owner[i], RefOf(i));
+    if (unflushed_count_ >= 1024 || i + 1 == entry_count_) {
+      std::string payload;
+      PutVarint32(&payload, unflushed_count_);
+      AppendLogRecord(&out, kIndexRecord, payload + unflushed_);
+      unflushed_.clear();
+      unflushed_count_ = 0;
+      unflushed_end_ = 0;
+    }
+  }
+  return ReplaceIndexFile(out);
+}
+
+Status Partition::ReplaceIndexFile(const std::string& out) {
+  const std::string tmp = dir_ + "/index.tmp";
+  std::unique_ptr<File> f;
+  SUNDIAL_RETURN_IF_ERROR(env_->OpenFile(tmp, &f));
+  SUNDIAL_RETURN_IF_ERROR(f->Truncate(0));
+  SUNDIAL_RETURN_IF_ERROR(f->Write(0, out.data(), out.size()));
+  SUNDIAL_RETURN_IF_ERROR(f->Sync());
+  f.reset();
+  index_.reset();
+  SUNDIAL_RETURN_IF_ERROR(env_->RenameFile(tmp, dir_ + "/index"));
+  SUNDIAL_RETURN_IF_ERROR(env_->SyncDir(dir_));
+  SUNDIAL_RETURN_IF_ERROR(env_->OpenFile(dir_ + "/index", &index_));
+  index_end_ = out.size();
+  return Status::OK();
+}
+
+uint64_t Partition::Mark() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return pages_ ? pages_->size() : 0;
+}
+
+Status Partition::CutToMark(Env* env, const std::string& dir, uint64_t mark, bool* cut) {
+  *cut = false;
+  const std::string path = dir + "/pages";
+  if (!env->FileExists(path)) return Status::OK();
+  std::unique_ptr<File> f;
+  SUNDIAL_RETURN_IF_ERROR(env->OpenFile(path, &f));
+  uint64_t size = 0;
+  SUNDIAL_RETURN_IF_ERROR(f->Size(&size));
+  if (size <= mark || size <= kLogFileHeaderSize) return Status::OK();
+  SUNDIAL_RETURN_IF_ERROR(f->Truncate(mark < kLogFileHeaderSize ? 0 : mark));
+  SUNDIAL_RETURN_IF_ERROR(f->Sync());
+  *cut = true;
   return Status::OK();
 }
 
@@ -241,18 +300,7 @@ Status Partition::RebuildIndex(std::vector<std::string>* warnings) {
     unflushed_count_ = 0;
     unflushed_end_ = 0;
   }
-  const std::string tmp = dir_ + "/index.tmp";
-  std::unique_ptr<File> f;
-  SUNDIAL_RETURN_IF_ERROR(env_->OpenFile(tmp, &f));
-  SUNDIAL_RETURN_IF_ERROR(f->Truncate(0));
-  SUNDIAL_RETURN_IF_ERROR(f->Write(0, out.data(), out.size()));
-  SUNDIAL_RETURN_IF_ERROR(f->Sync());
-  f.reset();
-  index_.reset();
-  SUNDIAL_RETURN_IF_ERROR(env_->RenameFile(tmp, dir_ + "/index"));
-  SUNDIAL_RETURN_IF_ERROR(env_->SyncDir(dir_));
-  SUNDIAL_RETURN_IF_ERROR(env_->OpenFile(dir_ + "/index", &index_));
-  index_end_ = out.size();
+  SUNDIAL_RETURN_IF_ERROR(ReplaceIndexFile(out));
   warnings->push_back(dir_ + ": page index rebuilt with " + std::to_string(entry_count_) +
                       " pages");
   return Status::OK();

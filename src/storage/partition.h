@@ -13,7 +13,9 @@
 //     varint64 max_t - min_t
 // Entries are buffered and written as one record every 64 pages and on
 // Sync(); pages written after the last record are found again through the
-// WAL, which is only checkpointed after Sync().
+// WAL, which is only checkpointed after Sync(). After a crash, the page
+// file is first cut back to the end recorded by the last checkpoint
+// (CutToMark), so that the WAL's points land on disk exactly once.
 // The index is a cache of what the page file says about itself: when it is
 // missing or any record is damaged, Open() rebuilds it by scanning the page
 // file and rewrites it. Entries that point beyond the end of a truncated
@@ -67,8 +69,10 @@ class Partition {
   ~Partition();
 
   // Loads the index if the directory exists; a partition without files is
-  // created on the first AddPage. Problems are described in *warnings.
-  Status Open(std::vector<std::string>* warnings);
+  // created on the first AddPage. Problems are described in *warnings;
+  // after_cut: the page file was cut by CutToMark, so index entries past
+  // its end are expected (they are dropped without a warning).
+  Status Open(std::vector<std::string>* warnings, bool after_cut = false);
   // Appends page (a compress page of series) to the page file and index.
   Status AddPage(SeriesId series, uint8_t flags, std::string_view page, Timestamp min_t,
                  Timestamp max_t);
@@ -85,6 +89,13 @@ class Partition {
   Status Sync();
   // Unmaps windows.
   void ReleaseWindows();
+  // The page file's end now (0 without files): a checkpoint's mark.
+  uint64_t Mark();
+  // Cuts the page file in dir back to `mark` bytes if it is longer: pages
+  // written after a checkpoint are dropped before the WAL replays their
+  // points again. Open() then drops their index entries. *cut tells
+  // whether anything was removed.
+  static Status CutToMark(Env* env, const std::string& dir, uint64_t mark, bool* cut);
   // Test hook: the next page goes at offset (see PageFile::TEST_SetEnd).
   Status TEST_SetPageFileEnd(uint64_t offset);
 
@@ -115,8 +126,14 @@ class Partition {
     return (static_cast<uint64_t>((e.bits >> kLenBits) & 0xff) << 32) | e.offset_lo;
   }
   Status EnsureFiles();  // REQUIRES: mu_ held
-  Status LoadIndex(uint64_t size, std::vector<std::string>* warnings, bool* damaged);
+  Status LoadIndex(uint64_t size, std::vector<std::string>* warnings, bool* damaged,
+                   bool after_cut);
   Status RebuildIndex(std::vector<std::string>* warnings);
+  // Rewrites the index file from the entries in memory (after entries past
+  // the end of the page file were dropped).
+  Status RewriteIndex();
+  // Replaces the index file by `contents` (tmp file, fsync, rename).
+  Status ReplaceIndexFile(const std::string& contents);
   void AddEntry(SeriesId series, const PageRef& ref);  // REQUIRES: mu_ held
   // Appends one entry to unflushed_. REQUIRES: mu_ held.
   void BufferEntry(SeriesId series, const PageRef& ref);

@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <iterator>
 
+#include "sundial/common/coding.h"
+
 namespace sundial::storage {
 namespace {
 
@@ -35,7 +37,42 @@ std::string PartitionSet::DirOf(Timestamp start, Timestamp end) const {
   return root_ + "/" + std::to_string(start) + "_" + std::to_string(end);
 }
 
-Status PartitionSet::Open(std::vector<std::string>* warnings) {
+void PartitionSet::Marks(std::string* payload) {
+  payload->clear();
+  std::lock_guard<std::mutex> lock(mu_);
+  PutVarint32(payload, static_cast<uint32_t>(slots_.size()));
+  for (auto& [start, slot] : slots_) {
+    PutVarint64(payload, ZigZagEncode64(start));
+    payload->push_back(slot.part ? 1 : 0);
+    if (slot.part) PutVarint64(payload, slot.part->Mark());
+  }
+}
+
+bool PartitionSet::ApplyMarks(const std::string& marks, std::vector<std::string>* warnings) {
+  std::map<Timestamp, std::pair<bool, uint64_t>> m;
+  std::string_view in(marks);
+  uint32_t n = 0;
+  if (!GetVarint32(&in, &n)) return false;
+  for (uint32_t i = 0; i < n; ++i) {
+    uint64_t zz = 0, end = 0;
+    if (!GetVarint64(&in, &zz) || in.empty()) return false;
+    const bool has = in[0] != 0;
+    in.remove_prefix(1);
+    if (has && !GetVarint64(&in, &end)) return false;
+    m[ZigZagDecode64(zz)] = {has, end};
+  }
+  if (!in.empty()) return false;
+  for (auto& [start, slot] : slots_) {
+    auto it = m.find(start);
+    if (it != m.end() && !it->second.first) continue;  // closed then: untouched
+    const uint64_t mark = it == m.end() ? 0 : it->second.second;
+    Status s = Partition::CutToMark(env_, DirOf(start, slot.end), mark, &slot.cut);
+    if (!s.ok()) warnings->push_back(s.ToString());
+  }
+  return true;
+}
+
+Status PartitionSet::Open(std::vector<std::string>* warnings, const std::string* marks) {
   SUNDIAL_RETURN_IF_ERROR(env_->CreateDir(root_));
   std::vector<std::string> names;
   SUNDIAL_RETURN_IF_ERROR(env_->ListDir(root_, &names));
@@ -47,6 +84,10 @@ Status PartitionSet::Open(std::vector<std::string>* warnings) {
       continue;
     }
     slots_[start].end = end;
+  }
+  if (marks != nullptr && !ApplyMarks(*marks, warnings)) {
+    warnings->push_back("WAL checkpoint: partition marks damaged; pages written since may "
+                        "hold points the WAL replays again");
   }
   // Repair missing indexes now, so that startup reports them, and open the
   // newest partition, which the writers need first.
@@ -68,7 +109,8 @@ Status PartitionSet::Load(Timestamp start, Slot* slot) {
   if (slot->part) return Status::OK();
   auto p = std::make_shared<Partition>(env_, DirOf(start, slot->end), start, slot->end,
                                        window_bytes_);
-  SUNDIAL_RETURN_IF_ERROR(p->Open(&warnings_));
+  SUNDIAL_RETURN_IF_ERROR(p->Open(&warnings_, slot->cut));
+  slot->cut = false;
   slot->part = std::move(p);
   return Status::OK();
 }

@@ -10,6 +10,14 @@
 // short where it would overlap an existing range, e.g. after the duration
 // setting changed).
 //
+// Checkpoint marks (the payload of a WAL marks record, wal.h), version 1:
+//   varint32 n, then n times (every partition the set knows, open or not):
+//     varint64 zigzag(start), u8 has_mark, [varint64 page file end]
+// A partition with a mark has its page file cut back to it on recovery; a
+// partition without one was closed (synced, untouched) when the mark was
+// taken and is left alone; a partition missing from the list was created
+// after it and is cut to nothing.
+//
 // Thread-safety: all methods are thread-safe. Partitions are handed out as
 // shared_ptr so that an iterator or a writer can keep one open while the set
 // decides to close it.
@@ -33,9 +41,14 @@ class PartitionSet {
   PartitionSet(const PartitionSet&) = delete;
   PartitionSet& operator=(const PartitionSet&) = delete;
 
-  // Lists the partitions under root (creating root if missing), rebuilds
-  // missing indexes and opens the newest partition.
-  Status Open(std::vector<std::string>* warnings);
+  // Lists the partitions under root (creating root if missing), cuts page
+  // files back to the checkpoint marks (null: none), rebuilds missing
+  // indexes and opens the newest partition.
+  Status Open(std::vector<std::string>* warnings, const std::string* marks = nullptr);
+  // Encodes the marks of every partition (format above) into *payload.
+  // REQUIRES: no page is being added meanwhile (the maintenance thread
+  // calls it, and it is the only writer of pages).
+  void Marks(std::string* payload);
   // The partition holding t, created (in memory; files come with the first
   // page) if none does.
   Status Locate(Timestamp t, std::shared_ptr<Partition>* out);
@@ -65,7 +78,10 @@ class PartitionSet {
     Timestamp end = 0;
     std::shared_ptr<Partition> part;  // null while closed
     int64_t last_use_ms = 0;
+    bool cut = false;  // its page file was cut back to a mark at Open
   };
+  // Applies marks to the listed slots. False if marks do not decode.
+  bool ApplyMarks(const std::string& marks, std::vector<std::string>* warnings);
   std::string DirOf(Timestamp start, Timestamp end) const;
   // Opens the slot's partition if closed. REQUIRES: mu_ held.
   Status Load(Timestamp start, Slot* slot);

@@ -84,19 +84,28 @@ Status StorageImpl::Recover() {
   partitions_ = std::make_unique<PartitionSet>(env_.get(), dir + "/part",
                                                options_.partition_duration_ms,
                                                options_.mmap_window_bytes);
-  SUNDIAL_RETURN_IF_ERROR(partitions_->Open(&warnings));
   wal_ = std::make_unique<Wal>(env_.get(), dir + "/wal", options_.wal_segment_bytes);
+  std::string marks;
+  bool have_marks = false;
+  SUNDIAL_RETURN_IF_ERROR(wal_->ReadCheckpointMarks(&marks, &have_marks));
+  SUNDIAL_RETURN_IF_ERROR(partitions_->Open(&warnings, have_marks ? &marks : nullptr));
   uint64_t corrupt = 0, unknown = 0;
+  auto apply = [&](const SeriesPoint& p) {
+    MemSeries* s = series_.Get(p.series);
+    if (s == nullptr) {
+      ++unknown;
+      return;
+    }
+    ApplyPoint(p.series, s, p.t, p.v);
+  };
   SUNDIAL_RETURN_IF_ERROR(wal_->Recover(
-      [&](std::string_view payload) {
-        const bool ok = DecodeWalBatch(payload, [&](const SeriesPoint& p) {
-          MemSeries* s = series_.Get(p.series);
-          if (s == nullptr) {
-            ++unknown;
-            return;
-          }
-          ApplyPoint(p.series, s, p.t, p.v);
-        });
+      [&](uint8_t type, std::string_view payload) {
+        bool ok = true;
+        if (type == kWalPointsRecord) {
+          ok = DecodeWalBatch(payload, apply);
+        } else if (type == kWalPageRecord) {
+          ok = DecodeCheckpointPage(payload, apply);
+        }
         // Replay seals pages; write them as we go rather than hoard them.
         if (pages_pending_.load(std::memory_order_relaxed) >= 4096) (void)WritePending();
         if (!ok) ++corrupt;

@@ -18,11 +18,15 @@
 // seals heads whose partition has ended, checkpoints the WAL, closes idle
 // partitions and applies retention.
 //
-// Checkpoint: under the exclusive append gate the WAL rotates to segment N;
-// then pending pages are written and synced, every series' unsealed points
-// (pending pages, head, out-of-order page) are written to checkpoint N, and
-// segments before N are removed. Recovery replays checkpoint N and then
-// segments >= N; points present in both are harmless (last write wins).
+// Checkpoint: under the exclusive append gate the WAL rotates to segment N,
+// the end of every open page file is noted (marks) and every series'
+// unsealed pages (pending pages, head, out-of-order page) are written to
+// checkpoint N as compressed pages, after the marks. After the gate, page
+// files are synced and checkpoint N is made durable; segments before N are
+// removed. Recovery
+// cuts page files back to the marks (pages written later hold points that
+// the checkpoint or segments >= N hold too), then replays checkpoint N and
+// segments >= N: every point lands in a page exactly once.
 //
 // Thread-safety: as the Storage interface.
 #pragma once
@@ -202,8 +206,10 @@ class StorageImpl final : public Storage {
   // idle for two slow ticks whose partition ended before the newest time
   // seen (wall clock or data) minus a grace period.
   void SealEnded(bool all, bool assume_idle = false);
+  // Adds the series' unsealed pages to w as checkpoint page records (rec is
+  // scratch space).
   Status SnapshotForCheckpoint(SeriesId id, MemSeries* s, Wal::CheckpointWriter* w,
-                               std::vector<SeriesPoint>* buf);
+                               std::string* rec);
   Status Shutdown();
   void AddWarning(std::string w);
 
