@@ -34,6 +34,7 @@
 // Thread-safety: all methods are thread-safe.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -99,6 +100,12 @@ class Partition {
   // Test hook: the next page goes at offset (see PageFile::TEST_SetEnd).
   Status TEST_SetPageFileEnd(uint64_t offset);
 
+  // Reader and writer pins (see PartitionRef in partition_set.h): the set
+  // closes or frees a partition only while it has none.
+  void Pin() { pins_.fetch_add(1, std::memory_order_relaxed); }
+  void Unpin() { pins_.fetch_sub(1, std::memory_order_acq_rel); }
+  bool pinned() const { return pins_.load(std::memory_order_acquire) != 0; }
+
   Timestamp start() const { return start_; }
   Timestamp end() const { return end_; }
   uint64_t page_count();
@@ -155,7 +162,8 @@ class Partition {
   uint32_t unflushed_count_ = 0;     // GUARDED_BY(mu_)
   uint64_t unflushed_end_ = 0;       // GUARDED_BY(mu_): end of the last buffered page
   bool dirty_ = false;               // GUARDED_BY(mu_): written since the last Sync
-  const uint32_t time_shift_;        // 0 unless the partition spans 2^32 ms or more
+  const uint32_t time_shift_;
+  std::atomic<uint32_t> pins_{0};        // 0 unless the partition spans 2^32 ms or more
   std::vector<std::unique_ptr<Entry[]>> blocks_;  // GUARDED_BY(mu_)
   uint32_t entry_count_ = 0;                     // GUARDED_BY(mu_)
   std::vector<uint32_t> last_;  // GUARDED_BY(mu_): by series, index + 1 of newest

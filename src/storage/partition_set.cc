@@ -107,7 +107,7 @@ Status PartitionSet::Open(std::vector<std::string>* warnings, const std::string*
 Status PartitionSet::Load(Timestamp start, Slot* slot) {
   slot->last_use_ms = env_->NowMs();
   if (slot->part) return Status::OK();
-  auto p = std::make_shared<Partition>(env_, DirOf(start, slot->end), start, slot->end,
+  auto p = std::make_unique<Partition>(env_, DirOf(start, slot->end), start, slot->end,
                                        window_bytes_);
   SUNDIAL_RETURN_IF_ERROR(p->Open(&warnings_, slot->cut));
   slot->cut = false;
@@ -115,14 +115,14 @@ Status PartitionSet::Load(Timestamp start, Slot* slot) {
   return Status::OK();
 }
 
-Status PartitionSet::Locate(Timestamp t, std::shared_ptr<Partition>* out) {
+Status PartitionSet::Locate(Timestamp t, PartitionRef* out) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = slots_.upper_bound(t);
   if (it != slots_.begin()) {
     auto prev = std::prev(it);
     if (t < prev->second.end) {
       SUNDIAL_RETURN_IF_ERROR(Load(prev->first, &prev->second));
-      *out = prev->second.part;
+      *out = PartitionRef(prev->second.part.get());
       return Status::OK();
     }
   }
@@ -133,13 +133,12 @@ Status PartitionSet::Locate(Timestamp t, std::shared_ptr<Partition>* out) {
   Slot& slot = slots_[start];
   slot.end = end;
   SUNDIAL_RETURN_IF_ERROR(Load(start, &slot));
-  *out = slot.part;
+  *out = PartitionRef(slot.part.get());
   return Status::OK();
 }
 
-std::vector<std::shared_ptr<Partition>> PartitionSet::Overlapping(Timestamp start,
-                                                                  Timestamp end) {
-  std::vector<std::shared_ptr<Partition>> out;
+std::vector<PartitionRef> PartitionSet::Overlapping(Timestamp start, Timestamp end) {
+  std::vector<PartitionRef> out;
   std::lock_guard<std::mutex> lock(mu_);
   for (auto& [s, slot] : slots_) {
     if (s > end) break;
@@ -149,7 +148,7 @@ std::vector<std::shared_ptr<Partition>> PartitionSet::Overlapping(Timestamp star
       warnings_.push_back(st.ToString());
       continue;
     }
-    out.push_back(slot.part);
+    out.push_back(PartitionRef(slot.part.get()));
   }
   return out;
 }
@@ -167,23 +166,34 @@ std::vector<std::pair<Timestamp, Timestamp>> PartitionSet::Ranges() {
 }
 
 Status PartitionSet::SyncAll() {
-  std::vector<std::shared_ptr<Partition>> open;
+  std::vector<PartitionRef> open;
   {
     std::lock_guard<std::mutex> lock(mu_);
     for (auto& kv : slots_) {
-      if (kv.second.part) open.push_back(kv.second.part);
+      if (kv.second.part) open.push_back(PartitionRef(kv.second.part.get()));
     }
   }
   for (auto& p : open) SUNDIAL_RETURN_IF_ERROR(p->Sync());
   return Status::OK();
 }
 
+void PartitionSet::FreeRetired() {
+  for (size_t i = 0; i < retired_.size();) {
+    if (retired_[i]->pinned()) {
+      ++i;
+    } else {
+      retired_.erase(retired_.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+  }
+}
+
 void PartitionSet::EvictIdle(int64_t before_ms, Timestamp keep_after) {
   std::lock_guard<std::mutex> lock(mu_);
+  FreeRetired();
   for (auto& kv : slots_) {
     Slot& slot = kv.second;
     if (!slot.part || slot.end > keep_after || slot.last_use_ms >= before_ms) continue;
-    if (slot.part.use_count() > 1) continue;  // in use by a reader or writer
+    if (slot.part->pinned()) continue;        // in use by a reader or writer
     if (!slot.part->Sync().ok()) continue;    // keep it until it is durable
     slot.part.reset();
   }
@@ -195,8 +205,10 @@ size_t PartitionSet::DropBefore(Timestamp cutoff) {
     std::lock_guard<std::mutex> lock(mu_);
     for (auto it = slots_.begin(); it != slots_.end() && it->second.end <= cutoff;) {
       dirs.push_back(DirOf(it->first, it->second.end));
+      if (it->second.part) retired_.push_back(std::move(it->second.part));
       it = slots_.erase(it);
     }
+    FreeRetired();
   }
   for (const auto& d : dirs) {
     (void)env_->RemoveFile(d + "/pages");

@@ -221,7 +221,7 @@ void StorageImpl::ApplyPoint(SeriesId id, MemSeries* s, Timestamp t, Value v) {
     // A partition this series has no page open in: find (maybe open) it
     // without holding the series lock, as that may read its index.
     lock.unlock();
-    std::shared_ptr<Partition> part;
+    PartitionRef part;
     Status st = partitions_->Locate(t, &part);
     lock.lock();
     if (!st.ok()) break;

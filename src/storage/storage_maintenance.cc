@@ -66,7 +66,7 @@ Status StorageImpl::WritePending() {
   Status result;
   while (!batch.empty()) {
     PendingPage* p = batch.front();
-    std::shared_ptr<Partition> part;
+    PartitionRef part;
     Status s = partitions_->Locate(p->part_start, &part);
     if (s.ok()) s = part->AddPage(p->series, p->flags, p->bytes, p->min_t, p->max_t);
     if (!s.ok()) {
@@ -218,7 +218,7 @@ void StorageImpl::TEST_SealIdle() {
 }
 
 Status StorageImpl::TEST_SetPageFileEnd(Timestamp t, uint64_t offset) {
-  std::shared_ptr<Partition> part;
+  PartitionRef part;
   SUNDIAL_RETURN_IF_ERROR(partitions_->Locate(t, &part));
   return part->TEST_SetPageFileEnd(offset);
 }

@@ -203,8 +203,11 @@ Status Wal::Recover(const std::function<void(uint8_t, std::string_view)>& fn,
     }
     ReplayFile(SegmentPath(seq), kSegmentMagic, fn, warnings, corrupt_records);
   }
+  AcquireSyncToken();
   std::lock_guard<std::mutex> lock(mu_);
-  return OpenSegment(max_seq + 1);
+  Status s = OpenSegment(max_seq + 1);
+  ReleaseSyncToken(0);
+  return s;
 }
 
 Status Wal::OpenSegment(uint64_t seq) {
@@ -219,7 +222,7 @@ Status Wal::OpenSegment(uint64_t seq) {
     (void)env_->RemoveFile(SegmentPath(seq));
     return s.WithContext("new WAL segment");
   }
-  file_ = std::shared_ptr<File>(f.release());
+  file_ = std::move(f);  // REQUIRES (callers): the sync token is held
   seq_ = seq;
   offset_ = h.size();
   wants_rotation_.store(false, std::memory_order_relaxed);
@@ -252,14 +255,15 @@ Status Wal::SyncTo(uint64_t lsn) {
     }
     syncing_ = true;
     sl.unlock();
-    std::shared_ptr<File> f;
+    // The token (syncing_) keeps file_ from being replaced meanwhile.
+    File* f = nullptr;
     uint64_t target = 0;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      f = file_;
+      f = file_.get();
       target = lsn_;
     }
-    Status s = f ? f->Sync() : Status::Unavailable("WAL is not open");
+    Status s = f != nullptr ? f->Sync() : Status::Unavailable("WAL is not open");
     syncs_.fetch_add(1, std::memory_order_relaxed);
     sl.lock();
     syncing_ = false;
@@ -279,22 +283,27 @@ Status Wal::Sync() {
   return SyncTo(lsn);
 }
 
+void Wal::AcquireSyncToken() {
+  std::unique_lock<std::mutex> sl(sync_mu_);
+  sync_cv_.wait(sl, [this] { return !syncing_; });
+  syncing_ = true;
+}
+
+void Wal::ReleaseSyncToken(uint64_t synced_lsn) {
+  std::lock_guard<std::mutex> sl(sync_mu_);
+  syncing_ = false;
+  if (synced_lsn > synced_lsn_) synced_lsn_ = synced_lsn;
+  sync_cv_.notify_all();
+}
+
 Status Wal::Rotate(uint64_t* seq) {
+  AcquireSyncToken();  // no fsync runs on the file about to be replaced
   std::lock_guard<std::mutex> lock(mu_);
-  if (file_) SUNDIAL_RETURN_IF_ERROR(file_->Sync());
-  const std::shared_ptr<File> old = file_;
-  const uint64_t old_seq = seq_, old_offset = offset_;
-  Status s = OpenSegment(seq_ + 1);
-  if (!s.ok()) {
-    file_ = old;
-    seq_ = old_seq;
-    offset_ = old_offset;
-    return s;
-  }
-  {
-    std::lock_guard<std::mutex> sl(sync_mu_);
-    if (lsn_ > synced_lsn_) synced_lsn_ = lsn_;
-  }
+  Status s = file_ ? file_->Sync() : Status::OK();
+  const uint64_t synced = s.ok() ? lsn_ : 0;
+  if (s.ok()) s = OpenSegment(seq_ + 1);  // on failure the old segment stays
+  ReleaseSyncToken(synced);
+  SUNDIAL_RETURN_IF_ERROR(s);
   *seq = seq_;
   return Status::OK();
 }
@@ -356,20 +365,17 @@ Status Wal::CheckpointWriter::Finish() {
 }
 
 Status Wal::Reset(const std::string& marks) {
+  AcquireSyncToken();
   std::lock_guard<std::mutex> lock(mu_);
   const uint64_t next = seq_ + 1;
-  SUNDIAL_RETURN_IF_ERROR(OpenSegment(next));
-  if (marks.empty()) {
-    SUNDIAL_RETURN_IF_ERROR(RemoveBefore(next, true));
-  } else {
-    std::unique_ptr<CheckpointWriter> w;
-    SUNDIAL_RETURN_IF_ERROR(NewCheckpoint(next, &w));
-    SUNDIAL_RETURN_IF_ERROR(w->Add(marks));
-    SUNDIAL_RETURN_IF_ERROR(w->Finish());  // removes what came before
-  }
-  std::lock_guard<std::mutex> sl(sync_mu_);
-  synced_lsn_ = lsn_;
-  return Status::OK();
+  Status s = OpenSegment(next);
+  ReleaseSyncToken(s.ok() ? lsn_ : 0);
+  SUNDIAL_RETURN_IF_ERROR(s);
+  if (marks.empty()) return RemoveBefore(next, true);
+  std::unique_ptr<CheckpointWriter> w;
+  SUNDIAL_RETURN_IF_ERROR(NewCheckpoint(next, &w));
+  SUNDIAL_RETURN_IF_ERROR(w->Add(marks));
+  return w->Finish();  // removes what came before
 }
 
 }  // namespace sundial::storage

@@ -131,7 +131,12 @@ class Wal {
  private:
   std::string SegmentPath(uint64_t seq) const;
   std::string CheckpointPath(uint64_t seq) const;
-  Status OpenSegment(uint64_t seq);  // REQUIRES: mu_ held
+  // REQUIRES: mu_ held and the sync token (AcquireSyncToken).
+  Status OpenSegment(uint64_t seq);
+  // The sync token: one thread at a time fsyncs or replaces file_. Taken
+  // before mu_, never while holding it.
+  void AcquireSyncToken();
+  void ReleaseSyncToken(uint64_t synced_lsn);
   Status RemoveBefore(uint64_t seq, bool include_checkpoint_seq);
   Status ListFiles(std::vector<uint64_t>* segments, std::vector<uint64_t>* checkpoints);
   void ReplayFile(const std::string& path, std::string_view magic,
@@ -143,14 +148,16 @@ class Wal {
   const uint64_t segment_bytes_;
 
   std::mutex mu_;  // serialises writes and segment switches
-  std::shared_ptr<File> file_;  // GUARDED_BY(mu_); shared with an fsync outside mu_
+  // GUARDED_BY(mu_). Replaced only by a holder of the sync token, because
+  // SyncTo fsyncs it outside mu_ while holding the token.
+  std::unique_ptr<File> file_;
   uint64_t seq_ = 0;             // GUARDED_BY(mu_)
   uint64_t offset_ = 0;          // GUARDED_BY(mu_): end of the current segment
   uint64_t lsn_ = 0;             // GUARDED_BY(mu_): bytes appended since open
 
   std::mutex sync_mu_;
   std::condition_variable sync_cv_;
-  bool syncing_ = false;     // GUARDED_BY(sync_mu_): one thread is in fsync
+  bool syncing_ = false;     // GUARDED_BY(sync_mu_): the sync token is taken
   uint64_t synced_lsn_ = 0;  // GUARDED_BY(sync_mu_)
 
   std::atomic<bool> wants_rotation_{false};
