@@ -29,7 +29,7 @@ std::unique_ptr<SampleIterator> StorageImpl::NewIterator(SeriesId id, Timestamp 
     mem.push_back(std::move(src));
   };
   {
-    std::lock_guard<SpinLock> lock(s->lock);
+    SpinLockGuard lock(&s->lock);
     std::vector<const PendingPage*> pending;
     PendingOldestFirst(s, &pending);
     for (const PendingPage* p : pending) {
@@ -72,7 +72,7 @@ Status StorageImpl::LastPoint(SeriesId id, Sample* out) {
   if (s == nullptr) return Status::NotFound("unknown series id", std::to_string(id));
   Timestamp best = kMinTimestamp;
   {
-    std::lock_guard<SpinLock> lock(s->lock);
+    SpinLockGuard lock(&s->lock);
     for (const PendingPage* p = s->pending; p != nullptr; p = p->next) {
       best = std::max(best, p->max_t);
     }
