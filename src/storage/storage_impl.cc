@@ -144,6 +144,7 @@ void StorageImpl::AddWarning(std::string w) {
 
 std::vector<std::string> StorageImpl::recovery_warnings() {
   for (auto& w : partitions_->TakeWarnings()) AddWarning(std::move(w));
+  for (auto& w : damage_.Take()) AddWarning(std::move(w));
   MutexLock lock(&warn_mu_);
   return warnings_;
 }
@@ -372,7 +373,7 @@ StorageStats StorageImpl::stats() {
   st.wal_bytes_written = wal_->bytes_written();
   st.wal_syncs = wal_->syncs();
   st.pages_sealed = pages_sealed_.load(std::memory_order_relaxed);
-  st.corruptions_skipped = corruptions_.load(std::memory_order_relaxed);
+  st.corruptions_skipped = corruptions_.load(std::memory_order_relaxed) + damage_.count();
   st.pages_written = pages_written_.load(std::memory_order_relaxed);
   st.pages_pending = pages_pending_.load(std::memory_order_relaxed);
   st.out_of_order_points = ooo_points_.load(std::memory_order_relaxed);

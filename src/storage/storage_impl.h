@@ -41,6 +41,7 @@
 #include "storage/env.h"
 #include "storage/partition_set.h"
 #include "storage/series_dict.h"
+#include "storage/series_iterator.h"
 #include "storage/wal.h"
 #include "sundial/common/mutex.h"
 #include "sundial/compress/page_builder.h"
@@ -262,7 +263,8 @@ class StorageImpl final : public Storage {
   std::atomic<uint64_t> pages_written_{0};
   std::atomic<uint64_t> pages_pending_{0};
   std::atomic<uint64_t> page_write_errors_{0};
-  std::atomic<uint64_t> corruptions_{0};
+  std::atomic<uint64_t> corruptions_{0};  // found by Open
+  DamageLog damage_;                      // found by readers
   std::atomic<uint64_t> checkpoints_{0};
   std::atomic<uint64_t> apply_errors_{0};
 };

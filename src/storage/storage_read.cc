@@ -12,7 +12,7 @@ std::unique_ptr<SampleIterator> StorageImpl::NewIterator(SeriesId id, Timestamp 
   MemSeries* s = series_.Get(id);
   if (s == nullptr || start > end) {
     return std::make_unique<SeriesIterator>(id, start, end, std::move(sources),
-                                            std::vector<PartitionRef>(), &corruptions_);
+                                            std::vector<PartitionRef>(), &damage_);
   }
   // Memory first: a pending page that is written meanwhile then shows up
   // twice (harmless), never zero times.
@@ -64,7 +64,7 @@ std::unique_ptr<SampleIterator> StorageImpl::NewIterator(SeriesId id, Timestamp 
     sources.push_back(std::move(src));
   }
   return std::make_unique<SeriesIterator>(id, start, end, std::move(sources), std::move(pins),
-                                          &corruptions_);
+                                          &damage_);
 }
 
 Status StorageImpl::LastPoint(SeriesId id, Sample* out) {
