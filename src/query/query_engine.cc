@@ -273,6 +273,37 @@ QueryEngine::QueryEngine(storage::Storage* storage, const QueryLimits& limits)
     : storage_(storage), limits_(limits) {}
 
 Status QueryEngine::Execute(const QuerySpec& spec, ChunkSink* sink) const {
+  return Run(spec, nullptr, sink);
+}
+
+Status QueryEngine::ExecuteSmall(const QuerySpec& spec, const SmallQueryBound& bound,
+                                 std::string* json) const {
+  // Collects every piece into *json.
+  class StringSink final : public ChunkSink {
+   public:
+    explicit StringSink(std::string* out) : out_(out) {}
+    bool Write(std::string&& chunk) override {
+      if (out_->empty()) {
+        out_->swap(chunk);
+      } else {
+        out_->append(chunk);
+      }
+      return true;
+    }
+
+   private:
+    std::string* const out_;
+  };
+  json->clear();
+  if (bound.max_series == 0 || bound.max_points == 0) return Status::Busy("no small-query bound");
+  StringSink sink(json);
+  Status s = Run(spec, &bound, &sink);
+  if (!s.ok()) json->clear();
+  return s;
+}
+
+Status QueryEngine::Run(const QuerySpec& spec, const SmallQueryBound* bound,
+                        ChunkSink* sink) const {
   // Phase 1: resolve every sub-query, so that name and limit errors are
   // reported before any byte of the body is sent.
   std::vector<SubPlan> plans(spec.queries.size());
@@ -292,11 +323,21 @@ Status QueryEngine::Execute(const QuerySpec& spec, ChunkSink* sink) const {
           std::to_string(limits_.max_series) +
           " time series. Please try filtering using more tags or use fewer sub-queries.");
     }
+    if (bound != nullptr && total_series > bound->max_series) {
+      return Status::Busy("more series than the small-query bound");
+    }
     ComputeScanWindow(spec, q, &plan);
     GroupSeries(q, &plan);
   }
-  // Phase 2: stream.
-  QueryBudget budget(limits_.max_points, limits_.deadline_ms);
+  // Phase 2: stream. Under a small-query bound, the stricter of the two
+  // point limits applies; only the client's limit is an error.
+  uint64_t max_points = limits_.max_points;
+  bool soft = false;
+  if (bound != nullptr && (max_points == 0 || bound->max_points < max_points)) {
+    max_points = bound->max_points;
+    soft = true;
+  }
+  QueryBudget budget(max_points, limits_.deadline_ms, soft);
   ResultWriter w(spec, sink);
   for (const SubPlan& plan : plans) {
     for (const std::vector<size_t>& g : plan.groups) {

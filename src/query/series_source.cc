@@ -207,9 +207,10 @@ class RateSource final : public PointSource {
 
 }  // namespace
 
-QueryBudget::QueryBudget(uint64_t max_points, int64_t deadline_ms)
+QueryBudget::QueryBudget(uint64_t max_points, int64_t deadline_ms, bool points_limit_is_soft)
     : max_points_(max_points),
       deadline_ms_(deadline_ms),
+      soft_(points_limit_is_soft),
       start_(std::chrono::steady_clock::now()),
       next_check_(kCheckEvery) {
   if (max_points_ != 0 && max_points_ < next_check_) next_check_ = max_points_;
@@ -218,6 +219,10 @@ QueryBudget::QueryBudget(uint64_t max_points, int64_t deadline_ms)
 bool QueryBudget::Check() {
   if (!status_.ok()) return false;
   if (max_points_ != 0 && points_ > max_points_) {
+    if (soft_) {
+      status_ = Status::Busy("more raw points than the small-query bound");
+      return false;
+    }
     status_ = Status::ResourceExhausted(
         "Sorry, you have attempted to fetch more than our limit of " +
         std::to_string(max_points_) + " data points. Please try filtering using more tags or "

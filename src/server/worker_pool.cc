@@ -1,8 +1,5 @@
 #include "worker_pool.h"
 
-#include <exception>
-
-#include <asio/post.hpp>
 #include <spdlog/spdlog.h>
 
 namespace sundial::server {
@@ -11,16 +8,14 @@ WorkerPool::WorkerPool(size_t num_threads) : size_(num_threads), pool_(num_threa
 
 WorkerPool::~WorkerPool() { Stop(); }
 
-void WorkerPool::Submit(std::function<void()> job) {
-  asio::post(pool_, [job = std::move(job)] {
-    try {
-      job();
-    } catch (const std::exception& e) {
-      spdlog::error("worker job threw: {}", e.what());
-    } catch (...) {
-      spdlog::error("worker job threw an unknown exception");
-    }
-  });
+void WorkerPool::LogEscaped(std::exception_ptr e) {
+  try {
+    std::rethrow_exception(e);
+  } catch (const std::exception& ex) {
+    spdlog::error("worker job threw: {}", ex.what());
+  } catch (...) {
+    spdlog::error("worker job threw an unknown exception");
+  }
 }
 
 void WorkerPool::Stop() {

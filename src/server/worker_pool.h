@@ -9,9 +9,10 @@
 #pragma once
 
 #include <cstddef>
-#include <functional>
-#include <memory>
+#include <exception>
+#include <utility>
 
+#include <asio/post.hpp>
 #include <asio/thread_pool.hpp>
 
 namespace sundial::server {
@@ -25,10 +26,19 @@ class WorkerPool {
   WorkerPool(const WorkerPool&) = delete;
   WorkerPool& operator=(const WorkerPool&) = delete;
 
-  // Runs job on a worker thread, some time later. Jobs must not block on
-  // other jobs of the pool. An exception escaping a job is logged and
-  // swallowed.
-  void Submit(std::function<void()> job);
+  // Runs job() on a worker thread, some time later. Job is any callable,
+  // move-only ones included. Jobs must not block on other jobs of the pool.
+  // An exception escaping a job is logged and swallowed.
+  template <typename Job>
+  void Submit(Job job) {
+    asio::post(pool_, [job = std::move(job)]() mutable {
+      try {
+        job();
+      } catch (...) {
+        LogEscaped(std::current_exception());
+      }
+    });
+  }
 
   // Waits for running jobs to finish, drops queued ones, joins the threads.
   // Idempotent.
@@ -37,6 +47,8 @@ class WorkerPool {
   size_t size() const { return size_; }
 
  private:
+  static void LogEscaped(std::exception_ptr e);
+
   const size_t size_;
   asio::thread_pool pool_;
 };
