@@ -34,7 +34,9 @@ class ResultWriter {
   bool Finish();
 
  private:
-  bool Flush();
+  // Hands buf_ to the sink; unless last, buf_ is then a fresh chunk-sized
+  // buffer.
+  bool Flush(bool last);
 
   const QuerySpec& spec_;
   ChunkSink* const sink_;
