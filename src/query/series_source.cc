@@ -41,7 +41,7 @@ class Grid {
 // or one point for the whole range with "all".
 class DownsampleSource final : public PointSource {
  public:
-  DownsampleSource(std::unique_ptr<PointSource> src, const DownsampleContext& ctx)
+  DownsampleSource(std::unique_ptr<RawSource> src, const DownsampleContext& ctx)
       : src_(std::move(src)), ctx_(ctx), grid_(ctx_) {}
 
   bool Next(Point* p) override {
@@ -80,7 +80,7 @@ class DownsampleSource final : public PointSource {
   }
 
  private:
-  void Advance() { have_next_ = src_->Next(&next_); }
+  void Advance() { have_next_ = src_->Next(&next_); }  // not virtual: RawSource is final
 
   void Start() {
     started_ = true;
@@ -95,7 +95,7 @@ class DownsampleSource final : public PointSource {
     }
   }
 
-  std::unique_ptr<PointSource> src_;
+  std::unique_ptr<RawSource> src_;
   const DownsampleContext ctx_;
   const Grid grid_;
   bool started_ = false;
@@ -251,28 +251,19 @@ bool RawSource::Prime() {
   return have_primed_point_;
 }
 
-bool RawSource::Next(Point* p) {
-  if (have_primed_point_) {
-    have_primed_point_ = false;
-    *p = first_;
-    return true;
-  }
-  if (!it_->Next()) {
-    if (!it_->status().ok()) budget_->Fail(it_->status());
-    return false;
-  }
-  if (!budget_->Charge()) return false;
-  p->t = it_->t();
-  p->v = it_->v();
-  return true;
+bool RawSource::Exhausted() {
+  if (!it_->status().ok()) budget_->Fail(it_->status());
+  return false;
 }
 
 std::unique_ptr<PointSource> BuildSeriesPipeline(std::unique_ptr<RawSource> raw,
                                                  const SubQuery& q, const DownsampleContext& ctx) {
-  std::unique_ptr<PointSource> src = std::move(raw);
+  std::unique_ptr<PointSource> src;
   const DownsampleSpec& ds = q.downsample;
-  if (ds.enabled) {
-    src = std::make_unique<DownsampleSource>(std::move(src), ctx);
+  if (!ds.enabled) {
+    src = std::move(raw);
+  } else {
+    src = std::make_unique<DownsampleSource>(std::move(raw), ctx);
     if (ds.fill != FillPolicy::kNone && !ds.all) {
       src = std::make_unique<FillingSource>(std::move(src), ctx);
     }

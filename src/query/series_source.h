@@ -70,9 +70,23 @@ class RawSource final : public PointSource {
   RawSource(std::unique_ptr<SampleIterator> it, QueryBudget* budget);
   // Reads the first point. False if the series has none in the window.
   bool Prime();
-  bool Next(Point* p) override;
+  // Inline: stages holding a RawSource call it without a virtual hop.
+  bool Next(Point* p) override {
+    if (have_primed_point_) {
+      have_primed_point_ = false;
+      *p = first_;
+      return true;
+    }
+    if (!it_->Next()) return Exhausted();
+    if (!budget_->Charge()) return false;
+    p->t = it_->t();
+    p->v = it_->v();
+    return true;
+  }
 
  private:
+  bool Exhausted();  // records the iterator's error, if any; false
+
   std::unique_ptr<SampleIterator> it_;
   QueryBudget* const budget_;
   bool have_primed_point_ = false;
