@@ -34,9 +34,11 @@ bool SeriesIterator::Cursor::SeekTo(Timestamp lower) {
 }
 
 SeriesIterator::SeriesIterator(SeriesId series, Timestamp start, Timestamp end,
-                               std::vector<Source> sources, std::atomic<uint64_t>* corruptions)
+                               std::vector<Source> sources, std::vector<PartitionRef> pins,
+                               std::atomic<uint64_t>* corruptions)
     : series_(series),
       end_(end),
+      pins_(std::move(pins)),
       sources_(std::move(sources)),
       lower_(start),
       done_(start > end),
@@ -50,7 +52,6 @@ void SeriesIterator::Open(Source* src) {
   c->priority = src->priority;
   if (src->part) {
     Status s = src->part->ReadPage(series_, src->ref, &c->buf);
-    src->part.reset();
     if (!s.ok()) {
       if (corruptions_ != nullptr) corruptions_->fetch_add(1, std::memory_order_relaxed);
       return;  // a damaged page is skipped; the rest of the series is kept
