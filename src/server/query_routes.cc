@@ -24,6 +24,7 @@ namespace sundial::server {
 namespace {
 
 using http::Method;
+using http::MethodSet;
 using http::Reply;
 using http::Request;
 using http::ResponderPtr;
@@ -279,6 +280,16 @@ void RegisterQueryRoutes(ServiceContext* ctx, http::Router* router) {
   router->Add({Method::kGet, Method::kPost}, "/api/query/last", OnWorkers(ctx, RunLast));
   router->Add({Method::kGet, Method::kPost}, "/api/suggest", OnWorkers(ctx, RunSuggest));
   router->Add({Method::kGet, Method::kPost}, "/api/search", OnWorkers(ctx, RunLookup));
+  // Annotations are not stored (README: deliberate differences); say so
+  // clearly instead of "Endpoint not found". /api/query accepts the
+  // annotation flags and returns none.
+  const auto no_annotations = [](Request, ResponderPtr resp) {
+    resp->Send(Reply::Error(501, "Annotations are not implemented",
+                            "This server does not store annotations; /api/query returns none"));
+  };
+  const MethodSet all = {Method::kGet, Method::kPost, Method::kPut, Method::kDelete};
+  router->Add(all, "/api/annotation", no_annotations);
+  router->Add(all, "/api/annotations", no_annotations);
   router->Add({Method::kGet}, "/api/aggregators", [](Request, ResponderPtr resp) {
     resp->Send(Reply::Json(query::QueryEngine::AggregatorsJson()));
   });

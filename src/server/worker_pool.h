@@ -9,7 +9,6 @@
 #pragma once
 
 #include <cstddef>
-#include <exception>
 #include <utility>
 
 #include <asio/post.hpp>
@@ -27,17 +26,12 @@ class WorkerPool {
   WorkerPool& operator=(const WorkerPool&) = delete;
 
   // Runs job() on a worker thread, some time later. Job is any callable,
-  // move-only ones included. Jobs must not block on other jobs of the pool.
-  // An exception escaping a job is logged and swallowed.
+  // move-only ones included. Jobs must not block on other jobs of the pool,
+  // and report errors through their own channel: a job never throws (an
+  // escaping exception ends the process).
   template <typename Job>
   void Submit(Job job) {
-    asio::post(pool_, [job = std::move(job)]() mutable {
-      try {
-        job();
-      } catch (...) {
-        LogEscaped(std::current_exception());
-      }
-    });
+    asio::post(pool_, [job = std::move(job)]() mutable noexcept { job(); });
   }
 
   // Waits for running jobs to finish, drops queued ones, joins the threads.
@@ -47,8 +41,6 @@ class WorkerPool {
   size_t size() const { return size_; }
 
  private:
-  static void LogEscaped(std::exception_ptr e);
-
   const size_t size_;
   asio::thread_pool pool_;
 };
