@@ -104,6 +104,26 @@ void SeriesIterator::Retire(Cursor* c) {
 }
 
 bool SeriesIterator::Next() {
+  // Fast path, the usual case: one open page and no other source starting
+  // at or before its next point, so that point is the answer as it is.
+  if (active_.size() == 1 && !done_) {
+    Cursor* c = active_[0].get();
+    const Timestamp t = c->t;
+    if (t <= end_ && t != kMaxTimestamp &&
+        (next_ >= sources_.size() || sources_[next_].min_t > t)) {
+      t_ = t;
+      v_ = c->v;
+      bool alive = c->Advance();
+      while (alive && c->t <= t) alive = c->Advance();
+      if (!alive) {
+        Retire(c);
+        active_.clear();
+      }
+      lower_ = t + 1;
+      positioned_ = true;
+      return true;
+    }
+  }
   while (!done_) {
     Timestamp frontier = kMaxTimestamp;
     for (const auto& c : active_) frontier = std::min(frontier, c->t);
