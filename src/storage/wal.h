@@ -117,6 +117,8 @@ class Wal {
     ~CheckpointWriter();
     Status Add(const std::string& record);
     Status Finish();
+    // Bytes added so far, header included.
+    uint64_t size() const { return offset_ + buf_.size(); }
 
    private:
     Status Flush();
