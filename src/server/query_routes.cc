@@ -141,6 +141,8 @@ Status ParseQuery(const Request& req, query::QuerySpec* spec) {
   spec->ms_resolution = spec->ms_resolution || req.params.Has("ms");
   spec->show_tsuids = spec->show_tsuids || req.params.Has("show_tsuids");
   spec->show_query = spec->show_query || req.params.Has("show_query");
+  spec->show_stats = spec->show_stats || req.params.Has("show_stats");
+  spec->show_summary = spec->show_summary || req.params.Has("show_summary");
   return Status::OK();
 }
 
