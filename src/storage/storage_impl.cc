@@ -87,8 +87,12 @@ Status StorageImpl::Recover() {
   SUNDIAL_RETURN_IF_ERROR(partitions_->Open(&warnings));
   wal_ = std::make_unique<Wal>(env_.get(), dir + "/wal", options_.wal_segment_bytes);
   uint64_t corrupt = 0, unknown = 0;
+  LateAppendObserver* const observer = options_.late_observer;
+  const Timestamp late_mark = observer ? observer->late_watermark() : kMinTimestamp;
+  std::vector<SeriesPoint> late;
   SUNDIAL_RETURN_IF_ERROR(wal_->Recover(
       [&](std::string_view payload) {
+        late.clear();
         const bool ok = DecodeWalBatch(payload, [&](const SeriesPoint& p) {
           MemSeries* s = series_.Get(p.series);
           if (s == nullptr) {
@@ -96,7 +100,9 @@ Status StorageImpl::Recover() {
             return;
           }
           ApplyPoint(p.series, s, p.t, p.v);
+          if (p.t < late_mark) late.push_back(p);
         });
+        if (!late.empty()) observer->OnLateAppend(late.data(), late.size());
         // Replay seals pages; write them as we go rather than hoard them.
         if (pages_pending_.load(std::memory_order_relaxed) >= 4096) (void)WritePending();
         if (!ok) ++corrupt;
@@ -163,10 +169,17 @@ Status StorageImpl::Append(const SeriesPoint* points, size_t n) {
   {
     std::shared_lock<std::shared_mutex> gate(gate_);
     SUNDIAL_RETURN_IF_ERROR(wal_->Append(record, &lsn));
+    Timestamp oldest = kMaxTimestamp;
     for (size_t i = 0; i < n; ++i) {
       const SeriesPoint& p = points[i];
       ApplyPoint(p.series, series_.Get(p.series), p.t, p.v);
       newest = std::max(newest, p.t);
+      oldest = std::min(oldest, p.t);
+    }
+    // Under the gate, so a checkpoint's SyncLate() covers this batch.
+    LateAppendObserver* const observer = options_.late_observer;
+    if (observer != nullptr && oldest < observer->late_watermark()) {
+      observer->OnLateAppend(points, n);
     }
   }
   if (record.capacity() > (1u << 20)) std::string().swap(record);  // do not hoard
@@ -328,6 +341,10 @@ Timestamp StorageImpl::PendingMax(const MemSeries* s, Timestamp part_start) cons
     if (p->part_start == part_start) m = std::max(m, p->max_t);
   }
   return m;
+}
+
+std::vector<std::pair<Timestamp, Timestamp>> StorageImpl::PartitionRanges() {
+  return partitions_->Ranges();
 }
 
 // ---- Dictionary queries ----

@@ -161,6 +161,9 @@ Status StorageImpl::Checkpoint() {
     EncodeWalBatch(buf.data(), buf.size(), &rec);
     SUNDIAL_RETURN_IF_ERROR(w->Add(rec));
   }
+  // Segments before seq go away with Finish(): late-point notices from
+  // them must be durable first.
+  if (options_.late_observer != nullptr) SUNDIAL_RETURN_IF_ERROR(options_.late_observer->SyncLate());
   SUNDIAL_RETURN_IF_ERROR(w->Finish());
   wal_bytes_at_checkpoint_ = wal_bytes;
   checkpoints_.fetch_add(1, std::memory_order_relaxed);
@@ -185,6 +188,7 @@ Status StorageImpl::Shutdown() {
   Status s = WritePending();
   if (s.ok()) s = partitions_->SyncAll();
   if (s.ok()) s = dict_->Sync();
+  if (s.ok() && options_.late_observer != nullptr) s = options_.late_observer->SyncLate();
   if (!s.ok()) {
     (void)wal_->Sync();  // keep the WAL: recovery replays it
     return s;
