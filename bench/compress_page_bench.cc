@@ -154,7 +154,7 @@ int main(int argc, char** argv) {
   uint32_t page_size = sundial::compress::kDefaultPageSize;
   int reps = 5;
   std::string only;  // run just the fixture of this name
-  bool value_dod = false;  // PageBuilder's delta-of-delta value option
+  bool value_dod = true;  // PageBuilder's delta-of-delta value option (its default)
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--points") == 0) points = std::strtoull(argv[i + 1], nullptr, 10);
     if (std::strcmp(argv[i], "--page-size") == 0) page_size = static_cast<uint32_t>(std::atoi(argv[i + 1]));

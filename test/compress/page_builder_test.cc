@@ -163,7 +163,7 @@ TEST(PageBuilder, SteadyCountersSwitchToDeltaOfDelta) {
   PageBuilder c(kDefaultPageSize, true);
   for (int i = 0; i < 100; ++i) ASSERT_TRUE(c.Append(i * 1000, walk[i]));
   EXPECT_FALSE(c.value_dod());
-  PageBuilder off;
+  PageBuilder off(kDefaultPageSize, false);
   for (int i = 0; i < 100; ++i) ASSERT_TRUE(off.Append(i * 1000, uptime[i]));
   EXPECT_FALSE(off.value_dod());
   // A steady counter costs far less than a random walk.

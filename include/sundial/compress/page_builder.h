@@ -54,9 +54,8 @@ class PageBuilder {
   // buffer once (page_size plus 32 bytes of slack).
   // value_dod: let int and decimal pages switch to delta-of-delta values
   // when that is clearly cheaper (see above); steady counters then take
-  // almost no space. Off by default for now: some storage tests assume a
-  // page of steady data holds at most a few hundred points.
-  explicit PageBuilder(uint32_t page_size = kDefaultPageSize, bool value_dod = false);
+  // almost no space (a page may then hold up to kMaxPointsPerPage points).
+  explicit PageBuilder(uint32_t page_size = kDefaultPageSize, bool value_dod = true);
   PageBuilder(const PageBuilder&) = delete;
   PageBuilder& operator=(const PageBuilder&) = delete;
   PageBuilder(PageBuilder&&) noexcept;
