@@ -267,10 +267,17 @@ std::unique_ptr<PointSource> BuildSeriesPipeline(std::unique_ptr<RawSource> raw,
   std::unique_ptr<PointSource> src = std::move(raw);
   const DownsampleSpec& ds = q.downsample;
   if (ds.enabled) {
-    src = std::make_unique<DownsampleSource>(std::move(src), ctx);
-    if (ds.fill != FillPolicy::kNone && !ds.all) {
-      src = std::make_unique<FillingSource>(std::move(src), ctx);
-    }
+    return BuildAfterDownsample(std::make_unique<DownsampleSource>(std::move(src), ctx), q, ctx);
+  }
+  if (q.rate) src = std::make_unique<RateSource>(std::move(src), q.rate_options);
+  return src;
+}
+
+std::unique_ptr<PointSource> BuildAfterDownsample(std::unique_ptr<PointSource> src,
+                                                  const SubQuery& q, const DownsampleContext& ctx) {
+  const DownsampleSpec& ds = q.downsample;
+  if (ds.fill != FillPolicy::kNone && !ds.all) {
+    src = std::make_unique<FillingSource>(std::move(src), ctx);
   }
   if (q.rate) src = std::make_unique<RateSource>(std::move(src), q.rate_options);
   return src;

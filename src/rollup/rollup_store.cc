@@ -67,6 +67,10 @@ Status RollupStore::Open(const RollupOptions& options, std::unique_ptr<RollupSto
   return Status::OK();
 }
 
+Status RollupStore::Invalidate(const std::string& dir) {
+  return RemoveFileIfExists(dir + "/STATE");
+}
+
 Status RollupStore::Load() {
   SUNDIAL_RETURN_IF_ERROR(CreateDirIfMissing(options_.dir));
   std::string state;
@@ -244,6 +248,10 @@ std::unique_ptr<HourCursor> RollupStore::NewCursor(SeriesId id, Timestamp start,
   return c;
 }
 
+HourCursor::~HourCursor() {
+  if (store_ != nullptr && rolled_ > 0) store_->hours_read_.fetch_add(rolled_, std::memory_order_relaxed);
+}
+
 HourState HourCursor::Get(Timestamp hour, HourStats* out) {
   if (hour >= watermark_) return HourState::kRaw;
   while (dirty_pos_ < dirty_hours_.size() && dirty_hours_[dirty_pos_] < hour) ++dirty_pos_;
@@ -265,6 +273,7 @@ HourState HourCursor::Get(Timestamp hour, HourStats* out) {
   while (pos_ < hours_.size() && hours_[pos_].hour < hour) ++pos_;
   if (pos_ < hours_.size() && hours_[pos_].hour == hour) {
     *out = hours_[pos_];
+    ++rolled_;
     return HourState::kRolled;
   }
   return HourState::kEmpty;
@@ -275,6 +284,7 @@ RollupStats RollupStore::stats() const {
   RollupStats s = stats_;
   s.dirty_pending = dirty_pairs_.size() + dirty_days_.size();
   s.watermark = built_mark_;
+  s.hours_read = hours_read_.load(std::memory_order_relaxed);
   return s;
 }
 

@@ -146,7 +146,7 @@ void RunQuery(const ServiceContext* ctx, const Request& req, const ResponderPtr&
   }
   if (!s.ok()) return resp->Send(ErrorReply(s));
   ResponderSink sink(resp);
-  const query::QueryEngine engine(ctx->storage, Limits(ctx));
+  const query::QueryEngine engine(ctx->storage, Limits(ctx), ctx->rollups);
   s = engine.Execute(spec, &sink);
   if (s.ok()) return sink.Finish();
   if (!sink.started()) return resp->Send(ErrorReply(s));

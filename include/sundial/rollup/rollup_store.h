@@ -74,6 +74,7 @@ struct RollupStats {
   uint64_t dirty_pending = 0;    // gauge: marks (pairs + days) waiting
   uint64_t disk_bytes = 0;       // gauge: bytes of the day files
   uint64_t errors = 0;           // failed passes
+  uint64_t hours_read = 0;       // hours answered from rollups by cursors
   Timestamp watermark = 0;       // hours before it are built
 };
 
@@ -88,6 +89,10 @@ class RollupStore;
 // The rollup view of one series for one query. Not thread-safe; cheap.
 class HourCursor {
  public:
+  ~HourCursor();
+  HourCursor(const HourCursor&) = delete;
+  HourCursor& operator=(const HourCursor&) = delete;
+
   // REQUIRES: hour is UTC-hour aligned, in [start, end) of the cursor, and
   // not below the previous call's.
   HourState Get(Timestamp hour, HourStats* out);
@@ -106,6 +111,7 @@ class HourCursor {
   bool day_ok_ = false;
   std::vector<HourStats> hours_;
   size_t pos_ = 0;
+  uint64_t rolled_ = 0;  // hours answered, added to the store's count at the end
 };
 
 class RollupStore final : public storage::LateAppendObserver {
@@ -113,6 +119,10 @@ class RollupStore final : public storage::LateAppendObserver {
   // Opens the directory and loads STATE and dirty.log. Open before the
   // storage, so that it can be given as StorageOptions::late_observer.
   static Status Open(const RollupOptions& options, std::unique_ptr<RollupStore>* out);
+  // Forgets what was built in dir (removes STATE), so that the next Open
+  // rebuilds every day from the raw points. For when rollups were off and
+  // late points went untracked. Ok if dir does not exist.
+  static Status Invalidate(const std::string& dir);
   ~RollupStore() override;
   RollupStore(const RollupStore&) = delete;
   RollupStore& operator=(const RollupStore&) = delete;
@@ -175,6 +185,7 @@ class RollupStore final : public storage::LateAppendObserver {
       readers_;                    // GUARDED_BY(mu_): day -> (reader, last use)
   mutable uint64_t use_clock_ = 0; // GUARDED_BY(mu_)
   mutable RollupStats stats_;      // GUARDED_BY(mu_)
+  mutable std::atomic<uint64_t> hours_read_{0};
 
   std::mutex run_mu_;  // one pass at a time
   std::mutex stop_mu_;
