@@ -144,6 +144,7 @@ Status RollupStore::BuildNewHours(storage::Storage* storage, Timestamp closed_en
       a = built_mark_;
     }
     if (a >= closed_end) return Status::OK();
+    if (a == kMinTimestamp && storage->PartitionRanges().empty()) return Status::OK();
     // Points below b are late from now on; only then look at the data, so
     // that a point racing with this pass is either read or reported.
     const Timestamp b = std::min(closed_end, a == kMinTimestamp ? closed_end : DayOf(a) + kDayMs);
@@ -175,6 +176,7 @@ Status RollupStore::BuildNewHours(storage::Storage* storage, Timestamp closed_en
         if (DayOf(it->first.second) != work.day || it->first.second >= a) continue;
         work.extra[it->first.first].push_back(it->first.second);
         work.pairs.emplace_back(it->first, it->second);
+        ForgetMarksLocked(it->first.first);
       }
     }
     SUNDIAL_RETURN_IF_ERROR(RebuildDay(storage, work));
@@ -198,6 +200,7 @@ Status RollupStore::BuildDirty(storage::Storage* storage) {
       w.ignore_old = true;
       w.day_seq = kv.second;
     }
+    if (!works.empty()) ForgetMarksLocked(kInvalidSeriesId);
     for (const auto& kv : dirty_pairs_) {
       const Timestamp hour = kv.first.second;
       if (hour >= built_mark_) continue;
@@ -205,6 +208,7 @@ Status RollupStore::BuildDirty(storage::Storage* storage) {
       w.day = DayOf(hour);
       w.pairs.emplace_back(kv.first, kv.second);
       if (w.day_seq == 0) w.extra[kv.first.first].push_back(hour);
+      ForgetMarksLocked(kv.first.first);
     }
   }
   for (auto& kv : works) {

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <climits>
 #include <cstring>
 
 #include "rollup/file_util.h"
@@ -31,6 +32,14 @@ void PutDay(Timestamp day, std::string* out) {
   PutVarint64(out, ZigZagEncode64(day));
 }
 
+constexpr int32_t kNoMark = INT32_MIN;
+
+// Hours since the epoch as the mark cache keeps them (kNoMark if out of range).
+int32_t HourIndex(Timestamp hour) {
+  const Timestamp h = hour / kHourMs;
+  return h > INT32_MIN && h <= INT32_MAX ? static_cast<int32_t>(h) : kNoMark;
+}
+
 std::string FrameRecord(const std::string& payload) {
   std::string rec;
   PutFixed32(&rec, static_cast<uint32_t>(payload.size()));
@@ -41,10 +50,14 @@ std::string FrameRecord(const std::string& payload) {
 
 }  // namespace
 
-RollupStore::RollupStore(const RollupOptions& options) : options_(options) {}
+RollupStore::RollupStore(const RollupOptions& options)
+    : options_(options), mark_blocks_(new std::atomic<std::atomic<int32_t>*>[kMarkBlocks]) {
+  for (uint32_t i = 0; i < kMarkBlocks; ++i) mark_blocks_[i].store(nullptr);
+}
 
 RollupStore::~RollupStore() {
   Stop();
+  for (uint32_t i = 0; i < kMarkBlocks; ++i) delete[] mark_blocks_[i].load();
   std::lock_guard<std::mutex> lock(mu_);
   if (dirty_fd_ >= 0) {
     if (dirty_unsynced_) (void)::fsync(dirty_fd_);
@@ -147,13 +160,51 @@ void RollupStore::MarkDayLocked(Timestamp day) const {
   AppendDirtyLocked(entry);
 }
 
+std::atomic<int32_t>* RollupStore::MarkSlot(SeriesId id, bool create) const {
+  const uint32_t b = id >> kMarkBlockBits;
+  if (b >= kMarkBlocks) return nullptr;
+  std::atomic<int32_t>* block = mark_blocks_[b].load();
+  if (block == nullptr && create) {
+    block = new std::atomic<int32_t>[size_t{1} << kMarkBlockBits];
+    for (uint32_t i = 0; i < (1u << kMarkBlockBits); ++i) block[i].store(kNoMark);
+    mark_blocks_[b].store(block);
+  }
+  return block == nullptr ? nullptr : &block[id & ((1u << kMarkBlockBits) - 1)];
+}
+
+void RollupStore::ForgetMarksLocked(SeriesId id) const {
+  if (id != kInvalidSeriesId) {
+    if (auto* slot = MarkSlot(id, false)) slot->store(kNoMark);
+    return;
+  }
+  for (uint32_t b = 0; b < kMarkBlocks; ++b) {
+    std::atomic<int32_t>* block = mark_blocks_[b].load();
+    if (block == nullptr) continue;
+    for (uint32_t i = 0; i < (1u << kMarkBlockBits); ++i) block[i].store(kNoMark);
+  }
+}
+
 void RollupStore::OnLateAppend(const storage::SeriesPoint* points, size_t n) {
   const Timestamp mark = late_mark_.load();
-  std::string entries;
-  std::lock_guard<std::mutex> lock(mu_);
+  // Lock-free pass: points of an hour already marked for their series are
+  // done (the common case in a backfill). A builder forgets the cached
+  // marks of what it is about to read before reading it, so a hit here
+  // means the mark is newer than any rebuild in progress.
+  thread_local std::vector<size_t> todo;
+  todo.clear();
   for (size_t i = 0; i < n; ++i) {
     if (points[i].t >= mark) continue;
+    const int32_t h = HourIndex(HourOf(points[i].t));
+    const std::atomic<int32_t>* slot = MarkSlot(points[i].series, false);
+    if (h != kNoMark && slot != nullptr && slot->load() == h) continue;
+    todo.push_back(i);
+  }
+  if (todo.empty()) return;
+  std::string entries;
+  std::lock_guard<std::mutex> lock(mu_);
+  for (size_t i : todo) {
     const Timestamp hour = HourOf(points[i].t);
+    if (auto* slot = MarkSlot(points[i].series, true)) slot->store(HourIndex(hour));
     const Timestamp day = DayOf(hour);
     auto d = dirty_days_.find(day);
     if (d != dirty_days_.end()) {

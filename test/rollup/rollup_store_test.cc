@@ -31,6 +31,7 @@ class Fixture {
     ro.dir = dir_ + "/rollup";
     ro.grace_ms = 10 * 60000;
     ro.clock = [this] { return now_.load(); };
+    ro.max_dirty_pairs = max_dirty_pairs_;
     ASSERT_TRUE(RollupStore::Open(ro, &rollups_).ok());
     storage::StorageOptions so;
     so.data_dir = dir_;
@@ -74,6 +75,7 @@ class Fixture {
   }
 
   std::string dir_;
+  size_t max_dirty_pairs_ = 65536;
   std::atomic<int64_t> now_{kT0 + 5 * kHourMs};
   std::unique_ptr<RollupStore> rollups_;
   std::unique_ptr<storage::Storage> storage_;
@@ -133,6 +135,38 @@ TEST(RollupStore, LatePointsMakeTheirHourRawUntilRebuilt) {
   int rolled = 0;
   f.ExpectConsistent(a, kT0, kT0 + 5 * kHourMs, &rolled);
   EXPECT_EQ(rolled, 4);
+  // The same hour again after its rebuild: marked again.
+  f.Put(a, kT0 + kHourMs + 31, Value::Int(7));
+  EXPECT_EQ(f.StateOf(a, kT0 + kHourMs), HourState::kRaw);
+  ASSERT_TRUE(f.rollups_->BuildNow(f.storage_.get()).ok());
+  rolled = 0;
+  f.ExpectConsistent(a, kT0, kT0 + 5 * kHourMs, &rolled);
+  EXPECT_EQ(rolled, 4);
+}
+
+TEST(RollupStore, ManyLateHoursCollapseIntoDays) {
+  testing::TempDir dir;
+  Fixture f(dir.path());
+  f.now_ = kT0 + 3 * kDayMs;
+  f.max_dirty_pairs_ = 100;
+  f.Open();
+  const SeriesId a = f.Series("a");
+  f.Put(a, kT0, Value::Int(1));
+  ASSERT_TRUE(f.rollups_->BuildNow(f.storage_.get()).ok());
+  // 48 late hours of 40 series: more marks than a small store keeps.
+  std::vector<SeriesId> ids;
+  for (int i = 0; i < 40; ++i) ids.push_back(f.Series("s" + std::to_string(i)));
+  for (Timestamp t = kT0; t < kT0 + 2 * kDayMs; t += 600000) {
+    for (SeriesId id : ids) f.Put(id, t, Value::Float(static_cast<double>(t % 977) / 10));
+  }
+  // Marks beyond 100 pairs collapse into the two whole days.
+  EXPECT_LE(f.rollups_->stats().dirty_pending, 2u + 100u);
+  EXPECT_GE(f.rollups_->stats().late_marks, 100u);
+  ASSERT_TRUE(f.rollups_->BuildNow(f.storage_.get()).ok());
+  EXPECT_EQ(f.rollups_->stats().dirty_pending, 0u);
+  int rolled = 0;
+  for (SeriesId id : ids) f.ExpectConsistent(id, kT0, kT0 + 2 * kDayMs, &rolled);
+  EXPECT_EQ(rolled, 48 * 40);
 }
 
 TEST(RollupStore, RestartKeepsRollupsConsistent) {
@@ -224,7 +258,6 @@ TEST(RollupStore, BuildsAcrossDaysAndCatchesUp) {
 TEST(RollupStore, BackgroundThreadBuildsAndStops) {
   testing::TempDir dir;
   Fixture f(dir.path());
-  RollupOptions ro;
   f.Open();
   const SeriesId a = f.Series("a"), b = f.Series("b");
   Fill(&f, a, b);

@@ -165,6 +165,11 @@ class RollupStore final : public storage::LateAppendObserver {
   // Reader of a day (cached), or null if the file is missing or damaged.
   std::shared_ptr<const DayFileReader> Reader(Timestamp day) const;
   void MarkDayLocked(Timestamp day) const;  // REQUIRES: mu_ held
+  // The last-marked-hour slot of a series, or null (not allocated yet).
+  std::atomic<int32_t>* MarkSlot(SeriesId id, bool create) const;
+  // Forgets the cached marks of id (all series if id is kInvalidSeriesId),
+  // so that its next late point takes the lock. REQUIRES: mu_ held.
+  void ForgetMarksLocked(SeriesId id) const;
   void AppendDirtyLocked(const std::string& entries) const;  // REQUIRES: mu_ held
   Status RewriteDirtyLogLocked() const;  // REQUIRES: mu_ held
 
@@ -186,6 +191,12 @@ class RollupStore final : public storage::LateAppendObserver {
   mutable uint64_t use_clock_ = 0; // GUARDED_BY(mu_)
   mutable RollupStats stats_;      // GUARDED_BY(mu_)
   mutable std::atomic<uint64_t> hours_read_{0};
+  // Per series, the hour (since the epoch) of its last late-point mark, so
+  // that further late points of that hour cost no lock: blocks of
+  // kMarkBlock slots, allocated under mu_, never freed before the store.
+  static constexpr uint32_t kMarkBlockBits = 12;
+  static constexpr uint32_t kMarkBlocks = 4096;  // 16 M series
+  std::unique_ptr<std::atomic<std::atomic<int32_t>*>[]> mark_blocks_;
 
   std::mutex run_mu_;  // one pass at a time
   std::mutex stop_mu_;
