@@ -4,7 +4,16 @@
 //   storage_append_bench append [series=10000] [points_per_series=1000]
 //   storage_append_bench rss <series> [points_per_series=30]
 //   storage_append_bench disk [points_per_fixture=1000000]
-//   storage_append_bench all        (the three above, RSS in child processes)
+//   storage_append_bench sim [series=10000] [days=7]
+//   storage_append_bench all        (the above, RSS and sim in child processes;
+//                                    sim at 10k series for 7 days, 100k for 1 h)
+//
+// "sim" runs the engine on a simulated clock that follows the data (one
+// round of points every 10 s of simulated time, one maintenance pass per
+// round, so checkpoints, sealing and partition eviction happen as they
+// would in that much real time) and prints anonymous RSS after 1 h, 1 day
+// and each further day, and the bytes written to disk per stored point by
+// kind of file (write amplification). fsync is counted but not performed.
 //
 // Data: DevOps-like series (8 tags), one point per series every 10 s, values
 // as 2-decimal random walks; the "disk" mode uses compress' fixtures.
@@ -23,6 +32,8 @@
 #include <vector>
 
 #include "compress_fixtures.h"
+#include "storage/env.h"
+#include "storage/storage_impl.h"
 #include "sundial/storage/storage.h"
 
 namespace sundial::storage {
@@ -70,11 +81,11 @@ std::vector<SeriesId> MakeSeries(Storage* db, size_t n) {
 // Appends rounds [r0, r1) of one point per series for ids[first, last),
 // in batches of `batch` points (as one ingest connection would).
 void AppendRounds(Storage* db, const std::vector<SeriesId>& ids, size_t first, size_t last,
-                  int r0, int r1, size_t batch) {
+                  int r0, int r1, size_t batch, Timestamp t0 = 1700000000000) {
   std::vector<SeriesPoint> buf;
   buf.reserve(batch);
   for (int r = r0; r < r1; ++r) {
-    const Timestamp t = 1700000000000 + static_cast<Timestamp>(r) * 10000;
+    const Timestamp t = t0 + static_cast<Timestamp>(r) * 10000;
     for (size_t k = first; k < last; ++k) {
       // A cheap deterministic 2-decimal walk per series.
       const int64_t cents = static_cast<int64_t>((k * 7919 + static_cast<size_t>(r) * 31) % 997);
@@ -185,12 +196,150 @@ void Disk(size_t points_per_fixture) {
   }
 }
 
+// ---- Simulated clock ----
+
+// Bytes written per kind of file.
+struct WriteCounters {
+  std::atomic<uint64_t> wal{0}, checkpoint{0}, pages{0}, index{0}, dict{0}, syncs{0};
+};
+
+// Forwards to the POSIX Env; the clock is set by the benchmark, writes are
+// counted by kind, and fsync only counts.
+class SimEnv final : public Env {
+ public:
+  SimEnv(std::atomic<int64_t>* clock, WriteCounters* counters)
+      : base_(NewPosixEnv()), clock_(clock), counters_(counters) {}
+  Status OpenFile(const std::string& path, std::unique_ptr<File>* out) override {
+    std::unique_ptr<File> f;
+    SUNDIAL_RETURN_IF_ERROR(base_->OpenFile(path, &f));
+    out->reset(new CountingFile(std::move(f), CounterFor(path), &counters_->syncs));
+    return Status::OK();
+  }
+  Status ReadFileToString(const std::string& p, std::string* out) override {
+    return base_->ReadFileToString(p, out);
+  }
+  Status ListDir(const std::string& d, std::vector<std::string>* n) override {
+    return base_->ListDir(d, n);
+  }
+  Status CreateDir(const std::string& d) override { return base_->CreateDir(d); }
+  Status RemoveFile(const std::string& p) override { return base_->RemoveFile(p); }
+  Status RenameFile(const std::string& a, const std::string& b) override {
+    return base_->RenameFile(a, b);
+  }
+  Status SyncDir(const std::string&) override {
+    counters_->syncs.fetch_add(1, std::memory_order_relaxed);
+    return Status::OK();
+  }
+  bool FileExists(const std::string& p) override { return base_->FileExists(p); }
+  int64_t NowMs() override { return clock_->load(std::memory_order_relaxed); }
+
+ private:
+  class CountingFile final : public File {
+   public:
+    CountingFile(std::unique_ptr<File> f, std::atomic<uint64_t>* bytes,
+                 std::atomic<uint64_t>* syncs)
+        : f_(std::move(f)), bytes_(bytes), syncs_(syncs) {}
+    Status Write(uint64_t offset, const char* data, size_t n) override {
+      bytes_->fetch_add(n, std::memory_order_relaxed);
+      return f_->Write(offset, data, n);
+    }
+    Status Read(uint64_t o, size_t n, char* d, size_t* g) override { return f_->Read(o, n, d, g); }
+    Status Sync() override {
+      syncs_->fetch_add(1, std::memory_order_relaxed);
+      return Status::OK();
+    }
+    Status Truncate(uint64_t s) override { return f_->Truncate(s); }
+    Status Size(uint64_t* s) override { return f_->Size(s); }
+    Status Map(uint64_t o, size_t l, std::unique_ptr<MappedRegion>* out) override {
+      return f_->Map(o, l, out);
+    }
+    const std::string& path() const override { return f_->path(); }
+
+   private:
+    std::unique_ptr<File> f_;
+    std::atomic<uint64_t>* const bytes_;
+    std::atomic<uint64_t>* const syncs_;
+  };
+
+  std::atomic<uint64_t>* CounterFor(const std::string& path) {
+    auto ends = [&](const char* tail) {
+      const size_t n = std::strlen(tail);
+      return path.size() >= n && path.compare(path.size() - n, n, tail) == 0;
+    };
+    if (ends(".wal")) return &counters_->wal;
+    if (ends(".ckpt.tmp") || ends(".ckpt")) return &counters_->checkpoint;
+    if (ends("/pages")) return &counters_->pages;
+    if (ends("/index") || ends("/index.tmp")) return &counters_->index;
+    return &counters_->dict;
+  }
+
+  std::unique_ptr<Env> base_;
+  std::atomic<int64_t>* const clock_;
+  WriteCounters* const counters_;
+};
+
+void PrintWrites(const char* when, const WriteCounters& c, double points) {
+  const double wal = static_cast<double>(c.wal.load()), ck = static_cast<double>(c.checkpoint.load()),
+               pg = static_cast<double>(c.pages.load()), ix = static_cast<double>(c.index.load()),
+               dc = static_cast<double>(c.dict.load());
+  std::printf("writes  %-9s %.0f points: %.2f B/pt written (WAL %.2f, checkpoints %.2f, "
+              "pages %.2f, index %.3f, dictionary %.3f), %llu fsyncs\n",
+              when, points, (wal + ck + pg + ix + dc) / points, wal / points, ck / points,
+              pg / points, ix / points, dc / points,
+              static_cast<unsigned long long>(c.syncs.load()));
+}
+
+void Simulate(size_t series, int days) {
+  constexpr Timestamp kDay = 86400000;
+  constexpr int kRoundsPerDay = 8640;  // one point per series every 10 s
+  const Timestamp t0 = 1700006400000;  // a day boundary: day partitions fill whole
+  const std::string dir = MakeTempDir();
+  std::atomic<int64_t> clock{t0};
+  WriteCounters counters;
+  StorageOptions o;
+  o.data_dir = dir;
+  std::unique_ptr<StorageImpl> db;
+  Check(StorageImpl::Open(o, std::make_unique<SimEnv>(&clock, &counters), &db, false), "open");
+  auto ids = MakeSeries(db.get(), series);
+  const auto w0 = std::chrono::steady_clock::now();
+  const int total = days <= 0 ? 360 : days * kRoundsPerDay;
+  for (int r = 0; r < total;) {
+    // The next report: 1 h, then each whole day.
+    const int stop = r < 360 ? std::min(total, 360) : std::min(total, (r / kRoundsPerDay + 1) * kRoundsPerDay);
+    for (; r < stop; ++r) {
+      clock.store(t0 + static_cast<Timestamp>(r) * 10000 + 5000);
+      AppendRounds(db.get(), ids, 0, series, r, r + 1, 1000, t0);
+      db->TEST_RunMaintenance();
+    }
+    const double points = static_cast<double>(series) * r;
+    char when[32];
+    if (r == 360) {
+      std::snprintf(when, sizeof(when), "1 h");
+    } else {
+      std::snprintf(when, sizeof(when), "%d day%s", r / kRoundsPerDay, r >= 2 * kRoundsPerDay ? "s" : "");
+    }
+    const StorageStats st = db->stats();
+    std::printf("sim     series=%zu %-9s RssAnon %.1f MB, engine estimate %.1f MB, "
+                "%llu pages written, %llu partitions open, wall %.0f s\n",
+                series, when, RssAnonKb() / 1024.0, st.memory_bytes / 1048576.0,
+                static_cast<unsigned long long>(st.pages_written),
+                static_cast<unsigned long long>(st.partitions),
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count());
+    PrintWrites(when, counters, points);
+    std::fflush(stdout);
+  }
+  (void)kDay;
+  db.reset();  // clean shutdown
+  PrintWrites("+shutdown", counters, static_cast<double>(series) * total);
+  fs::remove_all(dir);
+}
+
 // Runs `self rss n` in a child so that each figure starts from a fresh heap.
-void RssInChild(const char* self, size_t series) {
+void InChild(const char* self, const char* mode, size_t series, const char* arg2 = nullptr) {
   const pid_t pid = fork();
   if (pid == 0) {
     const std::string n = std::to_string(series);
-    execl(self, self, "rss", n.c_str(), static_cast<char*>(nullptr));
+    execl(self, self, mode, n.c_str(), arg2, static_cast<char*>(nullptr));
     _exit(127);
   }
   int status = 0;
@@ -212,11 +361,15 @@ int main(int argc, char** argv) {
     Rss(arg(2, 10000), static_cast<int>(arg(3, 30)));
   } else if (mode == "disk") {
     Disk(arg(2, 1000000));
+  } else if (mode == "sim") {
+    Simulate(arg(2, 10000), static_cast<int>(arg(3, 7)));
   } else if (mode == "all") {
     Throughput(10000, 1000);
-    RssInChild(argv[0], 10000);
-    RssInChild(argv[0], 100000);
+    InChild(argv[0], "rss", 10000);
+    InChild(argv[0], "rss", 100000);
     Disk(1000000);
+    InChild(argv[0], "sim", 10000, "7");
+    InChild(argv[0], "sim", 100000, "0");
   } else {
     std::fprintf(stderr, "usage: %s [append|rss|disk|all] ...\n", argv[0]);
     return 2;

@@ -5,8 +5,9 @@
 #   release   Release build (build/), all unit + integration tests (ctest)
 #   sanitize  the same under AddressSanitizer + UBSan (build-sanitize/), no benches
 #   i686      32-bit x86 cross build (build-i686/), its tests run natively
-#   fuzz      clang + libFuzzer build (build-fuzz/), each fuzz target for a
-#             few seconds
+#   fuzz      clang + libFuzzer build (build-fuzz/): every module library
+#             (so clang's -Wthread-safety -Werror checks them all), then each
+#             fuzz target for a few seconds
 #   pi-zero   ARMv6 static cross build (build-pi-zero/), its tests under
 #             qemu-arm -cpu arm1176 (scripts/build-pi-zero.sh --test)
 #
@@ -56,13 +57,10 @@ stage_sanitize() {
   export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:strict_string_checks=1}
   export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
   # Debug keeps assert() on; -O1 -g1 compiles much faster than -O2 -g and
-  # still gives file:line in reports. Warnings do not fail this build: the
-  # sanitizers make GCC report false positives (-Wmaybe-uninitialized in
-  # libstdc++'s std::function), and the release and fuzz stages already
-  # hold the code to -Werror with GCC and clang.
+  # still gives file:line in reports.
   configure build-sanitize -DCMAKE_BUILD_TYPE=Debug \
       -DCMAKE_C_FLAGS_DEBUG="-O1 -g1" -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" \
-      -DSUNDIAL_SANITIZE=ON -DSUNDIAL_BENCH=OFF -DSUNDIAL_WERROR=OFF &&
+      -DSUNDIAL_SANITIZE=ON -DSUNDIAL_BENCH=OFF &&
     cmake --build build-sanitize -j "$jobs" &&
     run_ctest build-sanitize
 }
@@ -95,7 +93,9 @@ stage_fuzz() {
     echo "no fuzz targets (add_fuzzer) in the tree yet"
     return $SKIP
   fi
-  cmake --build build-fuzz -j "$jobs" --target sundial_fuzzers || return 1
+  # sundial_libs: every module compiled by clang, so -Wthread-safety
+  # -Werror checks the GUARDED_BY/REQUIRES annotations of all of them.
+  cmake --build build-fuzz -j "$jobs" --target sundial_libs sundial_fuzzers || return 1
   local name binary seeds failed=0 corpus
   mkdir -p build-fuzz/artifacts
   while IFS=$'\t' read -r name binary seeds; do

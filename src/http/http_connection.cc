@@ -1,7 +1,6 @@
 #include "sundial/http/http_connection.h"
 
 #include <cstdio>
-#include <exception>
 
 #include <asio/bind_executor.hpp>
 #include <asio/post.hpp>
@@ -176,14 +175,9 @@ void HttpConnection::StartRequest(Request request) {
   slots_.push_back(std::move(slot));
   if (!options_.cors.domains.empty() && HandleCors(request, &slots_.back())) return;
   auto responder = std::make_shared<ResponderImpl>(shared_from_this(), seq);
-  // A throwing handler must not take the I/O thread down with it.
-  try {
-    router_->Dispatch(std::move(request), responder);
-  } catch (const std::exception& e) {
-    responder->Send(Reply::Error(500, e.what()));
-  } catch (...) {
-    responder->Send(Reply::Error(500, "An unknown exception occurred"));
-  }
+  // Handlers report errors as replies, never by throwing (Dispatch is
+  // noexcept): no exception crosses from a module into the I/O thread.
+  router_->Dispatch(std::move(request), responder);
 }
 
 bool HttpConnection::HandleCors(const Request& request, Slot* slot) {

@@ -2,6 +2,7 @@
 
 #include <cassert>
 
+#include <asio/dispatch.hpp>
 #include <asio/post.hpp>
 
 namespace sundial::http {
@@ -28,7 +29,9 @@ void ResponderImpl::Send(Reply reply) {
     assert(false && "Responder answered twice");
     return;
   }
-  asio::post(conn_->strand_, [conn = conn_, seq = seq_, r = std::move(reply)]() mutable {
+  // On the connection's own strand (a handler that answered at once) the
+  // reply is applied here, without a trip through the scheduler.
+  asio::dispatch(conn_->strand_, [conn = conn_, seq = seq_, r = std::move(reply)]() mutable {
     conn->OnSend(seq, std::move(r));
   });
 }

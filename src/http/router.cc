@@ -54,7 +54,7 @@ void Router::Add(MethodSet methods, std::string_view path, Handler handler) {
   routes_.push_back(std::move(route));
 }
 
-void Router::Dispatch(Request request, const ResponderPtr& responder) const {
+void Router::Dispatch(Request request, const ResponderPtr& responder) const noexcept {
   requests_.fetch_add(1, std::memory_order_relaxed);
   std::vector<std::string_view> segs = Split(request.path);
   std::vector<std::string> lowered;

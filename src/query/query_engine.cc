@@ -84,26 +84,23 @@ bool PassesFilters(const SubQuery& q, const SeriesKey& key) {
   return true;
 }
 
-std::vector<SeriesId> Intersect(const std::vector<SeriesId>& a, const std::vector<SeriesId>& b) {
-  std::vector<SeriesId> out;
-  std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
-  return out;
-}
-
-// Narrows candidates with the index for the first literal_or filter.
+// Narrows candidates (sorted ids) with the index for the first literal_or
+// filter: the union over its literals of (candidates with that tag value).
 std::vector<SeriesId> NarrowByLiterals(storage::Storage* st, const SubQuery& q,
                                        std::vector<SeriesId> ids) {
   for (const TagFilter& f : q.filters) {
     if (f.type() != FilterType::kLiteralOr) continue;
-    std::vector<SeriesId> any;
+    std::vector<SeriesId> out;
     for (const std::string& lit : f.literals()) {
-      std::vector<SeriesId> with = st->SeriesWithTag(f.tagk(), lit);
-      std::vector<SeriesId> merged;
-      std::set_union(any.begin(), any.end(), with.begin(), with.end(),
-                     std::back_inserter(merged));
-      any.swap(merged);
+      const std::vector<SeriesId> with = st->SeriesWithTag(f.tagk(), lit);
+      std::set_intersection(ids.begin(), ids.end(), with.begin(), with.end(),
+                            std::back_inserter(out));
     }
-    return Intersect(ids, any);
+    if (f.literals().size() > 1) {
+      std::sort(out.begin(), out.end());
+      out.erase(std::unique(out.begin(), out.end()), out.end());
+    }
+    return out;
   }
   return ids;
 }
@@ -189,25 +186,44 @@ void GroupSeries(const SubQuery& q, SubPlan* plan) {
   for (auto& g : groups) plan->groups.push_back(std::move(g.second));
 }
 
-void ComputeTags(const SubPlan& plan, const std::vector<size_t>& members, GroupHeader* h) {
-  std::map<std::string, std::pair<std::string, bool>> seen;  // value, conflicting
+// OpenTSDB's SpanGroup.computeTags: a tagk whose value differs between
+// members is an aggregate tag, any other tagk seen keeps its value. Series
+// keys list tags sorted by key, so the members are merged in one pass each.
+// h borrows strings from plan.
+void ComputeTags(const SubPlan& plan, const std::vector<size_t>& members, bool with_tsuids,
+                 GroupHeader* h) {
+  struct Seen {
+    std::string_view key, value;
+    bool conflicting;
+  };
+  std::vector<Seen> seen, merged;
   for (size_t m : members) {
-    for (const auto& kv : plan.series[m].key.tags) {
-      auto it = seen.find(kv.first);
-      if (it == seen.end()) {
-        seen.emplace(kv.first, std::make_pair(kv.second, false));
-      } else if (it->second.first != kv.second) {
-        it->second.second = true;
+    const auto& tags = plan.series[m].key.tags;
+    merged.clear();
+    size_t i = 0, j = 0;
+    while (i < seen.size() || j < tags.size()) {
+      if (j == tags.size() || (i < seen.size() && seen[i].key < tags[j].first)) {
+        merged.push_back(seen[i++]);
+      } else if (i == seen.size() || tags[j].first < seen[i].key) {
+        merged.push_back({tags[j].first, tags[j].second, false});
+        ++j;
+      } else {
+        merged.push_back(seen[i]);
+        merged.back().conflicting |= seen[i].value != tags[j].second;
+        ++i;
+        ++j;
       }
     }
+    seen.swap(merged);
   }
-  for (auto& kv : seen) {
-    if (kv.second.second) {
-      h->aggregate_tags.push_back(kv.first);
+  for (const Seen& t : seen) {
+    if (t.conflicting) {
+      h->aggregate_tags.push_back(t.key);
     } else {
-      h->tags.emplace(kv.first, kv.second.first);
+      h->tags.emplace_back(t.key, t.value);
     }
   }
+  if (!with_tsuids) return;
   for (size_t m : members) h->tsuids.push_back(plan.series[m].tsuid);
   std::sort(h->tsuids.begin(), h->tsuids.end());
 }
@@ -241,7 +257,7 @@ Status RunGroup(storage::Storage* st, const rollup::RollupStore* rollups, const 
   if (present.empty()) return Status::OK();
   GroupHeader h;
   h.metric = &plan.metric;
-  ComputeTags(plan, present, &h);
+  ComputeTags(plan, present, spec.show_tsuids, &h);
   for (auto& raw : raws) sources.push_back(BuildSeriesPipeline(std::move(raw), q, ctx));
   GroupAggregator agg(std::move(sources), *q.aggregator, q.rate);
   w->BeginResult(q, h);
@@ -284,6 +300,37 @@ QueryEngine::QueryEngine(storage::Storage* storage, const QueryLimits& limits,
     : storage_(storage), limits_(limits), rollups_(rollups) {}
 
 Status QueryEngine::Execute(const QuerySpec& spec, ChunkSink* sink) const {
+  return Run(spec, nullptr, sink);
+}
+
+Status QueryEngine::ExecuteSmall(const QuerySpec& spec, const SmallQueryBound& bound,
+                                 std::string* json) const {
+  // Collects every piece into *json.
+  class StringSink final : public ChunkSink {
+   public:
+    explicit StringSink(std::string* out) : out_(out) {}
+    bool Write(std::string&& chunk) override {
+      if (out_->empty()) {
+        out_->swap(chunk);
+      } else {
+        out_->append(chunk);
+      }
+      return true;
+    }
+
+   private:
+    std::string* const out_;
+  };
+  json->clear();
+  if (bound.max_series == 0 || bound.max_points == 0) return Status::Busy("no small-query bound");
+  StringSink sink(json);
+  Status s = Run(spec, &bound, &sink);
+  if (!s.ok()) json->clear();
+  return s;
+}
+
+Status QueryEngine::Run(const QuerySpec& spec, const SmallQueryBound* bound,
+                        ChunkSink* sink) const {
   // Phase 1: resolve every sub-query, so that name and limit errors are
   // reported before any byte of the body is sent.
   std::vector<SubPlan> plans(spec.queries.size());
@@ -303,11 +350,21 @@ Status QueryEngine::Execute(const QuerySpec& spec, ChunkSink* sink) const {
           std::to_string(limits_.max_series) +
           " time series. Please try filtering using more tags or use fewer sub-queries.");
     }
+    if (bound != nullptr && total_series > bound->max_series) {
+      return Status::Busy("more series than the small-query bound");
+    }
     ComputeScanWindow(spec, q, &plan);
     GroupSeries(q, &plan);
   }
-  // Phase 2: stream.
-  QueryBudget budget(limits_.max_points, limits_.deadline_ms);
+  // Phase 2: stream. Under a small-query bound, the stricter of the two
+  // point limits applies; only the client's limit is an error.
+  uint64_t max_points = limits_.max_points;
+  bool soft = false;
+  if (bound != nullptr && (max_points == 0 || bound->max_points < max_points)) {
+    max_points = bound->max_points;
+    soft = true;
+  }
+  QueryBudget budget(max_points, limits_.deadline_ms, soft);
   ResultWriter w(spec, sink);
   for (const SubPlan& plan : plans) {
     for (const std::vector<size_t>& g : plan.groups) {

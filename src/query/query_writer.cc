@@ -83,11 +83,11 @@ ResultWriter::ResultWriter(const QuerySpec& spec, ChunkSink* sink) : spec_(spec)
   buf_.push_back('[');
 }
 
-bool ResultWriter::Flush() {
+bool ResultWriter::Flush(bool last) {
   if (!sink_ok_) return false;
   if (buf_.empty()) return true;
   std::string chunk;
-  chunk.reserve(kChunkBytes + 4096);
+  if (!last) chunk.reserve(kChunkBytes + 4096);  // becomes buf_ for what follows
   chunk.swap(buf_);
   sink_ok_ = sink_->Write(std::move(chunk));
   return sink_ok_;
@@ -151,18 +151,18 @@ void ResultWriter::AddPoint(Timestamp t, const Value& v) {
     AppendJavaDouble(v.float_value(), &buf_);
   }
   if (spec_.arrays) buf_.push_back(']');
-  if (buf_.size() >= kChunkBytes) Flush();
+  if (buf_.size() >= kChunkBytes) Flush(/*last=*/false);
 }
 
 bool ResultWriter::EndResult() {
   buf_.append(spec_.arrays ? "]}" : "}}");
-  if (buf_.size() >= kChunkBytes) return Flush();
+  if (buf_.size() >= kChunkBytes) return Flush(/*last=*/false);
   return sink_ok_;
 }
 
 bool ResultWriter::Finish() {
   buf_.push_back(']');
-  return Flush();
+  return Flush(/*last=*/true);
 }
 
 }  // namespace sundial::query

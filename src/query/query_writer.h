@@ -4,8 +4,9 @@
 // Thread-safety: one query thread.
 #pragma once
 
-#include <map>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "series_source.h"
@@ -13,11 +14,12 @@
 
 namespace sundial::query {
 
+// The head of one result object. Borrows every string (from the plan).
 struct GroupHeader {
   const std::string* metric;
-  std::map<std::string, std::string> tags;
-  std::vector<std::string> aggregate_tags;
-  std::vector<std::string> tsuids;  // sorted; only written with showTSUIDs
+  std::vector<std::pair<std::string_view, std::string_view>> tags;  // sorted by key
+  std::vector<std::string_view> aggregate_tags;                      // sorted
+  std::vector<std::string_view> tsuids;  // sorted; only filled with showTSUIDs
 };
 
 class ResultWriter {
@@ -34,7 +36,9 @@ class ResultWriter {
   bool Finish();
 
  private:
-  bool Flush();
+  // Hands buf_ to the sink; unless last, buf_ is then a fresh chunk-sized
+  // buffer.
+  bool Flush(bool last);
 
   const QuerySpec& spec_;
   ChunkSink* const sink_;

@@ -41,7 +41,7 @@ class Grid {
 // or one point for the whole range with "all".
 class DownsampleSource final : public PointSource {
  public:
-  DownsampleSource(std::unique_ptr<PointSource> src, const DownsampleContext& ctx)
+  DownsampleSource(std::unique_ptr<RawSource> src, const DownsampleContext& ctx)
       : src_(std::move(src)), ctx_(ctx), grid_(ctx_) {}
 
   bool Next(Point* p) override {
@@ -80,7 +80,7 @@ class DownsampleSource final : public PointSource {
   }
 
  private:
-  void Advance() { have_next_ = src_->Next(&next_); }
+  void Advance() { have_next_ = src_->Next(&next_); }  // not virtual: RawSource is final
 
   void Start() {
     started_ = true;
@@ -95,7 +95,7 @@ class DownsampleSource final : public PointSource {
     }
   }
 
-  std::unique_ptr<PointSource> src_;
+  std::unique_ptr<RawSource> src_;
   const DownsampleContext ctx_;
   const Grid grid_;
   bool started_ = false;
@@ -207,9 +207,10 @@ class RateSource final : public PointSource {
 
 }  // namespace
 
-QueryBudget::QueryBudget(uint64_t max_points, int64_t deadline_ms)
+QueryBudget::QueryBudget(uint64_t max_points, int64_t deadline_ms, bool points_limit_is_soft)
     : max_points_(max_points),
       deadline_ms_(deadline_ms),
+      soft_(points_limit_is_soft),
       start_(std::chrono::steady_clock::now()),
       next_check_(kCheckEvery) {
   if (max_points_ != 0 && max_points_ < next_check_) next_check_ = max_points_;
@@ -218,6 +219,10 @@ QueryBudget::QueryBudget(uint64_t max_points, int64_t deadline_ms)
 bool QueryBudget::Check() {
   if (!status_.ok()) return false;
   if (max_points_ != 0 && points_ > max_points_) {
+    if (soft_) {
+      status_ = Status::Busy("more raw points than the small-query bound");
+      return false;
+    }
     status_ = Status::ResourceExhausted(
         "Sorry, you have attempted to fetch more than our limit of " +
         std::to_string(max_points_) + " data points. Please try filtering using more tags or "
@@ -246,29 +251,17 @@ bool RawSource::Prime() {
   return have_primed_point_;
 }
 
-bool RawSource::Next(Point* p) {
-  if (have_primed_point_) {
-    have_primed_point_ = false;
-    *p = first_;
-    return true;
-  }
-  if (!it_->Next()) {
-    if (!it_->status().ok()) budget_->Fail(it_->status());
-    return false;
-  }
-  if (!budget_->Charge()) return false;
-  p->t = it_->t();
-  p->v = it_->v();
-  return true;
+bool RawSource::Exhausted() {
+  if (!it_->status().ok()) budget_->Fail(it_->status());
+  return false;
 }
 
 std::unique_ptr<PointSource> BuildSeriesPipeline(std::unique_ptr<RawSource> raw,
                                                  const SubQuery& q, const DownsampleContext& ctx) {
-  std::unique_ptr<PointSource> src = std::move(raw);
-  const DownsampleSpec& ds = q.downsample;
-  if (ds.enabled) {
-    return BuildAfterDownsample(std::make_unique<DownsampleSource>(std::move(src), ctx), q, ctx);
+  if (q.downsample.enabled) {
+    return BuildAfterDownsample(std::make_unique<DownsampleSource>(std::move(raw), ctx), q, ctx);
   }
+  std::unique_ptr<PointSource> src = std::move(raw);
   if (q.rate) src = std::make_unique<RateSource>(std::move(src), q.rate_options);
   return src;
 }

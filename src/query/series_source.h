@@ -29,7 +29,10 @@ struct Point {
 // Shared per-query accounting of raw points read and of the deadline.
 class QueryBudget {
  public:
-  QueryBudget(uint64_t max_points, int64_t deadline_ms);
+  // Over max_points the status is ResourceExhausted, or Busy when
+  // points_limit_is_soft (a bound of the small-query path, not a limit the
+  // client hit).
+  QueryBudget(uint64_t max_points, int64_t deadline_ms, bool points_limit_is_soft = false);
   // Counts one raw point; false once a limit is hit (status() says which).
   bool Charge() {
     if (++points_ <= next_check_) return true;
@@ -46,6 +49,7 @@ class QueryBudget {
 
   const uint64_t max_points_;
   const int64_t deadline_ms_;
+  const bool soft_;
   const std::chrono::steady_clock::time_point start_;
   uint64_t points_ = 0;
   uint64_t next_check_ = 0;
@@ -66,9 +70,23 @@ class RawSource final : public PointSource {
   RawSource(std::unique_ptr<SampleIterator> it, QueryBudget* budget);
   // Reads the first point. False if the series has none in the window.
   bool Prime();
-  bool Next(Point* p) override;
+  // Inline: stages holding a RawSource call it without a virtual hop.
+  bool Next(Point* p) override {
+    if (have_primed_point_) {
+      have_primed_point_ = false;
+      *p = first_;
+      return true;
+    }
+    if (!it_->Next()) return Exhausted();
+    if (!budget_->Charge()) return false;
+    p->t = it_->t();
+    p->v = it_->v();
+    return true;
+  }
 
  private:
+  bool Exhausted();  // records the iterator's error, if any; false
+
   std::unique_ptr<SampleIterator> it_;
   QueryBudget* const budget_;
   bool have_primed_point_ = false;

@@ -76,11 +76,11 @@ void RollupStore::Start(storage::Storage* storage) {
 
 void RollupStore::Stop() {
   {
-    std::lock_guard<std::mutex> lock(stop_mu_);
+    MutexLock lock(&stop_mu_);
     stop_ = true;
   }
   stopping_.store(true);
-  stop_cv_.notify_all();
+  stop_cv_.SignalAll();
   if (builder_.joinable()) builder_.join();
 }
 
@@ -89,12 +89,13 @@ void RollupStore::BuilderLoop() {
   for (;;) {
     const Status s = Pass(storage_);
     if (!s.ok()) {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       ++stats_.errors;  // retried on the next pass
     }
-    std::unique_lock<std::mutex> lock(stop_mu_);
-    stop_cv_.wait_for(lock, std::chrono::milliseconds(options_.build_interval_ms),
-                      [this] { return stop_; });
+    MutexLock lock(&stop_mu_);
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::milliseconds(options_.build_interval_ms);
+    while (!stop_ && std::chrono::steady_clock::now() < deadline) stop_cv_.WaitUntil(deadline);
     if (stop_) return;
   }
 }
@@ -102,7 +103,7 @@ void RollupStore::BuilderLoop() {
 Status RollupStore::BuildNow(storage::Storage* storage) { return Pass(storage); }
 
 Status RollupStore::Pass(storage::Storage* storage) {
-  std::lock_guard<std::mutex> run(run_mu_);
+  MutexLock run(&run_mu_);
   if (!checked_files_) {
     CheckFiles(storage);
     checked_files_ = true;
@@ -111,7 +112,7 @@ Status RollupStore::Pass(storage::Storage* storage) {
   ApplyRetention();
   Status s = BuildNewHours(storage, HourOf(now - options_.grace_ms));
   if (s.ok()) s = BuildDirty(storage);
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   ++stats_.passes;
   return s;
 }
@@ -119,7 +120,7 @@ Status RollupStore::Pass(storage::Storage* storage) {
 void RollupStore::CheckFiles(storage::Storage* storage) {
   Timestamp built = 0;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     built = built_mark_;
   }
   std::vector<std::pair<Timestamp, Timestamp>> ranges = storage->PartitionRanges();
@@ -130,7 +131,7 @@ void RollupStore::CheckFiles(storage::Storage* storage) {
   for (Timestamp d : days) {
     std::unique_ptr<DayFileReader> reader;
     if (DayFileReader::Open(options_.dir + "/" + DayFileName(d), d, &reader).ok()) continue;
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     if (dirty_days_.count(d) == 0) MarkDayLocked(d);
   }
 }
@@ -140,7 +141,7 @@ Status RollupStore::BuildNewHours(storage::Storage* storage, Timestamp closed_en
     if (stopping_.load()) return Status::OK();
     Timestamp a = 0;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       a = built_mark_;
     }
     if (a >= closed_end) return Status::OK();
@@ -161,7 +162,7 @@ Status RollupStore::BuildNewHours(storage::Storage* storage, Timestamp closed_en
       // Nothing stored in [a, next): skip it.
       const Timestamp to = std::min(next, closed_end);
       SUNDIAL_RETURN_IF_ERROR(WriteState(to));
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       built_mark_ = to;
       stats_.watermark = to;
       continue;
@@ -171,7 +172,7 @@ Status RollupStore::BuildNewHours(storage::Storage* storage, Timestamp closed_en
     work.all_from = a;
     work.all_to = b;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       for (auto it = dirty_pairs_.lower_bound({0, kMinTimestamp}); it != dirty_pairs_.end(); ++it) {
         if (DayOf(it->first.second) != work.day || it->first.second >= a) continue;
         work.extra[it->first.first].push_back(it->first.second);
@@ -181,7 +182,7 @@ Status RollupStore::BuildNewHours(storage::Storage* storage, Timestamp closed_en
     }
     SUNDIAL_RETURN_IF_ERROR(RebuildDay(storage, work));
     SUNDIAL_RETURN_IF_ERROR(WriteState(b));
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     built_mark_ = b;
     stats_.watermark = b;
   }
@@ -190,7 +191,7 @@ Status RollupStore::BuildNewHours(storage::Storage* storage, Timestamp closed_en
 Status RollupStore::BuildDirty(storage::Storage* storage) {
   std::map<Timestamp, DayWork> works;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     for (const auto& kv : dirty_days_) {
       if (kv.first >= built_mark_) continue;  // built later anyway
       DayWork& w = works[kv.first];
@@ -272,7 +273,7 @@ Status RollupStore::RebuildDay(storage::Storage* storage, const DayWork& work_in
   SUNDIAL_RETURN_IF_ERROR(RenameDurable(path + ".tmp", path));
   std::unique_ptr<DayFileReader> fresh_reader;
   Status open = DayFileReader::Open(path, work.day, &fresh_reader);
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   readers_.erase(work.day);
   if (open.ok()) readers_[work.day] = {std::move(fresh_reader), ++use_clock_};
   bool cleared = false;
@@ -307,14 +308,14 @@ void RollupStore::ApplyRetention() {
     if (!ParseDayFileName(f.first, &day)) continue;
     if (day + kDayMs <= cutoff) {
       (void)RemoveFileIfExists(options_.dir + "/" + f.first);
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       readers_.erase(day);
       dirty_days_.erase(day);
       continue;
     }
     bytes += f.second;
   }
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   stats_.disk_bytes = bytes;
 }
 

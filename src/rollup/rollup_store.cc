@@ -58,7 +58,7 @@ RollupStore::RollupStore(const RollupOptions& options)
 RollupStore::~RollupStore() {
   Stop();
   for (uint32_t i = 0; i < kMarkBlocks; ++i) delete[] mark_blocks_[i].load();
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   if (dirty_fd_ >= 0) {
     if (dirty_unsynced_) (void)::fsync(dirty_fd_);
     ::close(dirty_fd_);
@@ -88,7 +88,7 @@ Status RollupStore::Load() {
   SUNDIAL_RETURN_IF_ERROR(CreateDirIfMissing(options_.dir));
   std::string state;
   Status s = ReadWholeFile(options_.dir + "/STATE", &state);
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   if (s.ok()) {
     if (state.size() != 16 || DecodeFixed32(state.data()) != kStateVersion ||
         crc32c::Unmask(DecodeFixed32(state.data() + 12)) != crc32c::Value(state.data(), 12)) {
@@ -201,7 +201,7 @@ void RollupStore::OnLateAppend(const storage::SeriesPoint* points, size_t n) {
   }
   if (todo.empty()) return;
   std::string entries;
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   for (size_t i : todo) {
     const Timestamp hour = HourOf(points[i].t);
     if (auto* slot = MarkSlot(points[i].series, true)) slot->store(HourIndex(hour));
@@ -231,7 +231,7 @@ void RollupStore::OnLateAppend(const storage::SeriesPoint* points, size_t n) {
 }
 
 Status RollupStore::SyncLate() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   if (dirty_fd_ < 0) return RewriteDirtyLogLocked();
   if (dirty_unsynced_ && ::fsync(dirty_fd_) != 0) {
     return Status::IOError("fsync " + options_.dir + "/dirty.log", std::strerror(errno));
@@ -250,7 +250,7 @@ Status RollupStore::WriteState(Timestamp watermark) {
 
 std::shared_ptr<const DayFileReader> RollupStore::Reader(Timestamp day) const {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     auto it = readers_.find(day);
     if (it != readers_.end()) {
       it->second.second = ++use_clock_;
@@ -259,7 +259,7 @@ std::shared_ptr<const DayFileReader> RollupStore::Reader(Timestamp day) const {
   }
   std::unique_ptr<DayFileReader> r;
   Status s = DayFileReader::Open(options_.dir + "/" + DayFileName(day), day, &r);
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   if (!s.ok()) {
     // Damaged: rebuild it. Missing: nothing to read (raw answers).
     if (!s.IsNotFound() && DayOf(day) < built_mark_ && dirty_days_.count(day) == 0) {
@@ -286,7 +286,7 @@ std::unique_ptr<HourCursor> RollupStore::NewCursor(SeriesId id, Timestamp start,
   std::unique_ptr<HourCursor> c(new HourCursor);
   c->store_ = this;
   c->id_ = id;
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   c->watermark_ = built_mark_;
   for (auto it = dirty_pairs_.lower_bound({id, start});
        it != dirty_pairs_.end() && it->first.first == id && it->first.second < end; ++it) {
@@ -316,7 +316,7 @@ HourState HourCursor::Get(Timestamp hour, HourStats* out) {
     auto reader = store_->Reader(day);
     day_ok_ = reader != nullptr && reader->Read(id_, &hours_).ok();
     if (reader != nullptr && !day_ok_) {
-      std::lock_guard<std::mutex> lock(store_->mu_);
+      MutexLock lock(&store_->mu_);
       if (store_->dirty_days_.count(day) == 0) store_->MarkDayLocked(day);
     }
   }
@@ -331,7 +331,7 @@ HourState HourCursor::Get(Timestamp hour, HourStats* out) {
 }
 
 RollupStats RollupStore::stats() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   RollupStats s = stats_;
   s.dirty_pending = dirty_pairs_.size() + dirty_days_.size();
   s.watermark = built_mark_;

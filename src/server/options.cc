@@ -201,6 +201,17 @@ const std::vector<OptionSpec> kOptionTable = {
      }},
     {"query.deadline", "60s", "a query running longer is stopped and answered with an error (0 = none)",
      [](std::string_view v, Options* o) { return ParseDuration(v, &o->query.deadline); }},
+    {"query.inline_max_points", "20000",
+     "a /api/query reading at most this many raw points (and at most query.inline_max_series "
+     "series) is answered on the I/O thread, without the hop to the query threads; a bigger "
+     "one moves to them after that much work (0 = always use the query threads)",
+     [](std::string_view v, Options* o) {
+       return ParseUint(v, 0, UINT64_MAX, &o->query.inline_max_points);
+     }},
+    {"query.inline_max_series", "32", "most series of a query answered on the I/O thread",
+     [](std::string_view v, Options* o) {
+       return ParseUint(v, 0, UINT64_MAX, &o->query.inline_max_series);
+     }},
     {"rollup.enabled", "true", "keep hourly rollups (count/sum/min/max/first/last) and answer whole-hour downsampling from them",
      [](std::string_view v, Options* o) { return ParseBool(v, &o->rollup.enabled); }},
     {"rollup.build_interval", "1m", "how often the rollup builder looks for closed hours and for hours that got late points",

@@ -43,6 +43,11 @@ struct QueryOptions {
   uint64_t max_series = 0;      // per query; 0 = unlimited
   uint64_t max_points = 0;      // per query; 0 = unlimited
   std::chrono::milliseconds deadline{0};  // per query; 0 = none
+  // A query within both bounds runs on the I/O thread that read it (no
+  // hop to the pool); a bigger one goes to the pool after at most this
+  // much work. 0 = every query goes to the pool.
+  uint64_t inline_max_series = 0;
+  uint64_t inline_max_points = 0;
 };
 
 struct RollupServerOptions {

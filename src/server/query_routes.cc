@@ -2,8 +2,9 @@
 // /api/search/lookup, /api/aggregators, /api/config/filters
 // (opentsdb-compat.md §5, §6, §7).
 //
-// Every endpoint that touches storage runs on the worker pool, never on an
-// I/O thread. /api/query streams its body: a result that fits in one
+// Every endpoint that touches storage runs on the worker pool, except a
+// small /api/query (query.inline_max_points, query.inline_max_series),
+// which is answered on the I/O thread that read it. /api/query streams its body: a result that fits in one
 // 64 KiB piece is sent as one reply with Content-Length; a larger one is
 // sent with chunked transfer encoding, one piece in flight at a time.
 #include <chrono>
@@ -23,6 +24,7 @@ namespace sundial::server {
 namespace {
 
 using http::Method;
+using http::MethodSet;
 using http::Reply;
 using http::Request;
 using http::ResponderPtr;
@@ -133,26 +135,45 @@ class ResponderSink final : public query::ChunkSink {
   std::string first_;
 };
 
-void RunQuery(const ServiceContext* ctx, const Request& req, const ResponderPtr& resp) {
-  query::QuerySpec spec;
-  Status s = req.method == Method::kGet
-                 ? query::ParseQueryParams(req.params.items(), NowMs(), &spec)
-                 : query::ParseQueryJson(req.body, NowMs(), &spec);
-  if (s.ok() && req.method != Method::kGet) {
-    spec.arrays = req.params.Has("arrays");
-    spec.ms_resolution = spec.ms_resolution || req.params.Has("ms");
-    spec.show_tsuids = spec.show_tsuids || req.params.Has("show_tsuids");
-    spec.show_query = spec.show_query || req.params.Has("show_query");
-  }
-  if (!s.ok()) return resp->Send(ErrorReply(s));
+Status ParseQuery(const Request& req, query::QuerySpec* spec) {
+  if (req.method == Method::kGet) return query::ParseQueryParams(req.params.items(), NowMs(), spec);
+  SUNDIAL_RETURN_IF_ERROR(query::ParseQueryJson(req.body, NowMs(), spec));
+  spec->arrays = req.params.Has("arrays");
+  spec->ms_resolution = spec->ms_resolution || req.params.Has("ms");
+  spec->show_tsuids = spec->show_tsuids || req.params.Has("show_tsuids");
+  spec->show_query = spec->show_query || req.params.Has("show_query");
+  return Status::OK();
+}
+
+// Runs a query on a worker thread, streaming its answer.
+void RunQuery(const ServiceContext* ctx, const query::QuerySpec& spec, const ResponderPtr& resp) {
   ResponderSink sink(resp);
   const query::QueryEngine engine(ctx->storage, Limits(ctx), ctx->rollups);
-  s = engine.Execute(spec, &sink);
+  const Status s = engine.Execute(spec, &sink);
   if (s.ok()) return sink.Finish();
   if (!sink.started()) return resp->Send(ErrorReply(s));
   // Mid-stream failure: dropping the responder unfinished ends the
   // response and closes the connection, so the client sees a truncation.
   spdlog::warn("query failed after streaming started: {}", s.ToString());
+}
+
+// /api/query on the I/O thread: parse, answer a small query at once, hand
+// a bigger one to the worker pool. The small-query bound keeps the time
+// spent here far below a millisecond, so ingest on this thread never waits
+// for a long query (DESIGN.md §1).
+void HandleQuery(ServiceContext* ctx, const Request& req, const ResponderPtr& resp) {
+  query::QuerySpec spec;
+  Status s = ParseQuery(req, &spec);
+  if (!s.ok()) return resp->Send(ErrorReply(s));
+  const QueryOptions& o = ctx->options->query;
+  if (o.inline_max_points > 0 && o.inline_max_series > 0) {
+    std::string body;
+    s = query::QueryEngine(ctx->storage, Limits(ctx))
+            .ExecuteSmall(spec, {o.inline_max_series, o.inline_max_points}, &body);
+    if (s.ok()) return resp->Send(Reply::Json(std::move(body)));
+    if (s.code() != Status::Code::kBusy) return resp->Send(ErrorReply(s));
+  }
+  ctx->workers->Submit([ctx, spec = std::move(spec), resp] { RunQuery(ctx, spec, resp); });
 }
 
 void RunLast(const ServiceContext* ctx, const Request& req, const ResponderPtr& resp) {
@@ -251,11 +272,24 @@ void RegisterQueryRoutes(ServiceContext* ctx, http::Router* router) {
                       400, "Bad request",
                       "Deleting data is not enabled (tsd.http.query.allow_delete=false)"));
                 }
-                OnWorkers(ctx, RunQuery)(std::move(req), std::move(resp));
+                if (ctx->storage == nullptr) {
+                  return resp->Send(Reply::Error(503, "Storage is not open"));
+                }
+                HandleQuery(ctx, req, resp);
               });
   router->Add({Method::kGet, Method::kPost}, "/api/query/last", OnWorkers(ctx, RunLast));
   router->Add({Method::kGet, Method::kPost}, "/api/suggest", OnWorkers(ctx, RunSuggest));
   router->Add({Method::kGet, Method::kPost}, "/api/search", OnWorkers(ctx, RunLookup));
+  // Annotations are not stored (README: deliberate differences); say so
+  // clearly instead of "Endpoint not found". /api/query accepts the
+  // annotation flags and returns none.
+  const auto no_annotations = [](Request, ResponderPtr resp) {
+    resp->Send(Reply::Error(501, "Annotations are not implemented",
+                            "This server does not store annotations; /api/query returns none"));
+  };
+  const MethodSet all = {Method::kGet, Method::kPost, Method::kPut, Method::kDelete};
+  router->Add(all, "/api/annotation", no_annotations);
+  router->Add(all, "/api/annotations", no_annotations);
   router->Add({Method::kGet}, "/api/aggregators", [](Request, ResponderPtr resp) {
     resp->Send(Reply::Json(query::QueryEngine::AggregatorsJson()));
   });

@@ -9,9 +9,9 @@
 #pragma once
 
 #include <cstddef>
-#include <functional>
-#include <memory>
+#include <utility>
 
+#include <asio/post.hpp>
 #include <asio/thread_pool.hpp>
 
 namespace sundial::server {
@@ -25,10 +25,14 @@ class WorkerPool {
   WorkerPool(const WorkerPool&) = delete;
   WorkerPool& operator=(const WorkerPool&) = delete;
 
-  // Runs job on a worker thread, some time later. Jobs must not block on
-  // other jobs of the pool. An exception escaping a job is logged and
-  // swallowed.
-  void Submit(std::function<void()> job);
+  // Runs job() on a worker thread, some time later. Job is any callable,
+  // move-only ones included. Jobs must not block on other jobs of the pool,
+  // and report errors through their own channel: a job never throws (an
+  // escaping exception ends the process).
+  template <typename Job>
+  void Submit(Job job) {
+    asio::post(pool_, [job = std::move(job)]() mutable noexcept { job(); });
+  }
 
   // Waits for running jobs to finish, drops queued ones, joins the threads.
   // Idempotent.

@@ -21,13 +21,14 @@ uint64_t RoundWindow(uint64_t w) {
   return (w + unit - 1) / unit * unit;
 }
 
-// Checks the record at p (n bytes available). Returns its length, or 0.
-uint32_t CheckRecord(const char* p, uint64_t n) {
+// Checks the record at p (n bytes available), its CRC too if check_crc.
+// Returns its length, or 0.
+uint32_t CheckRecord(const char* p, uint64_t n, bool check_crc = true) {
   if (n < kMinRecord) return 0;
   const uint32_t len = DecodeFixed32(p + 4);
   if (len < kMinRecord || len > kMaxRecord || len > n) return 0;
   if (static_cast<uint8_t>(p[8]) != kRecordVersion) return 0;
-  if (crc32c::Unmask(DecodeFixed32(p)) != crc32c::Value(p + 4, len - 4)) return 0;
+  if (check_crc && crc32c::Unmask(DecodeFixed32(p)) != crc32c::Value(p + 4, len - 4)) return 0;
   return len;
 }
 
@@ -103,7 +104,8 @@ Status PageFile::GetWindow(uint64_t offset, const MappedRegion** out) {
   return Status::OK();
 }
 
-Status PageFile::Read(uint64_t offset, uint32_t len, SeriesId series, std::string* page) {
+Status PageFile::Read(uint64_t offset, uint32_t len, SeriesId series, bool check_crc,
+                      std::string* page) {
   std::lock_guard<std::mutex> lock(mu_);
   if (offset < kLogFileHeaderSize || len < kMinRecord || offset + len > end_ ||
       offset / window_bytes_ != (offset + len - 1) / window_bytes_) {
@@ -112,7 +114,7 @@ Status PageFile::Read(uint64_t offset, uint32_t len, SeriesId series, std::strin
   const MappedRegion* w = nullptr;
   SUNDIAL_RETURN_IF_ERROR(GetWindow(offset, &w));
   const char* p = w->data() + (offset - w->offset());
-  if (CheckRecord(p, len) != len || DecodeFixed32(p + 10) != series) {
+  if (CheckRecord(p, len, check_crc) != len || DecodeFixed32(p + 10) != series) {
     return Status::Corruption(path_, "damaged page record at offset " + std::to_string(offset));
   }
   page->assign(p + kPageRecordHeaderSize, len - kPageRecordHeaderSize);

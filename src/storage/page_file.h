@@ -54,10 +54,12 @@ class PageFile {
   // Appends a record for page; *offset and *len locate it.
   Status Append(SeriesId series, uint8_t flags, std::string_view page, uint64_t* offset,
                 uint32_t* len);
-  // Reads and verifies the record at [offset, offset + len) and copies its
-  // page into *page. Corruption if the record is damaged or lies beyond the
-  // end of the file.
-  Status Read(uint64_t offset, uint32_t len, SeriesId series, std::string* page);
+  // Reads the record at [offset, offset + len) and copies its page into
+  // *page. Corruption if the record lies beyond the end of the file, if its
+  // header does not match (length, version, series) or, with check_crc, if
+  // its CRC fails. Callers check the CRC on a page's first read only.
+  Status Read(uint64_t offset, uint32_t len, SeriesId series, bool check_crc,
+              std::string* page);
   // Calls fn for every valid record, in file order; damaged stretches are
   // skipped and described in *warnings.
   Status Scan(const std::function<void(uint64_t offset, uint32_t len, SeriesId series,

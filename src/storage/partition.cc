@@ -12,9 +12,23 @@ constexpr char kIndexMagic[] = "SUNDIDX1";
 constexpr uint8_t kIndexRecord = 1;
 }  // namespace
 
+namespace {
+uint32_t TimeShift(Timestamp start, Timestamp end) {
+  const uint64_t span = static_cast<uint64_t>(end) - static_cast<uint64_t>(start);
+  uint32_t shift = 0;
+  while ((span >> shift) > 0xffffffffull) ++shift;
+  return shift;
+}
+}  // namespace
+
 Partition::Partition(Env* env, std::string dir, Timestamp start, Timestamp end,
                      uint64_t window_bytes)
-    : env_(env), dir_(std::move(dir)), start_(start), end_(end), window_bytes_(window_bytes) {}
+    : env_(env),
+      dir_(std::move(dir)),
+      start_(start),
+      end_(end),
+      window_bytes_(window_bytes),
+      time_shift_(TimeShift(start, end)) {}
 
 Partition::~Partition() {
   std::lock_guard<std::mutex> lock(mu_);
@@ -76,6 +90,10 @@ bool Partition::DecodeRecord(std::string_view in, uint64_t page_end, uint64_t* d
                                        static_cast<uint64_t>(ZigZagDecode64(zz)));
     ref.max_t = static_cast<Timestamp>(static_cast<uint64_t>(ref.min_t) + span);
     prev_end = ref.offset + ref.len;
+    if (ref.min_t < start_ || ref.max_t >= end_ || ref.max_t < ref.min_t ||
+        len >= (1u << kLenBits) || ref.offset > kMaxPageFileOffset) {
+      return false;
+    }
     if (ref.offset + ref.len > page_end) {
       ++*dropped;  // the page file was truncated under it
       continue;
@@ -87,11 +105,43 @@ bool Partition::DecodeRecord(std::string_view in, uint64_t page_end, uint64_t* d
 
 void Partition::AddEntry(SeriesId series, const PageRef& ref) {
   if (series >= last_.size()) last_.resize(static_cast<size_t>(series) + 1, 0);
-  entries_.push_back(Entry{ref, series, last_[series]});
-  last_[series] = static_cast<uint32_t>(entries_.size());
+  if ((entry_count_ >> kBlockBits) >= blocks_.size()) {
+    blocks_.push_back(std::make_unique<Entry[]>(kBlockEntries));
+  }
+  // Pages hold times of this partition only, so min_rel fits; max_t - min_t
+  // < 2^32 ms for every page (page_format.h), so span fits too.
+  const uint64_t unit_mask = (uint64_t{1} << time_shift_) - 1;
+  const uint64_t min_off = static_cast<uint64_t>(ref.min_t) - static_cast<uint64_t>(start_);
+  const uint64_t min_rel = min_off >> time_shift_;
+  const uint64_t width = static_cast<uint64_t>(ref.max_t) - static_cast<uint64_t>(start_) -
+                         (min_rel << time_shift_);
+  Entry& e = At(entry_count_);
+  e.prev = last_[series];
+  e.offset_lo = static_cast<uint32_t>(ref.offset);
+  e.min_rel = static_cast<uint32_t>(min_rel);
+  e.span = static_cast<uint32_t>((width + unit_mask) >> time_shift_);
+  e.bits = ref.len | (static_cast<uint32_t>((ref.offset >> 32) & 0xff) << kLenBits) |
+           ((ref.flags & kPageFlagOutOfOrder) != 0 ? kFlagOutOfOrderBit : 0);
+  ++entry_count_;
+  last_[series] = entry_count_;
 }
 
-Status Partition::Open(std::vector<std::string>* warnings) {
+PageRef Partition::RefOf(uint32_t index) {
+  const Entry& e = At(index);
+  PageRef r;
+  r.offset = OffsetOf(e);
+  r.len = e.bits & ((1u << kLenBits) - 1);
+  r.flags = (e.bits & kFlagOutOfOrderBit) != 0 ? kPageFlagOutOfOrder : 0;
+  r.verified = (e.bits & kVerifiedBit) != 0;
+  r.entry = index + 1;
+  r.min_t = static_cast<Timestamp>(static_cast<uint64_t>(start_) +
+                                   (static_cast<uint64_t>(e.min_rel) << time_shift_));
+  r.max_t = static_cast<Timestamp>(static_cast<uint64_t>(r.min_t) +
+                                   (static_cast<uint64_t>(e.span) << time_shift_));
+  return r;
+}
+
+Status Partition::Open(std::vector<std::string>* warnings, bool after_cut) {
   std::lock_guard<std::mutex> lock(mu_);
   if (!env_->FileExists(dir_ + "/pages")) {
     if (env_->FileExists(dir_ + "/index")) {
@@ -108,7 +158,7 @@ Status Partition::Open(std::vector<std::string>* warnings) {
     damaged = pages_->size() > kLogFileHeaderSize;
     if (damaged) warnings->push_back(dir_ + ": page index missing; rebuilding it");
   } else {
-    SUNDIAL_RETURN_IF_ERROR(LoadIndex(size, warnings, &damaged));
+    SUNDIAL_RETURN_IF_ERROR(LoadIndex(size, warnings, &damaged, after_cut));
   }
   if (damaged) return RebuildIndex(warnings);
   if (index_end_ == 0) {
@@ -123,7 +173,8 @@ Status Partition::Open(std::vector<std::string>* warnings) {
   return Status::OK();
 }
 
-Status Partition::LoadIndex(uint64_t size, std::vector<std::string>* warnings, bool* damaged) {
+Status Partition::LoadIndex(uint64_t size, std::vector<std::string>* warnings, bool* damaged,
+                            bool after_cut) {
   LogReader reader(index_.get(), size, kIndexMagic);
   if (!reader.Open().ok()) {
     warnings->push_back(dir_ + ": page index header damaged; rebuilding it");
@@ -143,24 +194,91 @@ Status Partition::LoadIndex(uint64_t size, std::vector<std::string>* warnings, b
   SUNDIAL_RETURN_IF_ERROR(reader.status());
   if (!reader.skipped().empty()) *damaged = true;
   for (const auto& w : reader.skipped()) warnings->push_back(w + "; rebuilding the index");
-  if (dropped > 0) {
+  if (dropped > 0 && !after_cut) {
     warnings->push_back(dir_ + ": page file truncated; " + std::to_string(dropped) +
                         " pages past its end skipped");
   }
   index_end_ = reader.end_of_valid();
   if (index_end_ < size && !*damaged) SUNDIAL_RETURN_IF_ERROR(index_->Truncate(index_end_));
+  // Entries past the end would point at the pages written there next.
+  if (dropped > 0 && !*damaged) return RewriteIndex();
+  return Status::OK();
+}
+
+Status Partition::RewriteIndex() {
+  std::vector<SeriesId> owner(entry_count_, kInvalidSeriesId);
+  for (SeriesId series = 0; series < last_.size(); ++series) {
+    for (uint32_t e = last_[series]; e != 0; e = At(e - 1).prev) owner[e - 1] = series;
+  }
+  std::string out = LogFileHeader(kIndexMagic);
+  for (uint32_t i = 0; i < entry_count_; ++i) {
+    BufferEntry(owner[i], RefOf(i));
+    if (unflushed_count_ >= 1024 || i + 1 == entry_count_) {
+      std::string payload;
+      PutVarint32(&payload, unflushed_count_);
+      AppendLogRecord(&out, kIndexRecord, payload + unflushed_);
+      unflushed_.clear();
+      unflushed_count_ = 0;
+      unflushed_end_ = 0;
+    }
+  }
+  return ReplaceIndexFile(out);
+}
+
+Status Partition::ReplaceIndexFile(const std::string& out) {
+  const std::string tmp = dir_ + "/index.tmp";
+  std::unique_ptr<File> f;
+  SUNDIAL_RETURN_IF_ERROR(env_->OpenFile(tmp, &f));
+  SUNDIAL_RETURN_IF_ERROR(f->Truncate(0));
+  SUNDIAL_RETURN_IF_ERROR(f->Write(0, out.data(), out.size()));
+  SUNDIAL_RETURN_IF_ERROR(f->Sync());
+  f.reset();
+  index_.reset();
+  SUNDIAL_RETURN_IF_ERROR(env_->RenameFile(tmp, dir_ + "/index"));
+  SUNDIAL_RETURN_IF_ERROR(env_->SyncDir(dir_));
+  SUNDIAL_RETURN_IF_ERROR(env_->OpenFile(dir_ + "/index", &index_));
+  index_end_ = out.size();
+  return Status::OK();
+}
+
+uint64_t Partition::Mark() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return pages_ ? pages_->size() : 0;
+}
+
+Status Partition::CutToMark(Env* env, const std::string& dir, uint64_t mark, bool* cut) {
+  *cut = false;
+  const std::string path = dir + "/pages";
+  if (!env->FileExists(path)) return Status::OK();
+  std::unique_ptr<File> f;
+  SUNDIAL_RETURN_IF_ERROR(env->OpenFile(path, &f));
+  uint64_t size = 0;
+  SUNDIAL_RETURN_IF_ERROR(f->Size(&size));
+  if (size <= mark || size <= kLogFileHeaderSize) return Status::OK();
+  SUNDIAL_RETURN_IF_ERROR(f->Truncate(mark < kLogFileHeaderSize ? 0 : mark));
+  SUNDIAL_RETURN_IF_ERROR(f->Sync());
+  *cut = true;
   return Status::OK();
 }
 
 Status Partition::RebuildIndex(std::vector<std::string>* warnings) {
-  entries_.clear();
+  blocks_.clear();
+  entry_count_ = 0;
   last_.clear();
   std::string out = LogFileHeader(kIndexMagic);
   Status s = pages_->Scan(
       [&](uint64_t offset, uint32_t len, SeriesId series, uint8_t flags, std::string_view page) {
         compress::PageHeader h;
-        if (!compress::DecodePageHeader(page, &h).ok() || series == kInvalidSeriesId) return;
-        PageRef ref{offset, h.min_t, h.max_t, len, flags};
+        if (!compress::DecodePageHeader(page, &h).ok() || series == kInvalidSeriesId ||
+            h.min_t < start_ || h.max_t >= end_ || offset > kMaxPageFileOffset) {
+          return;
+        }
+        PageRef ref;
+        ref.offset = offset;
+        ref.min_t = h.min_t;
+        ref.max_t = h.max_t;
+        ref.len = len;
+        ref.flags = flags;
         AddEntry(series, ref);
         BufferEntry(series, ref);
         if (unflushed_count_ >= 1024) {
@@ -182,19 +300,8 @@ Status Partition::RebuildIndex(std::vector<std::string>* warnings) {
     unflushed_count_ = 0;
     unflushed_end_ = 0;
   }
-  const std::string tmp = dir_ + "/index.tmp";
-  std::unique_ptr<File> f;
-  SUNDIAL_RETURN_IF_ERROR(env_->OpenFile(tmp, &f));
-  SUNDIAL_RETURN_IF_ERROR(f->Truncate(0));
-  SUNDIAL_RETURN_IF_ERROR(f->Write(0, out.data(), out.size()));
-  SUNDIAL_RETURN_IF_ERROR(f->Sync());
-  f.reset();
-  index_.reset();
-  SUNDIAL_RETURN_IF_ERROR(env_->RenameFile(tmp, dir_ + "/index"));
-  SUNDIAL_RETURN_IF_ERROR(env_->SyncDir(dir_));
-  SUNDIAL_RETURN_IF_ERROR(env_->OpenFile(dir_ + "/index", &index_));
-  index_end_ = out.size();
-  warnings->push_back(dir_ + ": page index rebuilt with " + std::to_string(entries_.size()) +
+  SUNDIAL_RETURN_IF_ERROR(ReplaceIndexFile(out));
+  warnings->push_back(dir_ + ": page index rebuilt with " + std::to_string(entry_count_) +
                       " pages");
   return Status::OK();
 }
@@ -224,7 +331,13 @@ Status Partition::AddPage(SeriesId series, uint8_t flags, std::string_view page,
   const bool fresh = !pages_;
   SUNDIAL_RETURN_IF_ERROR(EnsureFiles());
   if (fresh) SUNDIAL_RETURN_IF_ERROR(env_->SyncDir(dir_));
-  PageRef ref{0, min_t, max_t, 0, flags};
+  if (pages_->size() > kMaxPageFileOffset - (1u << kLenBits)) {
+    return Status::IOError(dir_, "page file reached its size limit (1 TiB)");
+  }
+  PageRef ref;
+  ref.min_t = min_t;
+  ref.max_t = max_t;
+  ref.flags = flags;
   SUNDIAL_RETURN_IF_ERROR(pages_->Append(series, flags, page, &ref.offset, &ref.len));
   BufferEntry(series, ref);
   dirty_ = true;
@@ -239,18 +352,37 @@ void Partition::PagesOf(SeriesId series, Timestamp start, Timestamp end,
                         std::vector<PageRef>* out) {
   std::lock_guard<std::mutex> lock(mu_);
   const size_t first = out->size();
-  for (uint32_t e = series < last_.size() ? last_[series] : 0; e != 0; e = entries_[e - 1].prev) {
-    const PageRef& r = entries_[e - 1].ref;
+  for (uint32_t e = series < last_.size() ? last_[series] : 0; e != 0; e = At(e - 1).prev) {
+    const PageRef r = RefOf(e - 1);
     if (r.max_t >= start && r.min_t <= end) out->push_back(r);
   }
   std::reverse(out->begin() + static_cast<std::ptrdiff_t>(first), out->end());
 }
 
 Timestamp Partition::MaxTimeOf(SeriesId series) {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<PageRef> refs;
   Timestamp m = kMinTimestamp;
-  for (uint32_t e = series < last_.size() ? last_[series] : 0; e != 0; e = entries_[e - 1].prev) {
-    m = std::max(m, entries_[e - 1].ref.max_t);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (uint32_t e = series < last_.size() ? last_[series] : 0; e != 0; e = At(e - 1).prev) {
+      const PageRef r = RefOf(e - 1);
+      if (time_shift_ == 0) {
+        m = std::max(m, r.max_t);
+      } else {
+        refs.push_back(r);
+      }
+    }
+  }
+  // Rounded times: read the headers of the pages that may hold the newest.
+  std::sort(refs.begin(), refs.end(),
+            [](const PageRef& a, const PageRef& b) { return a.max_t > b.max_t; });
+  std::string page;
+  for (const PageRef& r : refs) {
+    if (r.max_t <= m) break;
+    compress::PageHeader h;
+    if (ReadPage(series, r, &page).ok() && compress::DecodePageHeader(page, &h).ok()) {
+      m = std::max(m, h.max_t);
+    }
   }
   return m;
 }
@@ -267,7 +399,14 @@ Status Partition::ReadPage(SeriesId series, const PageRef& ref, std::string* pag
     pages = pages_.get();
   }
   if (pages == nullptr) return Status::NotFound(dir_, "no page file");
-  return pages->Read(ref.offset, ref.len, series, page);
+  SUNDIAL_RETURN_IF_ERROR(pages->Read(ref.offset, ref.len, series, !ref.verified, page));
+  if (!ref.verified && ref.entry != 0) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (ref.entry <= entry_count_ && OffsetOf(At(ref.entry - 1)) == ref.offset) {
+      At(ref.entry - 1).bits |= kVerifiedBit;
+    }
+  }
+  return Status::OK();
 }
 
 Status Partition::Sync() {
@@ -287,12 +426,13 @@ void Partition::ReleaseWindows() {
 
 uint64_t Partition::page_count() {
   std::lock_guard<std::mutex> lock(mu_);
-  return entries_.size();
+  return entry_count_;
 }
 
 size_t Partition::MemoryUsage() {
   std::lock_guard<std::mutex> lock(mu_);
-  return entries_.capacity() * sizeof(Entry) + last_.capacity() * sizeof(uint32_t);
+  return blocks_.size() * kBlockEntries * sizeof(Entry) +
+         blocks_.capacity() * sizeof(void*) + last_.capacity() * sizeof(uint32_t);
 }
 
 uint64_t Partition::file_bytes() {

@@ -13,18 +13,28 @@
 //     varint64 max_t - min_t
 // Entries are buffered and written as one record every 64 pages and on
 // Sync(); pages written after the last record are found again through the
-// WAL, which is only checkpointed after Sync().
+// WAL, which is only checkpointed after Sync(). After a crash, the page
+// file is first cut back to the end recorded by the last checkpoint
+// (CutToMark), so that the WAL's points land on disk exactly once.
 // The index is a cache of what the page file says about itself: when it is
 // missing or any record is damaged, Open() rebuilds it by scanning the page
 // file and rewrites it. Entries that point beyond the end of a truncated
 // page file are dropped.
 //
-// In memory: a vector of entries plus, per series, the newest entry; each
-// entry links to the previous entry of its series.
+// In memory: 20 bytes per page (Entry below: 40-bit offset, record length,
+// flags, times relative to the partition start, a link to the previous
+// entry of the same series), in blocks of kBlockEntries so that growing
+// never copies; plus, per series id, the newest entry. Times are exact to
+// the millisecond when the partition spans less than 2^32 ms (49 days);
+// longer partitions keep min_t rounded down and max_t rounded up to units
+// of 2^time_shift ms, which only makes a page look wider than it is.
+// A page's record CRC is checked the first time the page is read; the
+// entry remembers that, so later reads skip the check.
 //
 // Thread-safety: all methods are thread-safe.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -45,7 +55,12 @@ struct PageRef {
   Timestamp max_t = 0;
   uint32_t len = 0;
   uint8_t flags = 0;
+  bool verified = false;  // its CRC was checked already
+  uint32_t entry = 0;     // index + 1 of its in-memory entry, 0 none
 };
+
+// The largest page file offset the in-memory index can hold (1 TiB).
+constexpr uint64_t kMaxPageFileOffset = (uint64_t{1} << 40) - 1;
 
 class Partition {
  public:
@@ -55,24 +70,41 @@ class Partition {
   ~Partition();
 
   // Loads the index if the directory exists; a partition without files is
-  // created on the first AddPage. Problems are described in *warnings.
-  Status Open(std::vector<std::string>* warnings);
+  // created on the first AddPage. Problems are described in *warnings;
+  // after_cut: the page file was cut by CutToMark, so index entries past
+  // its end are expected (they are dropped without a warning).
+  Status Open(std::vector<std::string>* warnings, bool after_cut = false);
   // Appends page (a compress page of series) to the page file and index.
   Status AddPage(SeriesId series, uint8_t flags, std::string_view page, Timestamp min_t,
                  Timestamp max_t);
   // Pages of series overlapping [start, end], in write order.
   void PagesOf(SeriesId series, Timestamp start, Timestamp end, std::vector<PageRef>* out);
   // The newest timestamp of series in this partition, or kMinTimestamp.
+  // Exact (it reads page headers in partitions of 2^32 ms or more).
   Timestamp MaxTimeOf(SeriesId series);
   bool HasSeries(SeriesId series);
-  // Copies the page at ref into *page, verifying it.
+  // Copies the page at ref into *page, checking its CRC unless an earlier
+  // read of the same page did.
   Status ReadPage(SeriesId series, const PageRef& ref, std::string* page);
   // fsyncs the page file and then the index, if anything was written.
   Status Sync();
   // Unmaps windows.
   void ReleaseWindows();
+  // The page file's end now (0 without files): a checkpoint's mark.
+  uint64_t Mark();
+  // Cuts the page file in dir back to `mark` bytes if it is longer: pages
+  // written after a checkpoint are dropped before the WAL replays their
+  // points again. Open() then drops their index entries. *cut tells
+  // whether anything was removed.
+  static Status CutToMark(Env* env, const std::string& dir, uint64_t mark, bool* cut);
   // Test hook: the next page goes at offset (see PageFile::TEST_SetEnd).
   Status TEST_SetPageFileEnd(uint64_t offset);
+
+  // Reader and writer pins (see PartitionRef in partition_set.h): the set
+  // closes or frees a partition only while it has none.
+  void Pin() { pins_.fetch_add(1, std::memory_order_relaxed); }
+  void Unpin() { pins_.fetch_sub(1, std::memory_order_acq_rel); }
+  bool pinned() const { return pins_.load(std::memory_order_acquire) != 0; }
 
   Timestamp start() const { return start_; }
   Timestamp end() const { return end_; }
@@ -81,14 +113,34 @@ class Partition {
   uint64_t file_bytes();
 
  private:
+  static constexpr uint32_t kBlockBits = 11;
+  static constexpr uint32_t kBlockEntries = 1u << kBlockBits;
+  static constexpr uint32_t kLenBits = 18;  // record length < 256 KiB
+  static constexpr uint32_t kFlagOutOfOrderBit = 1u << 26;
+  static constexpr uint32_t kVerifiedBit = 1u << 27;
+  // One page, 20 bytes, no padding on any ABI.
   struct Entry {
-    PageRef ref;
-    SeriesId series;
-    uint32_t prev;  // index + 1 of the previous entry of the series, 0 none
+    uint32_t prev;       // index + 1 of the previous entry of the series, 0 none
+    uint32_t offset_lo;  // low 32 bits of the record offset
+    uint32_t min_rel;    // (min_t - start) >> time_shift_, rounded down
+    uint32_t span;       // max_t - min_t in units, rounded up (see above)
+    uint32_t bits;       // len (kLenBits) | offset bits 32..39 << 18 | flags
   };
+  static_assert(sizeof(Entry) == 20, "Entry layout");
+  Entry& At(uint32_t index) { return blocks_[index >> kBlockBits][index & (kBlockEntries - 1)]; }
+  PageRef RefOf(uint32_t index);  // REQUIRES: mu_ held
+  uint64_t OffsetOf(const Entry& e) const {
+    return (static_cast<uint64_t>((e.bits >> kLenBits) & 0xff) << 32) | e.offset_lo;
+  }
   Status EnsureFiles();  // REQUIRES: mu_ held
-  Status LoadIndex(uint64_t size, std::vector<std::string>* warnings, bool* damaged);
+  Status LoadIndex(uint64_t size, std::vector<std::string>* warnings, bool* damaged,
+                   bool after_cut);
   Status RebuildIndex(std::vector<std::string>* warnings);
+  // Rewrites the index file from the entries in memory (after entries past
+  // the end of the page file were dropped).
+  Status RewriteIndex();
+  // Replaces the index file by `contents` (tmp file, fsync, rename).
+  Status ReplaceIndexFile(const std::string& contents);
   void AddEntry(SeriesId series, const PageRef& ref);  // REQUIRES: mu_ held
   // Appends one entry to unflushed_. REQUIRES: mu_ held.
   void BufferEntry(SeriesId series, const PageRef& ref);
@@ -110,8 +162,11 @@ class Partition {
   uint32_t unflushed_count_ = 0;     // GUARDED_BY(mu_)
   uint64_t unflushed_end_ = 0;       // GUARDED_BY(mu_): end of the last buffered page
   bool dirty_ = false;               // GUARDED_BY(mu_): written since the last Sync
-  std::vector<Entry> entries_;       // GUARDED_BY(mu_)
-  std::vector<uint32_t> last_;       // GUARDED_BY(mu_): by series, index + 1 of newest
+  const uint32_t time_shift_;
+  std::atomic<uint32_t> pins_{0};        // 0 unless the partition spans 2^32 ms or more
+  std::vector<std::unique_ptr<Entry[]>> blocks_;  // GUARDED_BY(mu_)
+  uint32_t entry_count_ = 0;                     // GUARDED_BY(mu_)
+  std::vector<uint32_t> last_;  // GUARDED_BY(mu_): by series, index + 1 of newest
 };
 
 }  // namespace sundial::storage

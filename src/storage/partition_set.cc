@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <iterator>
 
+#include "sundial/common/coding.h"
+
 namespace sundial::storage {
 namespace {
 
@@ -35,7 +37,42 @@ std::string PartitionSet::DirOf(Timestamp start, Timestamp end) const {
   return root_ + "/" + std::to_string(start) + "_" + std::to_string(end);
 }
 
-Status PartitionSet::Open(std::vector<std::string>* warnings) {
+void PartitionSet::Marks(std::string* payload) {
+  payload->clear();
+  std::lock_guard<std::mutex> lock(mu_);
+  PutVarint32(payload, static_cast<uint32_t>(slots_.size()));
+  for (auto& [start, slot] : slots_) {
+    PutVarint64(payload, ZigZagEncode64(start));
+    payload->push_back(slot.part ? 1 : 0);
+    if (slot.part) PutVarint64(payload, slot.part->Mark());
+  }
+}
+
+bool PartitionSet::ApplyMarks(const std::string& marks, std::vector<std::string>* warnings) {
+  std::map<Timestamp, std::pair<bool, uint64_t>> m;
+  std::string_view in(marks);
+  uint32_t n = 0;
+  if (!GetVarint32(&in, &n)) return false;
+  for (uint32_t i = 0; i < n; ++i) {
+    uint64_t zz = 0, end = 0;
+    if (!GetVarint64(&in, &zz) || in.empty()) return false;
+    const bool has = in[0] != 0;
+    in.remove_prefix(1);
+    if (has && !GetVarint64(&in, &end)) return false;
+    m[ZigZagDecode64(zz)] = {has, end};
+  }
+  if (!in.empty()) return false;
+  for (auto& [start, slot] : slots_) {
+    auto it = m.find(start);
+    if (it != m.end() && !it->second.first) continue;  // closed then: untouched
+    const uint64_t mark = it == m.end() ? 0 : it->second.second;
+    Status s = Partition::CutToMark(env_, DirOf(start, slot.end), mark, &slot.cut);
+    if (!s.ok()) warnings->push_back(s.ToString());
+  }
+  return true;
+}
+
+Status PartitionSet::Open(std::vector<std::string>* warnings, const std::string* marks) {
   SUNDIAL_RETURN_IF_ERROR(env_->CreateDir(root_));
   std::vector<std::string> names;
   SUNDIAL_RETURN_IF_ERROR(env_->ListDir(root_, &names));
@@ -47,6 +84,10 @@ Status PartitionSet::Open(std::vector<std::string>* warnings) {
       continue;
     }
     slots_[start].end = end;
+  }
+  if (marks != nullptr && !ApplyMarks(*marks, warnings)) {
+    warnings->push_back("WAL checkpoint: partition marks damaged; pages written since may "
+                        "hold points the WAL replays again");
   }
   // Repair missing indexes now, so that startup reports them, and open the
   // newest partition, which the writers need first.
@@ -66,21 +107,22 @@ Status PartitionSet::Open(std::vector<std::string>* warnings) {
 Status PartitionSet::Load(Timestamp start, Slot* slot) {
   slot->last_use_ms = env_->NowMs();
   if (slot->part) return Status::OK();
-  auto p = std::make_shared<Partition>(env_, DirOf(start, slot->end), start, slot->end,
+  auto p = std::make_unique<Partition>(env_, DirOf(start, slot->end), start, slot->end,
                                        window_bytes_);
-  SUNDIAL_RETURN_IF_ERROR(p->Open(&warnings_));
+  SUNDIAL_RETURN_IF_ERROR(p->Open(&warnings_, slot->cut));
+  slot->cut = false;
   slot->part = std::move(p);
   return Status::OK();
 }
 
-Status PartitionSet::Locate(Timestamp t, std::shared_ptr<Partition>* out) {
+Status PartitionSet::Locate(Timestamp t, PartitionRef* out) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = slots_.upper_bound(t);
   if (it != slots_.begin()) {
     auto prev = std::prev(it);
     if (t < prev->second.end) {
       SUNDIAL_RETURN_IF_ERROR(Load(prev->first, &prev->second));
-      *out = prev->second.part;
+      *out = PartitionRef(prev->second.part.get());
       return Status::OK();
     }
   }
@@ -91,13 +133,12 @@ Status PartitionSet::Locate(Timestamp t, std::shared_ptr<Partition>* out) {
   Slot& slot = slots_[start];
   slot.end = end;
   SUNDIAL_RETURN_IF_ERROR(Load(start, &slot));
-  *out = slot.part;
+  *out = PartitionRef(slot.part.get());
   return Status::OK();
 }
 
-std::vector<std::shared_ptr<Partition>> PartitionSet::Overlapping(Timestamp start,
-                                                                  Timestamp end) {
-  std::vector<std::shared_ptr<Partition>> out;
+std::vector<PartitionRef> PartitionSet::Overlapping(Timestamp start, Timestamp end) {
+  std::vector<PartitionRef> out;
   std::lock_guard<std::mutex> lock(mu_);
   for (auto& [s, slot] : slots_) {
     if (s > end) break;
@@ -107,7 +148,7 @@ std::vector<std::shared_ptr<Partition>> PartitionSet::Overlapping(Timestamp star
       warnings_.push_back(st.ToString());
       continue;
     }
-    out.push_back(slot.part);
+    out.push_back(PartitionRef(slot.part.get()));
   }
   return out;
 }
@@ -125,23 +166,34 @@ std::vector<std::pair<Timestamp, Timestamp>> PartitionSet::Ranges() {
 }
 
 Status PartitionSet::SyncAll() {
-  std::vector<std::shared_ptr<Partition>> open;
+  std::vector<PartitionRef> open;
   {
     std::lock_guard<std::mutex> lock(mu_);
     for (auto& kv : slots_) {
-      if (kv.second.part) open.push_back(kv.second.part);
+      if (kv.second.part) open.push_back(PartitionRef(kv.second.part.get()));
     }
   }
   for (auto& p : open) SUNDIAL_RETURN_IF_ERROR(p->Sync());
   return Status::OK();
 }
 
+void PartitionSet::FreeRetired() {
+  for (size_t i = 0; i < retired_.size();) {
+    if (retired_[i]->pinned()) {
+      ++i;
+    } else {
+      retired_.erase(retired_.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+  }
+}
+
 void PartitionSet::EvictIdle(int64_t before_ms, Timestamp keep_after) {
   std::lock_guard<std::mutex> lock(mu_);
+  FreeRetired();
   for (auto& kv : slots_) {
     Slot& slot = kv.second;
     if (!slot.part || slot.end > keep_after || slot.last_use_ms >= before_ms) continue;
-    if (slot.part.use_count() > 1) continue;  // in use by a reader or writer
+    if (slot.part->pinned()) continue;        // in use by a reader or writer
     if (!slot.part->Sync().ok()) continue;    // keep it until it is durable
     slot.part.reset();
   }
@@ -153,8 +205,10 @@ size_t PartitionSet::DropBefore(Timestamp cutoff) {
     std::lock_guard<std::mutex> lock(mu_);
     for (auto it = slots_.begin(); it != slots_.end() && it->second.end <= cutoff;) {
       dirs.push_back(DirOf(it->first, it->second.end));
+      if (it->second.part) retired_.push_back(std::move(it->second.part));
       it = slots_.erase(it);
     }
+    FreeRetired();
   }
   for (const auto& d : dirs) {
     (void)env_->RemoveFile(d + "/pages");
@@ -187,6 +241,13 @@ uint64_t PartitionSet::DiskBytes() {
     if (kv.second.part) bytes += kv.second.part->file_bytes();
   }
   return bytes;
+}
+
+size_t PartitionSet::OpenCount() {
+  std::lock_guard<std::mutex> lock(mu_);
+  size_t n = 0;
+  for (auto& kv : slots_) n += kv.second.part ? 1 : 0;
+  return n;
 }
 
 uint64_t PartitionSet::PageCount() {

@@ -10,9 +10,22 @@
 // short where it would overlap an existing range, e.g. after the duration
 // setting changed).
 //
-// Thread-safety: all methods are thread-safe. Partitions are handed out as
-// shared_ptr so that an iterator or a writer can keep one open while the set
-// decides to close it.
+// Checkpoint marks (the payload of a WAL marks record, wal.h), version 1:
+//   varint32 n, then n times (every partition the set knows, open or not):
+//     varint64 zigzag(start), u8 has_mark, [varint64 page file end]
+// A partition with a mark has its page file cut back to it on recovery; a
+// partition without one was closed (synced, untouched) when the mark was
+// taken and is left alone; a partition missing from the list was created
+// after it and is cut to nothing.
+//
+// Ownership: the set owns every open partition (unique_ptr). It hands them
+// out as PartitionRef, a pin: a pinned partition is neither closed by
+// EvictIdle nor freed by DropBefore (which retires it; it is freed once no
+// pin is left). Pins are taken only under the set's mutex, so a partition
+// found unpinned there cannot gain one before it is freed.
+//
+// Thread-safety: all methods are thread-safe. A PartitionRef must not
+// outlive the set.
 #pragma once
 
 #include <cstdint>
@@ -27,20 +40,57 @@
 
 namespace sundial::storage {
 
+// A pin on an open partition; movable, not copyable. Empty when default
+// constructed or moved from.
+class PartitionRef {
+ public:
+  PartitionRef() = default;
+  PartitionRef(const PartitionRef&) = delete;
+  PartitionRef& operator=(const PartitionRef&) = delete;
+  PartitionRef(PartitionRef&& o) noexcept : p_(o.p_) { o.p_ = nullptr; }
+  PartitionRef& operator=(PartitionRef&& o) noexcept {
+    if (this != &o) {
+      reset();
+      p_ = o.p_;
+      o.p_ = nullptr;
+    }
+    return *this;
+  }
+  ~PartitionRef() { reset(); }
+
+  void reset() {
+    if (p_ != nullptr) p_->Unpin();
+    p_ = nullptr;
+  }
+  Partition* get() const { return p_; }
+  Partition* operator->() const { return p_; }
+  explicit operator bool() const { return p_ != nullptr; }
+
+ private:
+  friend class PartitionSet;
+  explicit PartitionRef(Partition* p) : p_(p) { p_->Pin(); }
+  Partition* p_ = nullptr;
+};
+
 class PartitionSet {
  public:
   PartitionSet(Env* env, std::string root, Timestamp duration, uint64_t window_bytes);
   PartitionSet(const PartitionSet&) = delete;
   PartitionSet& operator=(const PartitionSet&) = delete;
 
-  // Lists the partitions under root (creating root if missing), rebuilds
-  // missing indexes and opens the newest partition.
-  Status Open(std::vector<std::string>* warnings);
+  // Lists the partitions under root (creating root if missing), cuts page
+  // files back to the checkpoint marks (null: none), rebuilds missing
+  // indexes and opens the newest partition.
+  Status Open(std::vector<std::string>* warnings, const std::string* marks = nullptr);
+  // Encodes the marks of every partition (format above) into *payload.
+  // REQUIRES: no page is being added meanwhile (the maintenance thread
+  // calls it, and it is the only writer of pages).
+  void Marks(std::string* payload);
   // The partition holding t, created (in memory; files come with the first
   // page) if none does.
-  Status Locate(Timestamp t, std::shared_ptr<Partition>* out);
+  Status Locate(Timestamp t, PartitionRef* out);
   // Existing partitions overlapping [start, end], ascending, opened.
-  std::vector<std::shared_ptr<Partition>> Overlapping(Timestamp start, Timestamp end);
+  std::vector<PartitionRef> Overlapping(Timestamp start, Timestamp end);
   // Start of the newest partition (kMinTimestamp if none).
   Timestamp NewestStart();
   // Every partition's [start, end), ascending, without opening any.
@@ -50,20 +100,26 @@ class PartitionSet {
   // Closes partitions not used since before `before_ms` (Env clock),
   // except ones that end after keep_after.
   void EvictIdle(int64_t before_ms, Timestamp keep_after);
-  // Removes partitions that end at or before `cutoff`. Returns the count.
+  // Removes partitions that end at or before `cutoff` (their files now,
+  // their memory once unpinned). Returns the count.
   size_t DropBefore(Timestamp cutoff);
   // Warnings from partitions opened since the last call.
   std::vector<std::string> TakeWarnings();
   size_t MemoryUsage();
   uint64_t DiskBytes();
   uint64_t PageCount();
+  // Partitions open in memory now.
+  size_t OpenCount();
 
  private:
   struct Slot {
     Timestamp end = 0;
-    std::shared_ptr<Partition> part;  // null while closed
+    std::unique_ptr<Partition> part;  // null while closed
     int64_t last_use_ms = 0;
+    bool cut = false;  // its page file was cut back to a mark at Open
   };
+  // Applies marks to the listed slots. False if marks do not decode.
+  bool ApplyMarks(const std::string& marks, std::vector<std::string>* warnings);
   std::string DirOf(Timestamp start, Timestamp end) const;
   // Opens the slot's partition if closed. REQUIRES: mu_ held.
   Status Load(Timestamp start, Slot* slot);
@@ -75,6 +131,9 @@ class PartitionSet {
   std::mutex mu_;
   std::map<Timestamp, Slot> slots_;    // GUARDED_BY(mu_); by start
   std::vector<std::string> warnings_;  // GUARDED_BY(mu_)
+  // Dropped partitions still pinned by a reader. GUARDED_BY(mu_).
+  std::vector<std::unique_ptr<Partition>> retired_;
+  void FreeRetired();  // REQUIRES: mu_ held
 };
 
 }  // namespace sundial::storage

@@ -34,9 +34,11 @@ bool SeriesIterator::Cursor::SeekTo(Timestamp lower) {
 }
 
 SeriesIterator::SeriesIterator(SeriesId series, Timestamp start, Timestamp end,
-                               std::vector<Source> sources, std::atomic<uint64_t>* corruptions)
+                               std::vector<Source> sources, std::vector<PartitionRef> pins,
+                               std::atomic<uint64_t>* corruptions)
     : series_(series),
       end_(end),
+      pins_(std::move(pins)),
       sources_(std::move(sources)),
       lower_(start),
       done_(start > end),
@@ -50,7 +52,6 @@ void SeriesIterator::Open(Source* src) {
   c->priority = src->priority;
   if (src->part) {
     Status s = src->part->ReadPage(series_, src->ref, &c->buf);
-    src->part.reset();
     if (!s.ok()) {
       if (corruptions_ != nullptr) corruptions_->fetch_add(1, std::memory_order_relaxed);
       return;  // a damaged page is skipped; the rest of the series is kept
@@ -85,6 +86,26 @@ void SeriesIterator::Retire(Cursor* c) {
 }
 
 bool SeriesIterator::Next() {
+  // Fast path, the usual case: one open page and no other source starting
+  // at or before its next point, so that point is the answer as it is.
+  if (active_.size() == 1 && !done_) {
+    Cursor* c = active_[0].get();
+    const Timestamp t = c->t;
+    if (t <= end_ && t != kMaxTimestamp &&
+        (next_ >= sources_.size() || sources_[next_].min_t > t)) {
+      t_ = t;
+      v_ = c->v;
+      bool alive = c->Advance();
+      while (alive && c->t <= t) alive = c->Advance();
+      if (!alive) {
+        Retire(c);
+        active_.clear();
+      }
+      lower_ = t + 1;
+      positioned_ = true;
+      return true;
+    }
+  }
   while (!done_) {
     Timestamp frontier = kMaxTimestamp;
     for (const auto& c : active_) frontier = std::min(frontier, c->t);

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "storage/partition.h"
+#include "storage/partition_set.h"
 #include "sundial/common/sample_iterator.h"
 #include "sundial/compress/page_iterator.h"
 
@@ -31,15 +32,16 @@ class SeriesIterator final : public SampleIterator {
     Timestamp min_t = 0;
     Timestamp max_t = 0;
     uint32_t priority = 0;
-    std::shared_ptr<Partition> part;  // set for a sealed page
+    Partition* part = nullptr;  // set for a sealed page; pinned by the iterator
     PageRef ref;
     std::string bytes;  // an in-memory page otherwise
     bool arrival_order = false;  // bytes is an open out-of-order page
   };
 
-  // corruptions (borrowed, may be null) counts pages found damaged.
+  // corruptions (borrowed, may be null) counts pages found damaged. pins
+  // keep the partitions of the sources open while the iterator lives.
   SeriesIterator(SeriesId series, Timestamp start, Timestamp end, std::vector<Source> sources,
-                 std::atomic<uint64_t>* corruptions);
+                 std::vector<PartitionRef> pins, std::atomic<uint64_t>* corruptions);
 
   bool Next() override;
   bool Seek(Timestamp t) override;
@@ -67,6 +69,7 @@ class SeriesIterator final : public SampleIterator {
 
   const SeriesId series_;
   const Timestamp end_;
+  const std::vector<PartitionRef> pins_;
   std::vector<Source> sources_;  // sorted by min_t
   size_t next_ = 0;              // first source not opened yet
   std::vector<std::unique_ptr<Cursor>> active_;

@@ -58,7 +58,7 @@ StorageImpl::StorageImpl(const StorageOptions& options, std::unique_ptr<Env> env
     : options_(options), env_(std::move(env)) {}
 
 Status StorageImpl::Open(const StorageOptions& options, std::unique_ptr<Env> env,
-                         std::unique_ptr<StorageImpl>* out) {
+                         std::unique_ptr<StorageImpl>* out, bool start_maintenance) {
   if (options.data_dir.empty()) return Status::InvalidArgument("storage: data_dir is empty");
   if (options.partition_duration_ms < 1000) {
     return Status::InvalidArgument("storage: partition duration below one second");
@@ -69,7 +69,7 @@ Status StorageImpl::Open(const StorageOptions& options, std::unique_ptr<Env> env
   }
   std::unique_ptr<StorageImpl> impl(new StorageImpl(options, std::move(env)));
   SUNDIAL_RETURN_IF_ERROR(impl->Recover());
-  impl->maint_ = std::thread([p = impl.get()] { p->MaintenanceLoop(); });
+  if (start_maintenance) impl->maint_ = std::thread([p = impl.get()] { p->MaintenanceLoop(); });
   *out = std::move(impl);
   return Status::OK();
 }
@@ -84,24 +84,33 @@ Status StorageImpl::Recover() {
   partitions_ = std::make_unique<PartitionSet>(env_.get(), dir + "/part",
                                                options_.partition_duration_ms,
                                                options_.mmap_window_bytes);
-  SUNDIAL_RETURN_IF_ERROR(partitions_->Open(&warnings));
   wal_ = std::make_unique<Wal>(env_.get(), dir + "/wal", options_.wal_segment_bytes);
+  std::string marks;
+  bool have_marks = false;
+  SUNDIAL_RETURN_IF_ERROR(wal_->ReadCheckpointMarks(&marks, &have_marks));
+  SUNDIAL_RETURN_IF_ERROR(partitions_->Open(&warnings, have_marks ? &marks : nullptr));
   uint64_t corrupt = 0, unknown = 0;
   LateAppendObserver* const observer = options_.late_observer;
   const Timestamp late_mark = observer ? observer->late_watermark() : kMinTimestamp;
   std::vector<SeriesPoint> late;
+  auto apply = [&](const SeriesPoint& p) {
+    MemSeries* s = series_.Get(p.series);
+    if (s == nullptr) {
+      ++unknown;
+      return;
+    }
+    ApplyPoint(p.series, s, p.t, p.v);
+    if (p.t < late_mark) late.push_back(p);
+  };
   SUNDIAL_RETURN_IF_ERROR(wal_->Recover(
-      [&](std::string_view payload) {
+      [&](uint8_t type, std::string_view payload) {
+        bool ok = true;
         late.clear();
-        const bool ok = DecodeWalBatch(payload, [&](const SeriesPoint& p) {
-          MemSeries* s = series_.Get(p.series);
-          if (s == nullptr) {
-            ++unknown;
-            return;
-          }
-          ApplyPoint(p.series, s, p.t, p.v);
-          if (p.t < late_mark) late.push_back(p);
-        });
+        if (type == kWalPointsRecord) {
+          ok = DecodeWalBatch(payload, apply);
+        } else if (type == kWalPageRecord) {
+          ok = DecodeCheckpointPage(payload, apply);
+        }
         if (!late.empty()) observer->OnLateAppend(late.data(), late.size());
         // Replay seals pages; write them as we go rather than hoard them.
         if (pages_pending_.load(std::memory_order_relaxed) >= 4096) (void)WritePending();
@@ -225,7 +234,7 @@ void StorageImpl::ApplyPoint(SeriesId id, MemSeries* s, Timestamp t, Value v) {
     // A partition this series has no page open in: find (maybe open) it
     // without holding the series lock, as that may read its index.
     lock.unlock();
-    std::shared_ptr<Partition> part;
+    PartitionRef part;
     Status st = partitions_->Locate(t, &part);
     lock.lock();
     if (!st.ok()) break;
@@ -389,6 +398,7 @@ StorageStats StorageImpl::stats() {
   st.memory_bytes = series_.MemoryUsage() + heads + dict_->MemoryUsage() +
                     partitions_->MemoryUsage();
   st.disk_bytes = partitions_->DiskBytes();
+  st.partitions = partitions_->OpenCount();
   return st;
 }
 

@@ -18,11 +18,15 @@
 // seals heads whose partition has ended, checkpoints the WAL, closes idle
 // partitions and applies retention.
 //
-// Checkpoint: under the exclusive append gate the WAL rotates to segment N;
-// then pending pages are written and synced, every series' unsealed points
-// (pending pages, head, out-of-order page) are written to checkpoint N, and
-// segments before N are removed. Recovery replays checkpoint N and then
-// segments >= N; points present in both are harmless (last write wins).
+// Checkpoint: under the exclusive append gate the WAL rotates to segment N,
+// the end of every open page file is noted (marks) and every series'
+// unsealed pages (pending pages, head, out-of-order page) are written to
+// checkpoint N as compressed pages, after the marks. After the gate, page
+// files are synced and checkpoint N is made durable; segments before N are
+// removed. Recovery
+// cuts page files back to the marks (pages written later hold points that
+// the checkpoint or segments >= N hold too), then replays checkpoint N and
+// segments >= N: every point lands in a page exactly once.
 //
 // Thread-safety: as the Storage interface.
 #pragma once
@@ -131,8 +135,10 @@ class SeriesTable {
 class StorageImpl final : public Storage {
  public:
   // Opens with the given Env (tests pass a fault-injecting one).
+  // Without start_maintenance no maintenance thread runs and the caller
+  // drives it with TEST_RunMaintenance() (benchmarks on a simulated clock).
   static Status Open(const StorageOptions& options, std::unique_ptr<Env> env,
-                     std::unique_ptr<StorageImpl>* out);
+                     std::unique_ptr<StorageImpl>* out, bool start_maintenance = true);
 
   ~StorageImpl() override;
 
@@ -156,6 +162,9 @@ class StorageImpl final : public Storage {
   // Seals every head and out-of-order page and writes all pending pages
   // (what a clean shutdown does first). For tests and benchmarks.
   Status TEST_FlushAll();
+  // Runs one maintenance pass at the Env's current time, as the thread does
+  // every 100 ms.
+  void TEST_RunMaintenance();
   // Runs one checkpoint now.
   Status TEST_Checkpoint();
   // Seals the pages of idle series whose partition has ended, as the
@@ -190,14 +199,18 @@ class StorageImpl final : public Storage {
 
   // Maintenance (storage_maintenance.cc).
   void MaintenanceLoop();
+  // One pass of the loop at Env time `now`. REQUIRES: maint_run_mu_ held.
+  void MaintenancePass(int64_t now);
   Status WritePending();
   Status Checkpoint();
   // Freezes heads and out-of-order pages: all of them, or those of series
   // idle for two slow ticks whose partition ended before the newest time
   // seen (wall clock or data) minus a grace period.
   void SealEnded(bool all, bool assume_idle = false);
+  // Adds the series' unsealed pages to w as checkpoint page records (rec is
+  // scratch space).
   Status SnapshotForCheckpoint(SeriesId id, MemSeries* s, Wal::CheckpointWriter* w,
-                               std::vector<SeriesPoint>* buf);
+                               std::string* rec);
   Status Shutdown();
   void AddWarning(std::string w);
 

@@ -3,7 +3,9 @@
 // retention, and the clean shutdown.
 #include <algorithm>
 
+#include "storage/record_log.h"
 #include "storage/storage_impl.h"
+#include "sundial/common/coding.h"
 #include "sundial/compress/page_iterator.h"
 
 namespace sundial::storage {
@@ -12,7 +14,6 @@ constexpr int64_t kTickMs = 100;
 constexpr int64_t kSlowTickMs = 10000;        // sealing, eviction, retention
 constexpr Timestamp kSealGraceMs = 5 * 60000;  // late points still reach the head
 constexpr int64_t kIdlePartitionMs = 5 * 60000;
-constexpr size_t kCheckpointBatch = 4096;
 }  // namespace
 
 void StorageImpl::MaintenanceLoop() {
@@ -25,30 +26,34 @@ void StorageImpl::MaintenanceLoop() {
       work_ = false;
     }
     std::lock_guard<std::mutex> run(maint_run_mu_);
-    const int64_t now = env_->NowMs();
-    Status s = WritePending();
-    if (options_.wal_sync == WalSyncMode::kInterval &&
-        now - last_sync_ms_ >= static_cast<int64_t>(options_.wal_sync_interval_ms)) {
-      last_sync_ms_ = now;
-      (void)Sync();  // an fsync error shows again on the next Sync()/Append
-    }
-    const bool ckpt_due =
-        options_.checkpoint_interval_ms > 0 &&
-        now - last_checkpoint_ms_ >= static_cast<int64_t>(options_.checkpoint_interval_ms) &&
-        wal_->bytes_written() != wal_bytes_at_checkpoint_;
-    if (s.ok() && (wal_->WantsRotation() || ckpt_due)) {
-      last_checkpoint_ms_ = now;
-      (void)Checkpoint();  // retried on the next trigger; the WAL keeps the data
-    }
-    if (now - last_slow_ms_ >= kSlowTickMs) {
-      last_slow_ms_ = now;
-      tick_.fetch_add(1, std::memory_order_relaxed);
-      SealEnded(false);
-      const Timestamp newest = std::max<Timestamp>(now, newest_t_.load());
-      partitions_->EvictIdle(now - kIdlePartitionMs, newest - options_.partition_duration_ms);
-      if (options_.retention_ms > 0) partitions_->DropBefore(now - options_.retention_ms);
-      for (auto& w : partitions_->TakeWarnings()) AddWarning(std::move(w));
-    }
+    MaintenancePass(env_->NowMs());
+  }
+}
+
+void StorageImpl::MaintenancePass(int64_t now) {
+  Status s = WritePending();
+  if (options_.wal_sync == WalSyncMode::kInterval &&
+      now - last_sync_ms_ >= static_cast<int64_t>(options_.wal_sync_interval_ms)) {
+    last_sync_ms_ = now;
+    (void)Sync();  // an fsync error shows again on the next Sync()/Append
+  }
+  const bool ckpt_due =
+      options_.checkpoint_interval_ms > 0 &&
+      now - last_checkpoint_ms_ >= static_cast<int64_t>(options_.checkpoint_interval_ms) &&
+      wal_->bytes_written() != wal_bytes_at_checkpoint_;
+  if (s.ok() && (wal_->WantsRotation() || ckpt_due)) {
+    last_checkpoint_ms_ = now;
+    (void)Checkpoint();  // retried on the next trigger; the WAL keeps the data
+  }
+  if (now - last_slow_ms_ >= kSlowTickMs) {
+    last_slow_ms_ = now;
+    tick_.fetch_add(1, std::memory_order_relaxed);
+    SealEnded(false);
+    const Timestamp newest = std::max<Timestamp>(now, newest_t_.load());
+    // Ended partitions close once idle; a late write or a read reopens one.
+    partitions_->EvictIdle(now - kIdlePartitionMs, newest - kSealGraceMs);
+    if (options_.retention_ms > 0) partitions_->DropBefore(now - options_.retention_ms);
+    for (auto& w : partitions_->TakeWarnings()) AddWarning(std::move(w));
   }
 }
 
@@ -61,7 +66,7 @@ Status StorageImpl::WritePending() {
   Status result;
   while (!batch.empty()) {
     PendingPage* p = batch.front();
-    std::shared_ptr<Partition> part;
+    PartitionRef part;
     Status s = partitions_->Locate(p->part_start, &part);
     if (s.ok()) s = part->AddPage(p->series, p->flags, p->bytes, p->min_t, p->max_t);
     if (!s.ok()) {
@@ -107,19 +112,16 @@ void StorageImpl::SealEnded(bool all, bool assume_idle) {
 }
 
 Status StorageImpl::SnapshotForCheckpoint(SeriesId id, MemSeries* s, Wal::CheckpointWriter* w,
-                                          std::vector<SeriesPoint>* buf) {
-  auto emit = [&](std::string_view page) -> Status {
-    compress::PageIterator it(page);
-    while (it.Next()) {
-      buf->push_back(SeriesPoint{id, it.t(), it.v()});
-      if (buf->size() >= kCheckpointBatch) {
-        thread_local std::string rec;
-        EncodeWalBatch(buf->data(), buf->size(), &rec);
-        buf->clear();
-        SUNDIAL_RETURN_IF_ERROR(w->Add(rec));
-      }
-    }
-    return it.status();
+                                          std::string* rec) {
+  auto emit = [&](std::string_view page, uint8_t kind) {
+    std::string payload;
+    rec->clear();
+    PutVarint32(rec, id);
+    rec->push_back(static_cast<char>(kind));
+    rec->append(page.data(), page.size());
+    payload.swap(*rec);
+    AppendLogRecord(rec, kWalPageRecord, payload);
+    return w->Add(*rec);
   };
   std::lock_guard<SpinLock> lock(s->lock);
   // Write order matters (last write wins): in-order data first, then the
@@ -127,40 +129,43 @@ Status StorageImpl::SnapshotForCheckpoint(SeriesId id, MemSeries* s, Wal::Checkp
   std::vector<const PendingPage*> pending;
   PendingOldestFirst(s, &pending);
   for (const PendingPage* p : pending) {
-    if ((p->flags & kPageFlagOutOfOrder) == 0) SUNDIAL_RETURN_IF_ERROR(emit(p->bytes));
+    if ((p->flags & kPageFlagOutOfOrder) == 0) SUNDIAL_RETURN_IF_ERROR(emit(p->bytes, 0));
   }
-  if (s->head && !s->head->empty()) SUNDIAL_RETURN_IF_ERROR(emit(s->head->data()));
+  if (s->head && !s->head->empty()) SUNDIAL_RETURN_IF_ERROR(emit(s->head->data(), 0));
   for (const PendingPage* p : pending) {
-    if ((p->flags & kPageFlagOutOfOrder) != 0) SUNDIAL_RETURN_IF_ERROR(emit(p->bytes));
+    if ((p->flags & kPageFlagOutOfOrder) != 0) SUNDIAL_RETURN_IF_ERROR(emit(p->bytes, 1));
   }
-  if (s->ooo && !s->ooo->empty()) SUNDIAL_RETURN_IF_ERROR(emit(s->ooo->data()));
+  if (s->ooo && !s->ooo->empty()) SUNDIAL_RETURN_IF_ERROR(emit(s->ooo->data(), 2));
   return Status::OK();
 }
 
 Status StorageImpl::Checkpoint() {
+  // Under the exclusive gate nothing is appended: the segment switch, the
+  // page files' marks and the copy of memory all describe one moment, so
+  // recovery replays every point exactly once (pages up to the marks, then
+  // the checkpoint's pages, then the segments from the new one on). The
+  // copy goes straight to the checkpoint file (page cache), not to a
+  // buffer, so a checkpoint costs no memory.
+  (void)WritePending();  // a smaller checkpoint; what fails stays pending
   uint64_t seq = 0;
+  std::unique_ptr<Wal::CheckpointWriter> w;
   {
     std::unique_lock<std::shared_mutex> gate(gate_);
     SUNDIAL_RETURN_IF_ERROR(wal_->Rotate(&seq));
+    SUNDIAL_RETURN_IF_ERROR(wal_->NewCheckpoint(seq, &w));
+    std::string payload, rec;
+    partitions_->Marks(&payload);
+    AppendLogRecord(&rec, kWalMarksRecord, payload);
+    SUNDIAL_RETURN_IF_ERROR(w->Add(rec));
+    Status s;
+    series_.ForEach([&](SeriesId id, MemSeries* series) {
+      if (s.ok()) s = SnapshotForCheckpoint(id, series, w.get(), &rec);
+    });
+    SUNDIAL_RETURN_IF_ERROR(s);
   }
   const uint64_t wal_bytes = wal_->bytes_written();
-  (void)WritePending();  // what fails stays pending and goes into the checkpoint
   SUNDIAL_RETURN_IF_ERROR(partitions_->SyncAll());
   SUNDIAL_RETURN_IF_ERROR(dict_->Sync());
-  std::unique_ptr<Wal::CheckpointWriter> w;
-  SUNDIAL_RETURN_IF_ERROR(wal_->NewCheckpoint(seq, &w));
-  std::vector<SeriesPoint> buf;
-  buf.reserve(kCheckpointBatch);
-  Status s;
-  series_.ForEach([&](SeriesId id, MemSeries* series) {
-    if (s.ok()) s = SnapshotForCheckpoint(id, series, w.get(), &buf);
-  });
-  SUNDIAL_RETURN_IF_ERROR(s);
-  if (!buf.empty()) {
-    std::string rec;
-    EncodeWalBatch(buf.data(), buf.size(), &rec);
-    SUNDIAL_RETURN_IF_ERROR(w->Add(rec));
-  }
   // Segments before seq go away with Finish(): late-point notices from
   // them must be durable first.
   if (options_.late_observer != nullptr) SUNDIAL_RETURN_IF_ERROR(options_.late_observer->SyncLate());
@@ -168,6 +173,11 @@ Status StorageImpl::Checkpoint() {
   wal_bytes_at_checkpoint_ = wal_bytes;
   checkpoints_.fetch_add(1, std::memory_order_relaxed);
   return Status::OK();
+}
+
+void StorageImpl::TEST_RunMaintenance() {
+  std::lock_guard<std::mutex> run(maint_run_mu_);
+  MaintenancePass(env_->NowMs());
 }
 
 Status StorageImpl::TEST_Checkpoint() {
@@ -193,7 +203,12 @@ Status StorageImpl::Shutdown() {
     (void)wal_->Sync();  // keep the WAL: recovery replays it
     return s;
   }
-  return wal_->Reset();
+  // Everything is in synced pages: the WAL restarts empty, with marks so
+  // that a crash later cuts what is written after this point.
+  std::string payload, marks;
+  partitions_->Marks(&payload);
+  AppendLogRecord(&marks, kWalMarksRecord, payload);
+  return wal_->Reset(marks);
 }
 
 size_t StorageImpl::TEST_ApplyRetention() {
@@ -207,7 +222,7 @@ void StorageImpl::TEST_SealIdle() {
 }
 
 Status StorageImpl::TEST_SetPageFileEnd(Timestamp t, uint64_t offset) {
-  std::shared_ptr<Partition> part;
+  PartitionRef part;
   SUNDIAL_RETURN_IF_ERROR(partitions_->Locate(t, &part));
   return part->TEST_SetPageFileEnd(offset);
 }

@@ -11,7 +11,8 @@ std::unique_ptr<SampleIterator> StorageImpl::NewIterator(SeriesId id, Timestamp 
   std::vector<SeriesIterator::Source> sources;
   MemSeries* s = series_.Get(id);
   if (s == nullptr || start > end) {
-    return std::make_unique<SeriesIterator>(id, start, end, std::move(sources), &corruptions_);
+    return std::make_unique<SeriesIterator>(id, start, end, std::move(sources),
+                                            std::vector<PartitionRef>(), &corruptions_);
   }
   // Memory first: a pending page that is written meanwhile then shows up
   // twice (harmless), never zero times.
@@ -43,7 +44,8 @@ std::unique_ptr<SampleIterator> StorageImpl::NewIterator(SeriesId id, Timestamp 
   }
   uint32_t sealed_ooo = 0;
   std::vector<PageRef> refs;
-  for (auto& part : partitions_->Overlapping(start, end)) {
+  std::vector<PartitionRef> pins = partitions_->Overlapping(start, end);
+  for (auto& part : pins) {
     refs.clear();
     part->PagesOf(id, start, end, &refs);
     for (const PageRef& r : refs) {
@@ -51,7 +53,7 @@ std::unique_ptr<SampleIterator> StorageImpl::NewIterator(SeriesId id, Timestamp 
       src.min_t = r.min_t;
       src.max_t = r.max_t;
       src.priority = (r.flags & kPageFlagOutOfOrder) ? ++sealed_ooo : 0;
-      src.part = part;
+      src.part = part.get();
       src.ref = r;
       sources.push_back(std::move(src));
     }
@@ -61,7 +63,8 @@ std::unique_ptr<SampleIterator> StorageImpl::NewIterator(SeriesId id, Timestamp 
     if (src.priority != 0) src.priority += sealed_ooo;
     sources.push_back(std::move(src));
   }
-  return std::make_unique<SeriesIterator>(id, start, end, std::move(sources), &corruptions_);
+  return std::make_unique<SeriesIterator>(id, start, end, std::move(sources), std::move(pins),
+                                          &corruptions_);
 }
 
 Status StorageImpl::LastPoint(SeriesId id, Sample* out) {
@@ -79,7 +82,7 @@ Status StorageImpl::LastPoint(SeriesId id, Sample* out) {
   const auto ranges = partitions_->Ranges();
   for (auto r = ranges.rbegin(); r != ranges.rend(); ++r) {
     if (best != kMinTimestamp && r->second - 1 <= best) break;  // nothing newer there
-    std::shared_ptr<Partition> part;
+    PartitionRef part;
     if (!partitions_->Locate(r->first, &part).ok()) continue;
     best = std::max(best, part->MaxTimeOf(id));
   }

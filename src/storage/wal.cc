@@ -6,6 +6,7 @@
 
 #include "storage/record_log.h"
 #include "sundial/common/coding.h"
+#include "sundial/compress/page_iterator.h"
 
 namespace sundial::storage {
 namespace {
@@ -86,6 +87,17 @@ bool DecodeWalBatch(std::string_view in, const std::function<void(const SeriesPo
   return in.empty();
 }
 
+bool DecodeCheckpointPage(std::string_view in,
+                          const std::function<void(const SeriesPoint&)>& fn) {
+  uint32_t id = 0;
+  if (!GetVarint32(&in, &id) || id == kInvalidSeriesId || in.empty()) return false;
+  if (static_cast<uint8_t>(in[0]) > 2) return false;
+  in.remove_prefix(1);
+  compress::PageIterator it(in);
+  while (it.Next()) fn(SeriesPoint{id, it.t(), it.v()});
+  return it.status().ok();
+}
+
 Wal::Wal(Env* env, std::string dir, uint64_t segment_bytes)
     : env_(env), dir_(std::move(dir)), segment_bytes_(segment_bytes) {}
 
@@ -113,7 +125,7 @@ Status Wal::ListFiles(std::vector<uint64_t>* segments, std::vector<uint64_t>* ch
 }
 
 void Wal::ReplayFile(const std::string& path, std::string_view magic,
-                     const std::function<void(std::string_view)>& fn,
+                     const std::function<void(uint8_t, std::string_view)>& fn,
                      std::vector<std::string>* warnings, uint64_t* corrupt_records) {
   std::unique_ptr<File> file;
   uint64_t size = 0;
@@ -134,20 +146,45 @@ void Wal::ReplayFile(const std::string& path, std::string_view magic,
   }
   uint8_t type;
   std::string_view payload;
+  const bool checkpoint = magic == kCheckpointMagic;
   while (reader.Next(&type, &payload)) {
-    if (type != kWalPointsRecord) {
+    if (type != kWalPointsRecord &&
+        !(checkpoint && (type == kWalPageRecord || type == kWalMarksRecord))) {
       warnings->push_back(path + ": unknown record type skipped");
       ++*corrupt_records;
       continue;
     }
-    fn(payload);
+    fn(type, payload);
   }
   if (!reader.status().ok()) warnings->push_back(reader.status().ToString());
   for (const auto& w : reader.skipped()) warnings->push_back(w);
   *corrupt_records += reader.skipped().size();
 }
 
-Status Wal::Recover(const std::function<void(std::string_view)>& fn,
+Status Wal::ReadCheckpointMarks(std::string* payload, bool* found) {
+  *found = false;
+  SUNDIAL_RETURN_IF_ERROR(env_->CreateDir(dir_));
+  std::vector<uint64_t> segments, checkpoints;
+  SUNDIAL_RETURN_IF_ERROR(ListFiles(&segments, &checkpoints));
+  if (checkpoints.empty()) return Status::OK();
+  std::unique_ptr<File> file;
+  uint64_t size = 0;
+  if (!env_->OpenFile(CheckpointPath(checkpoints.back()), &file).ok() || !file->Size(&size).ok()) {
+    return Status::OK();  // Recover reports it
+  }
+  LogReader reader(file.get(), size, kCheckpointMagic);
+  uint8_t type = 0;
+  std::string_view rec;
+  if (!reader.Open().ok() || !reader.Next(&type, &rec) || type != kWalMarksRecord ||
+      !reader.skipped().empty()) {
+    return Status::OK();
+  }
+  payload->assign(rec.data(), rec.size());
+  *found = true;
+  return Status::OK();
+}
+
+Status Wal::Recover(const std::function<void(uint8_t, std::string_view)>& fn,
                     std::vector<std::string>* warnings, uint64_t* corrupt_records) {
   SUNDIAL_RETURN_IF_ERROR(env_->CreateDir(dir_));
   std::vector<uint64_t> segments, checkpoints;
@@ -166,8 +203,11 @@ Status Wal::Recover(const std::function<void(std::string_view)>& fn,
     }
     ReplayFile(SegmentPath(seq), kSegmentMagic, fn, warnings, corrupt_records);
   }
+  AcquireSyncToken();
   std::lock_guard<std::mutex> lock(mu_);
-  return OpenSegment(max_seq + 1);
+  Status s = OpenSegment(max_seq + 1);
+  ReleaseSyncToken(0);
+  return s;
 }
 
 Status Wal::OpenSegment(uint64_t seq) {
@@ -182,7 +222,7 @@ Status Wal::OpenSegment(uint64_t seq) {
     (void)env_->RemoveFile(SegmentPath(seq));
     return s.WithContext("new WAL segment");
   }
-  file_ = std::shared_ptr<File>(f.release());
+  file_ = std::move(f);  // REQUIRES (callers): the sync token is held
   seq_ = seq;
   offset_ = h.size();
   wants_rotation_.store(false, std::memory_order_relaxed);
@@ -215,14 +255,15 @@ Status Wal::SyncTo(uint64_t lsn) {
     }
     syncing_ = true;
     sl.unlock();
-    std::shared_ptr<File> f;
+    // The token (syncing_) keeps file_ from being replaced meanwhile.
+    File* f = nullptr;
     uint64_t target = 0;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      f = file_;
+      f = file_.get();
       target = lsn_;
     }
-    Status s = f ? f->Sync() : Status::Unavailable("WAL is not open");
+    Status s = f != nullptr ? f->Sync() : Status::Unavailable("WAL is not open");
     syncs_.fetch_add(1, std::memory_order_relaxed);
     sl.lock();
     syncing_ = false;
@@ -242,22 +283,27 @@ Status Wal::Sync() {
   return SyncTo(lsn);
 }
 
+void Wal::AcquireSyncToken() {
+  std::unique_lock<std::mutex> sl(sync_mu_);
+  sync_cv_.wait(sl, [this] { return !syncing_; });
+  syncing_ = true;
+}
+
+void Wal::ReleaseSyncToken(uint64_t synced_lsn) {
+  std::lock_guard<std::mutex> sl(sync_mu_);
+  syncing_ = false;
+  if (synced_lsn > synced_lsn_) synced_lsn_ = synced_lsn;
+  sync_cv_.notify_all();
+}
+
 Status Wal::Rotate(uint64_t* seq) {
+  AcquireSyncToken();  // no fsync runs on the file about to be replaced
   std::lock_guard<std::mutex> lock(mu_);
-  if (file_) SUNDIAL_RETURN_IF_ERROR(file_->Sync());
-  const std::shared_ptr<File> old = file_;
-  const uint64_t old_seq = seq_, old_offset = offset_;
-  Status s = OpenSegment(seq_ + 1);
-  if (!s.ok()) {
-    file_ = old;
-    seq_ = old_seq;
-    offset_ = old_offset;
-    return s;
-  }
-  {
-    std::lock_guard<std::mutex> sl(sync_mu_);
-    if (lsn_ > synced_lsn_) synced_lsn_ = lsn_;
-  }
+  Status s = file_ ? file_->Sync() : Status::OK();
+  const uint64_t synced = s.ok() ? lsn_ : 0;
+  if (s.ok()) s = OpenSegment(seq_ + 1);  // on failure the old segment stays
+  ReleaseSyncToken(synced);
+  SUNDIAL_RETURN_IF_ERROR(s);
   *seq = seq_;
   return Status::OK();
 }
@@ -288,6 +334,12 @@ Status Wal::NewCheckpoint(uint64_t seq, std::unique_ptr<CheckpointWriter>* out) 
 Wal::CheckpointWriter::CheckpointWriter(Wal* wal, uint64_t seq, std::unique_ptr<File> file)
     : wal_(wal), seq_(seq), file_(std::move(file)), buf_(LogFileHeader(kCheckpointMagic)) {}
 
+Wal::CheckpointWriter::~CheckpointWriter() {
+  if (!file_) return;
+  file_.reset();
+  (void)wal_->env_->RemoveFile(wal_->CheckpointPath(seq_) + ".tmp");
+}
+
 Status Wal::CheckpointWriter::Flush() {
   if (buf_.empty()) return Status::OK();
   SUNDIAL_RETURN_IF_ERROR(file_->Write(offset_, buf_.data(), buf_.size()));
@@ -312,14 +364,18 @@ Status Wal::CheckpointWriter::Finish() {
   return wal_->RemoveBefore(seq_, false);
 }
 
-Status Wal::Reset() {
+Status Wal::Reset(const std::string& marks) {
+  AcquireSyncToken();
   std::lock_guard<std::mutex> lock(mu_);
   const uint64_t next = seq_ + 1;
-  SUNDIAL_RETURN_IF_ERROR(OpenSegment(next));
-  SUNDIAL_RETURN_IF_ERROR(RemoveBefore(next, true));
-  std::lock_guard<std::mutex> sl(sync_mu_);
-  synced_lsn_ = lsn_;
-  return Status::OK();
+  Status s = OpenSegment(next);
+  ReleaseSyncToken(s.ok() ? lsn_ : 0);
+  SUNDIAL_RETURN_IF_ERROR(s);
+  if (marks.empty()) return RemoveBefore(next, true);
+  std::unique_ptr<CheckpointWriter> w;
+  SUNDIAL_RETURN_IF_ERROR(NewCheckpoint(next, &w));
+  SUNDIAL_RETURN_IF_ERROR(w->Add(marks));
+  return w->Finish();  // removes what came before
 }
 
 }  // namespace sundial::storage

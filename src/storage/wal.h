@@ -17,6 +17,15 @@
 //            varint64 zigzag(t - previous t in the batch; previous = 0 first)
 //            int:   varint64 zigzag(value)
 //            float: fixed64 IEEE-754 bits
+// Checkpoints (version 1 since marks and pages were added; older
+// checkpoints hold type 1 records only and are still read):
+//   type 3, first record, partition marks (written by PartitionSet::Marks,
+//     format in partition_set.h): how far each page file and index were
+//     written when the checkpoint was taken
+//   type 2, one page of unsealed points (the engine's memory):
+//     varint32 series id, u8 kind (0 in-order, 1 out-of-order sorted,
+//     2 out-of-order in arrival order), then the page (compress/
+//     page_format.h) to the end of the record
 // Replaying the same batch twice is harmless: for equal timestamps the last
 // write wins, and replay preserves write order.
 //
@@ -41,6 +50,8 @@
 namespace sundial::storage {
 
 constexpr uint8_t kWalPointsRecord = 1;
+constexpr uint8_t kWalPageRecord = 2;   // checkpoints only
+constexpr uint8_t kWalMarksRecord = 3;  // checkpoints only, first record
 
 // Encodes a batch as a complete record (header included) into *out, which
 // is cleared first and reused (no allocation once it has grown).
@@ -48,6 +59,11 @@ void EncodeWalBatch(const SeriesPoint* points, size_t n, std::string* out);
 // Decodes a batch payload, calling fn for each point. Returns false if the
 // payload is malformed (fn may have been called for a prefix).
 bool DecodeWalBatch(std::string_view payload, const std::function<void(const SeriesPoint&)>& fn);
+// Decodes a checkpoint page record's payload, calling fn for each point in
+// page order. Returns false if the payload or the page is malformed (fn may
+// have been called for a prefix).
+bool DecodeCheckpointPage(std::string_view payload,
+                          const std::function<void(const SeriesPoint&)>& fn);
 
 class Wal {
  public:
@@ -55,11 +71,15 @@ class Wal {
   Wal(const Wal&) = delete;
   Wal& operator=(const Wal&) = delete;
 
+  // The marks record (type 3) of the newest checkpoint, if it has one.
+  // *found is false when there is no checkpoint, or it has no marks or
+  // they are damaged. Call before Recover.
+  Status ReadCheckpointMarks(std::string* payload, bool* found);
   // Scans the directory, removes unfinished checkpoints, and calls fn for
-  // every payload to replay: the newest checkpoint first, then the segments
+  // every record to replay: the newest checkpoint first, then the segments
   // from its sequence number on, oldest first. Damage is skipped and
   // described in *warnings. Then starts a fresh segment for new writes.
-  Status Recover(const std::function<void(std::string_view payload)>& fn,
+  Status Recover(const std::function<void(uint8_t type, std::string_view payload)>& fn,
                  std::vector<std::string>* warnings, uint64_t* corrupt_records);
 
   // Writes one encoded record (EncodeWalBatch) at the end of the current
@@ -84,6 +104,8 @@ class Wal {
     CheckpointWriter(Wal* wal, uint64_t seq, std::unique_ptr<File> file);
     CheckpointWriter(const CheckpointWriter&) = delete;
     CheckpointWriter& operator=(const CheckpointWriter&) = delete;
+    // Without Finish() the unfinished file is removed.
+    ~CheckpointWriter();
     Status Add(const std::string& record);
     Status Finish();
 
@@ -97,8 +119,10 @@ class Wal {
   };
   Status NewCheckpoint(uint64_t seq, std::unique_ptr<CheckpointWriter>* out);
   // Removes every segment and checkpoint and starts an empty segment. Used
-  // at clean shutdown once everything is in synced pages.
-  Status Reset();
+  // at clean shutdown once everything is in synced pages. With a non-empty
+  // marks record (complete, EncodeWalBatch-style), also leaves a checkpoint
+  // holding only it, for the new segment.
+  Status Reset(const std::string& marks = std::string());
 
   uint64_t bytes_written() const { return bytes_written_.load(std::memory_order_relaxed); }
   uint64_t syncs() const { return syncs_.load(std::memory_order_relaxed); }
@@ -107,11 +131,16 @@ class Wal {
  private:
   std::string SegmentPath(uint64_t seq) const;
   std::string CheckpointPath(uint64_t seq) const;
-  Status OpenSegment(uint64_t seq);  // REQUIRES: mu_ held
+  // REQUIRES: mu_ held and the sync token (AcquireSyncToken).
+  Status OpenSegment(uint64_t seq);
+  // The sync token: one thread at a time fsyncs or replaces file_. Taken
+  // before mu_, never while holding it.
+  void AcquireSyncToken();
+  void ReleaseSyncToken(uint64_t synced_lsn);
   Status RemoveBefore(uint64_t seq, bool include_checkpoint_seq);
   Status ListFiles(std::vector<uint64_t>* segments, std::vector<uint64_t>* checkpoints);
   void ReplayFile(const std::string& path, std::string_view magic,
-                  const std::function<void(std::string_view)>& fn,
+                  const std::function<void(uint8_t, std::string_view)>& fn,
                   std::vector<std::string>* warnings, uint64_t* corrupt_records);
 
   Env* const env_;
@@ -119,14 +148,16 @@ class Wal {
   const uint64_t segment_bytes_;
 
   std::mutex mu_;  // serialises writes and segment switches
-  std::shared_ptr<File> file_;  // GUARDED_BY(mu_); shared with an fsync outside mu_
+  // GUARDED_BY(mu_). Replaced only by a holder of the sync token, because
+  // SyncTo fsyncs it outside mu_ while holding the token.
+  std::unique_ptr<File> file_;
   uint64_t seq_ = 0;             // GUARDED_BY(mu_)
   uint64_t offset_ = 0;          // GUARDED_BY(mu_): end of the current segment
   uint64_t lsn_ = 0;             // GUARDED_BY(mu_): bytes appended since open
 
   std::mutex sync_mu_;
   std::condition_variable sync_cv_;
-  bool syncing_ = false;     // GUARDED_BY(sync_mu_): one thread is in fsync
+  bool syncing_ = false;     // GUARDED_BY(sync_mu_): the sync token is taken
   uint64_t synced_lsn_ = 0;  // GUARDED_BY(sync_mu_)
 
   std::atomic<bool> wants_rotation_{false};

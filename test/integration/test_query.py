@@ -204,6 +204,36 @@ def test_limits_answer_413(server_factory):
     assert status == 200
 
 
+def test_same_answers_on_io_thread_and_query_threads(server_factory):
+    # Small queries are answered on the I/O thread, others on the query
+    # threads (and one that outgrows the small bound moves there): all give
+    # the same bytes as with inlining switched off.
+    paths = [f"/api/query?start={T0}&m=sum:sys.cpu.user",
+             f"/api/query?start={T0}&m=max:1m-max:sys.cpu.user%7Bhost=web01%7D",
+             f"/api/query?start={T0}&m=sum:nope",
+             f"/api/query?start={T0}&m=none:rate:sys.cpu.user%7Bhost=*%7D"]
+    answers = []
+    for args in (["--query-inline-max-points", "0"], [],
+                 ["--query-inline-max-points", "70", "--query-inline-max-series", "1"]):
+        s = server_factory(args=args)
+        load_cpu(s)
+        c = s.http()
+        answers.append([c.get(p)[0::2] for p in paths])
+    assert answers[0][0][0] == 200 and answers[0][2][0] == 400
+    assert answers[1] == answers[0] and answers[2] == answers[0]
+
+
+def test_annotation_endpoints_answer_501(server):
+    c = server.http()
+    for path in ("/api/annotation?start_time=1369141261", "/api/annotations",
+                 "/api/annotation/bulk"):
+        status, body = c.get_json(path)
+        assert status == 501, path
+        assert body["error"]["message"] == "Annotations are not implemented"
+    status, body = c.post_json("/api/annotation", {"startTime": 1369141261, "description": "x"})
+    assert status == 501
+
+
 def test_large_result_streams(server):
     pts = [{"metric": "big", "timestamp": T0 + i, "value": i * 0.5, "tags": {"host": "a"}}
            for i in range(30000)]

@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <charconv>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 
@@ -51,6 +54,33 @@ TEST(JsonFormat, RoundTripsRandomDoubles) {
     if (!std::isfinite(d)) continue;
     std::string s = JavaDoubleToString(d);
     EXPECT_EQ(std::strtod(s.c_str(), nullptr), d) << s;
+  }
+}
+
+// Short decimals take a fast path; it must print what the general
+// shortest-round-trip path prints (std::to_chars in plain fixed form is the
+// reference in this range, plus Java's ".0" for whole numbers).
+TEST(JsonFormat, ShortDecimalsMatchShortestForm) {
+  const char* env = std::getenv("SUNDIAL_SEED");
+  uint64_t x = env ? std::strtoull(env, nullptr, 10) : 0x9E3779B97F4A7C15ull;
+  std::printf("JsonFormat.ShortDecimalsMatchShortestForm seed %llu\n",
+              static_cast<unsigned long long>(x));
+  static constexpr double kPow10[] = {1, 10, 100, 1000, 10000, 100000};
+  for (int i = 0; i < 200000; ++i) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    const int d = static_cast<int>(x % 6);
+    const double mag = kPow10[(x >> 8) % 6] * 100;
+    double v = static_cast<double>((x >> 16) % static_cast<uint64_t>(mag)) / kPow10[d];
+    if ((x >> 60) & 1) v = -v;
+    if (i % 7 == 0) v = std::nextafter(v, 1e300);  // not short: the general path
+    if (v == 0 || std::fabs(v) < 1e-3 || std::fabs(v) >= 1e7) continue;
+    char buf[64];
+    const auto r = std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::fixed);
+    std::string want(buf, r.ptr);
+    if (want.find('.') == std::string::npos) want += ".0";
+    ASSERT_EQ(D(v), want) << v;
   }
 }
 

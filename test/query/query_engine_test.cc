@@ -174,6 +174,46 @@ TEST_F(QueryEngineTest, LimitsAnswerWithClearErrors) {
   EXPECT_NE(last_status_.message().find("50 data points"), std::string::npos);
 }
 
+TEST_F(QueryEngineTest, ExecuteSmallAnswersSmallQueriesAndDeclinesBigOnes) {
+  SeriesId a = Add("m", {{"host", "a"}});
+  SeriesId b = Add("m", {{"host", "b"}});
+  for (int i = 0; i < 100; ++i) {
+    PutI(a, T + i, i);
+    PutI(b, T + i, 2 * i);
+  }
+  const auto spec_of = [](const std::string& m) {
+    QuerySpec spec;
+    EXPECT_TRUE(ParseQueryParams({{"start", std::to_string(T)}, {"m", m}}, kNow, &spec).ok());
+    return spec;
+  };
+  const QuerySpec one = spec_of("sum:m{host=a}"), both = spec_of("sum:m");
+  QueryEngine engine(&st_, {});
+  StringSink full;
+  ASSERT_TRUE(engine.Execute(one, &full).ok());
+
+  // Within the bound: the same answer as Execute.
+  std::string body;
+  ASSERT_TRUE(engine.ExecuteSmall(one, {1, 100}, &body).ok());
+  EXPECT_EQ(body, full.body);
+  // Too many series, too many points, or no bound: Busy, nothing kept.
+  EXPECT_EQ(engine.ExecuteSmall(both, {1, 1000}, &body).code(), Status::Code::kBusy);
+  EXPECT_EQ(body, "");
+  EXPECT_EQ(engine.ExecuteSmall(both, {2, 150}, &body).code(), Status::Code::kBusy);
+  EXPECT_EQ(body, "");
+  EXPECT_EQ(engine.ExecuteSmall(one, {0, 0}, &body).code(), Status::Code::kBusy);
+  // Errors are the query's own, not Busy.
+  EXPECT_TRUE(engine.ExecuteSmall(spec_of("sum:nope"), {1, 100}, &body).IsInvalidArgument());
+  // The client's own limits still win when they are the stricter ones.
+  QueryLimits l;
+  l.max_points = 50;
+  QueryEngine limited(&st_, l);
+  EXPECT_TRUE(limited.ExecuteSmall(one, {1, 1000}, &body).IsResourceExhausted());
+  l = {};
+  l.max_series = 1;
+  QueryEngine few(&st_, l);
+  EXPECT_TRUE(few.ExecuteSmall(both, {8, 1000}, &body).IsResourceExhausted());
+}
+
 TEST_F(QueryEngineTest, LargeResultsAreStreamedInChunks) {
   SeriesId a = Add("m", {{"host", "a"}});
   for (int i = 0; i < 20000; ++i) PutF(a, T + i, i * 0.5);

@@ -32,12 +32,12 @@ TEST(PageFile, AppendReadAndNeverCrossAWindow) {
   }
   for (int i = 0; i < 1000; ++i) {
     std::string page;
-    ASSERT_TRUE(f.Read(where[i].first, where[i].second, 7, &page).ok());
+    ASSERT_TRUE(f.Read(where[i].first, where[i].second, 7, true, &page).ok());
     EXPECT_EQ(page, MakePage(i * 100000, 20 + i % 50));
   }
   std::string page;
-  EXPECT_TRUE(f.Read(where[3].first, where[3].second, 8, &page).IsCorruption());  // wrong series
-  EXPECT_TRUE(f.Read(f.size(), 100, 7, &page).IsCorruption());                   // past the end
+  EXPECT_TRUE(f.Read(where[3].first, where[3].second, 8, true, &page).IsCorruption());  // wrong series
+  EXPECT_TRUE(f.Read(f.size(), 100, 7, true, &page).IsCorruption());                   // past the end
   int seen = 0;
   std::vector<std::string> warnings;
   ASSERT_TRUE(f.Scan([&](uint64_t off, uint32_t, SeriesId s, uint8_t, std::string_view) {
@@ -71,7 +71,7 @@ TEST(PageFile, OffsetsBeyondFourGiB) {
   EXPECT_GT(f.size(), 5ull << 30);
   for (int i = 0; i < 50; ++i) {
     std::string page;
-    ASSERT_TRUE(f.Read(where[i].first, where[i].second, 3, &page).ok()) << i;
+    ASSERT_TRUE(f.Read(where[i].first, where[i].second, 3, true, &page).ok()) << i;
     compress::PageIterator it(page);
     ASSERT_TRUE(it.Next());
     EXPECT_EQ(it.t(), i * 100000);

@@ -51,7 +51,7 @@ TEST(Wal, RecoverReplaysCheckpointThenNewerSegments) {
     Wal wal(env.get(), wal_dir, 1 << 20);
     std::vector<std::string> w;
     uint64_t corrupt = 0;
-    ASSERT_TRUE(wal.Recover([](std::string_view) {}, &w, &corrupt).ok());
+    ASSERT_TRUE(wal.Recover([](uint8_t, std::string_view) {}, &w, &corrupt).ok());
     uint64_t lsn;
     ASSERT_TRUE(wal.Append(batch(1), &lsn).ok());
     ASSERT_TRUE(wal.Append(batch(2), &lsn).ok());
@@ -70,7 +70,7 @@ TEST(Wal, RecoverReplaysCheckpointThenNewerSegments) {
   std::vector<std::string> w;
   uint64_t corrupt = 0;
   ASSERT_TRUE(wal.Recover(
-                     [&](std::string_view payload) {
+                     [&](uint8_t, std::string_view payload) {
                        DecodeWalBatch(payload, [&](const SeriesPoint& p) { seen.push_back(p.t); });
                      },
                      &w, &corrupt)

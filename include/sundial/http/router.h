@@ -51,7 +51,9 @@ class MethodSet {
 // A handler gets the request by value (it owns it: move out what it needs)
 // and answers through the responder, now or later. It runs on the
 // connection's I/O thread, so it must not block: long work goes to the
-// worker pool. REQUIRES: eventually answers through the responder.
+// worker pool. REQUIRES: eventually answers through the responder, and
+// reports every error that way: a handler never throws (an escaping
+// exception ends the process, see Router::Dispatch).
 using Handler = std::function<void(Request request, ResponderPtr responder)>;
 
 class Router {
@@ -67,8 +69,10 @@ class Router {
   void Add(MethodSet methods, std::string_view path, Handler handler);
 
   // Routes the request: fills its api_version, route and route_rest and
-  // calls the handler, or answers the routing error itself.
-  void Dispatch(Request request, const ResponderPtr& responder) const;
+  // calls the handler, or answers the routing error itself. noexcept: a
+  // handler that throws (a broken contract, like a failed assert) ends the
+  // process here rather than unwinding through the I/O loop.
+  void Dispatch(Request request, const ResponderPtr& responder) const noexcept;
 
   // Requests dispatched so far (for stats).
   uint64_t requests() const { return requests_.load(std::memory_order_relaxed); }

@@ -45,6 +45,13 @@ class ChunkSink {
 
 inline constexpr size_t kChunkBytes = 64 * 1024;
 
+// What makes a query "small" enough for ExecuteSmall(): a few series and
+// few raw points, so that it finishes in well under a millisecond.
+struct SmallQueryBound {
+  uint64_t max_series = 0;  // series selected over all sub-queries
+  uint64_t max_points = 0;  // raw points read
+};
+
 // /api/query/last request.
 struct LastQuery {
   std::string metric;                                       // with tags below
@@ -80,6 +87,15 @@ class QueryEngine {
   // Runs a parsed /api/query request and streams the JSON array to sink.
   Status Execute(const QuerySpec& spec, ChunkSink* sink) const;
 
+  // Runs spec only if it stays within bound; then the whole JSON array is
+  // in *json and the result is as Execute's (errors included). A query that
+  // selects more series or reads more raw points than bound gives
+  // Status::Busy, having done at most bound's worth of work; the caller
+  // then runs it with Execute (on a thread that may take long).
+  // Lets a server answer tiny queries on the thread that read them.
+  Status ExecuteSmall(const QuerySpec& spec, const SmallQueryBound& bound,
+                      std::string* json) const;
+
   // /api/query/last. now_ms bounds back_scan.
   Status Last(const LastRequest& req, Timestamp now_ms, std::string* json) const;
 
@@ -96,6 +112,8 @@ class QueryEngine {
   const QueryLimits& limits() const { return limits_; }
 
  private:
+  Status Run(const QuerySpec& spec, const SmallQueryBound* bound, ChunkSink* sink) const;
+
   storage::Storage* const storage_;
   const QueryLimits limits_;
   const rollup::RollupStore* const rollups_;

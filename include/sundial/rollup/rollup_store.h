@@ -37,7 +37,6 @@
 #pragma once
 
 #include <atomic>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -48,7 +47,9 @@
 #include <utility>
 #include <vector>
 
+#include "sundial/common/mutex.h"
 #include "sundial/common/status.h"
+#include "sundial/common/thread_annotations.h"
 #include "sundial/rollup/hour_stats.h"
 #include "sundial/rollup/rollup_file.h"
 #include "sundial/storage/storage.h"
@@ -164,32 +165,33 @@ class RollupStore final : public storage::LateAppendObserver {
   void ApplyRetention();
   // Reader of a day (cached), or null if the file is missing or damaged.
   std::shared_ptr<const DayFileReader> Reader(Timestamp day) const;
-  void MarkDayLocked(Timestamp day) const;  // REQUIRES: mu_ held
+  void MarkDayLocked(Timestamp day) const REQUIRES(mu_);
   // The last-marked-hour slot of a series, or null (not allocated yet).
   std::atomic<int32_t>* MarkSlot(SeriesId id, bool create) const;
   // Forgets the cached marks of id (all series if id is kInvalidSeriesId),
-  // so that its next late point takes the lock. REQUIRES: mu_ held.
-  void ForgetMarksLocked(SeriesId id) const;
-  void AppendDirtyLocked(const std::string& entries) const;  // REQUIRES: mu_ held
-  Status RewriteDirtyLogLocked() const;  // REQUIRES: mu_ held
+  // so that its next late point takes the lock.
+  void ForgetMarksLocked(SeriesId id) const REQUIRES(mu_);
+  void AppendDirtyLocked(const std::string& entries) const REQUIRES(mu_);
+  Status RewriteDirtyLogLocked() const REQUIRES(mu_);
 
   const RollupOptions options_;
 
   std::atomic<Timestamp> late_mark_{kMinTimestamp};  // points below it are late
 
-  mutable std::mutex mu_;
-  Timestamp built_mark_ = kMinTimestamp;  // GUARDED_BY(mu_): hours below it are built
+  mutable Mutex mu_;
+  Timestamp built_mark_ GUARDED_BY(mu_) = kMinTimestamp;  // hours below it are built
   // Dirty marks with the sequence number of their latest mark: a pass
   // clears a mark only if it was not marked again while the pass ran.
-  mutable std::map<std::pair<SeriesId, Timestamp>, uint64_t> dirty_pairs_;  // GUARDED_BY(mu_)
-  mutable std::map<Timestamp, uint64_t> dirty_days_;                        // GUARDED_BY(mu_)
-  mutable uint64_t mark_seq_ = 0;                                           // GUARDED_BY(mu_)
-  mutable int dirty_fd_ = -1;                                     // GUARDED_BY(mu_)
-  mutable bool dirty_unsynced_ = false;                           // GUARDED_BY(mu_)
+  mutable std::map<std::pair<SeriesId, Timestamp>, uint64_t> dirty_pairs_ GUARDED_BY(mu_);
+  mutable std::map<Timestamp, uint64_t> dirty_days_ GUARDED_BY(mu_);
+  mutable uint64_t mark_seq_ GUARDED_BY(mu_) = 0;
+  mutable int dirty_fd_ GUARDED_BY(mu_) = -1;
+  mutable bool dirty_unsynced_ GUARDED_BY(mu_) = false;
+  // day -> (reader, last use)
   mutable std::map<Timestamp, std::pair<std::shared_ptr<const DayFileReader>, uint64_t>>
-      readers_;                    // GUARDED_BY(mu_): day -> (reader, last use)
-  mutable uint64_t use_clock_ = 0; // GUARDED_BY(mu_)
-  mutable RollupStats stats_;      // GUARDED_BY(mu_)
+      readers_ GUARDED_BY(mu_);
+  mutable uint64_t use_clock_ GUARDED_BY(mu_) = 0;
+  mutable RollupStats stats_ GUARDED_BY(mu_);
   mutable std::atomic<uint64_t> hours_read_{0};
   // Per series, the hour (since the epoch) of its last late-point mark, so
   // that further late points of that hour cost no lock: blocks of
@@ -198,12 +200,12 @@ class RollupStore final : public storage::LateAppendObserver {
   static constexpr uint32_t kMarkBlocks = 4096;  // 16 M series
   std::unique_ptr<std::atomic<std::atomic<int32_t>*>[]> mark_blocks_;
 
-  std::mutex run_mu_;  // one pass at a time
-  std::mutex stop_mu_;
-  std::condition_variable stop_cv_;
-  bool stop_ = false;  // GUARDED_BY(stop_mu_)
+  Mutex run_mu_;  // one pass at a time
+  bool checked_files_ GUARDED_BY(run_mu_) = false;  // startup check done
+  Mutex stop_mu_;
+  CondVar stop_cv_{&stop_mu_};
+  bool stop_ GUARDED_BY(stop_mu_) = false;
   std::atomic<bool> stopping_{false};  // read by long passes
-  bool checked_files_ = false;  // GUARDED_BY(run_mu_): startup check done
   std::thread builder_;
   storage::Storage* storage_ = nullptr;  // set by Start()
 };
