@@ -5,13 +5,14 @@
 // waits until the server reports every point stored, and prints points/s,
 // the server's CPU seconds (from /proc/<pid>/stat) and its peak RSS (VmHWM
 // and RssAnon from /proc/<pid>/status). Works against Sundial (stored
-// points from /api/stats, tsd.datapoints.added) and VictoriaMetrics (its
+// points from /api/stats, tsd.datapoints.added), VictoriaMetrics (its
 // OpenTSDB listeners; stored points from /metrics,
-// vm_rows_added_to_storage_total).
+// vm_rows_added_to_storage_total) and InfluxDB 1.x (its OpenTSDB listener;
+// stored points from /debug/vars, the shards' writePointsOk summed).
 //
 //   ingest_load --protocol=telnet --port=4242 --pid=<server pid>
 //               [--connections=4 --hosts=100 --metrics=101 --duration=3600
-//                --interval=10 --seed=42 --batch=5000 --stats=sundial|vm
+//                --interval=10 --seed=42 --batch=5000 --stats=sundial|vm|influx
 //                --stats-port=<port> --timeout=300]
 //
 // The sender threads do nothing but write pre-built bytes, so the client
@@ -88,6 +89,10 @@ bool ParseArgs(int argc, char** argv, Args* a) {
     std::fprintf(stderr, "--metrics must be 1..101, --connections >= 1\n");
     return false;
   }
+  if (a->stats != "sundial" && a->stats != "vm" && a->stats != "influx") {
+    std::fprintf(stderr, "--stats must be sundial, vm or influx\n");
+    return false;
+  }
   return a->protocol == "telnet" || a->protocol == "http";
 }
 
@@ -138,6 +143,15 @@ uint64_t StoredPoints(const Args& a) {
     const std::string key = "\nvm_rows_added_to_storage_total ";
     const size_t p = m.find(key);
     return p == std::string::npos ? 0 : std::strtoull(m.c_str() + p + key.size(), nullptr, 10);
+  }
+  if (a.stats == "influx") {
+    const std::string v = HttpGet(a.stats_port, "/debug/vars");
+    const std::string key = "\"writePointsOk\":";
+    uint64_t sum = 0;
+    for (size_t p = v.find(key); p != std::string::npos; p = v.find(key, p + key.size())) {
+      sum += std::strtoull(v.c_str() + p + key.size(), nullptr, 10);
+    }
+    return sum;
   }
   const std::string s = HttpGet(a.stats_port, "/api/stats");
   size_t p = s.find("\"tsd.datapoints.added\"");
@@ -252,6 +266,11 @@ int Run(const Args& a) {
   }
   for (auto& t : senders) t.join();
   const double sent_s = std::chrono::duration<double>(Clock::now() - t0).count();
+  if (bad.load() > 0) {  // some points were refused: they will never be stored
+    std::fprintf(stderr, "%llu requests were refused\n",
+                 static_cast<unsigned long long>(bad.load()));
+    return 3;
+  }
   uint64_t stored = StoredPoints(a);
   while (stored < want) {
     if (std::chrono::duration<double>(Clock::now() - t0).count() > a.timeout_s) {

@@ -13,7 +13,7 @@ namespace sundial::compress {
 constexpr uint8_t kNoWindow = 0xff;
 
 // Writes n (0..64) bits of v.
-inline void WriteBits(BitWriter* w, uint64_t v, int n) {
+SUNDIAL_INLINE void WriteBits(BitWriter* w, uint64_t v, int n) {
   if (n <= 57) {
     w->Write(v, n);
   } else {
@@ -37,7 +37,7 @@ inline int RoundLead(int l) { return kLeadIndex[l]; }
 
 // Writes the code for float bits cur after prev, choosing the cheapest code
 // that holds x = cur ^ prev; updates the window.
-inline void WriteXor(BitWriter* w, uint64_t cur, uint64_t prev, uint8_t* lead,
+SUNDIAL_INLINE void WriteXor(BitWriter* w, uint64_t cur, uint64_t prev, uint8_t* lead,
                      uint8_t* trail) {
   const uint64_t x = cur ^ prev;
   if (x == 0) {

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "ingest/fast_number.h"
+
 namespace sundial::ingest {
 
 HttpPutHandler::HttpPutHandler(storage::Storage* storage, const IngestOptions* options,
@@ -29,7 +31,7 @@ bool HttpPutHandler::CheckPoint(const JsonPutPoint& p, storage::SeriesPoint* sp,
     return false;
   }
   ParsedValue value;
-  if (!ParseValue(p.value, &value, &error_.message)) {
+  if (!FastParseValue(p.value, &value) && !ParseValue(p.value, &value, &error_.message)) {
     ++invalid_values_;
     return *error = "Unable to parse value to a number", false;
   }

@@ -114,28 +114,53 @@ uint32_t SeriesCache::TagsetOf(std::string_view tags) {
 
 void SeriesCache::Prefetch(std::string_view metric, std::string_view tags) {
   const uint32_t tagset = TagsetOf(tags);
-  if (tagset == kNoTagset || series_.empty()) return;
+  if (tagset == kNoTagset || index_.empty()) return;
+  if (last_entry_ != kNone && entries_[last_entry_].next != kNone) return;  // likely a hit
   const uint64_t hash = HashBytes(metric, tagset * kMul2 + 1);
-  __builtin_prefetch(&series_[hash & (series_.size() - 1)]);
+  __builtin_prefetch(&index_[hash & (index_.size() - 1)]);
+}
+
+inline bool SeriesCache::Matches(const Entry& e, std::string_view metric,
+                                 uint32_t tagset) const {
+  return e.tagset == tagset && e.len == metric.size() &&
+         BytesEqual(metric_bytes_, e.offset, metric);
+}
+
+uint32_t SeriesCache::ProbeSeries(std::string_view metric, uint32_t tagset) const {
+  const uint64_t hash = HashBytes(metric, tagset * kMul2 + 1);
+  const size_t mask = index_.size() - 1;
+  for (size_t i = hash & mask;; i = (i + 1) & mask) {
+    const uint32_t e = index_[i];
+    if (e == kNone) return kNone;
+    if (entries_[e].hash == hash && Matches(entries_[e], metric, tagset)) return e;
+  }
+}
+
+void SeriesCache::Follow(uint32_t entry) {
+  if (last_entry_ != kNone) entries_[last_entry_].next = entry;
+  last_entry_ = entry;
 }
 
 SeriesId SeriesCache::Find(std::string_view metric, std::string_view tags) {
   const uint32_t tagset = TagsetOf(tags);
-  if (tagset == kNoTagset || series_.empty()) return kInvalidSeriesId;
-  const uint64_t hash = HashBytes(metric, tagset * kMul2 + 1);
-  const size_t mask = series_.size() - 1;
-  for (size_t i = hash & mask;; i = (i + 1) & mask) {
-    const SeriesSlot& s = series_[i];
-    if (s.id == kInvalidSeriesId) return kInvalidSeriesId;
-    if (s.hash == hash && s.tagset == tagset && s.len == metric.size() &&
-        BytesEqual(metric_bytes_, s.offset, metric)) {
-      return s.id;
+  if (tagset == kNoTagset || index_.empty()) return kInvalidSeriesId;
+  if (last_entry_ != kNone) {
+    const uint32_t next = entries_[last_entry_].next;
+    if (next != kNone && Matches(entries_[next], metric, tagset)) {
+      last_entry_ = next;
+      const uint32_t after = entries_[next].next;
+      if (after != kNone) __builtin_prefetch(&entries_[after]);
+      return entries_[next].id;
     }
   }
+  const uint32_t e = ProbeSeries(metric, tagset);
+  if (e == kNone) return kInvalidSeriesId;
+  Follow(e);
+  return entries_[e].id;
 }
 
 void SeriesCache::Insert(std::string_view metric, std::string_view tags, SeriesId id) {
-  if (series_count_ >= max_entries_ || tagset_count_ >= max_entries_) Clear();
+  if (entries_.size() >= max_entries_ || tagset_count_ >= max_entries_) Clear();
   uint32_t tagset = kNoTagset;
   const uint64_t tags_hash = HashBytes(tags, 0x243F6A8885A308D3ull);
   if (last_tagset_ != kNoTagset && tags.size() == last_len_ &&
@@ -145,31 +170,41 @@ void SeriesCache::Insert(std::string_view metric, std::string_view tags, SeriesI
     tagset = FindTagset(tags, tags_hash);
   }
   if (tagset == kNoTagset) tagset = AddTagset(tags, tags_hash);
-  if ((series_count_ + 1) * 2 > series_.size()) {
-    Rehash(&series_, [](const SeriesSlot& s) { return s.id == kInvalidSeriesId; });
-  }
-  SeriesSlot slot;
-  slot.hash = HashBytes(metric, tagset * kMul2 + 1);
-  slot.offset = metric_bytes_.size();
-  slot.len = static_cast<uint32_t>(metric.size());
-  slot.tagset = tagset;
-  slot.id = id;
+  Entry entry;
+  entry.hash = HashBytes(metric, tagset * kMul2 + 1);
+  entry.offset = metric_bytes_.size();
+  entry.len = static_cast<uint32_t>(metric.size());
+  entry.tagset = tagset;
+  entry.id = id;
   if (!metric.empty()) metric_bytes_.append(metric.data(), metric.size());
-  const size_t mask = series_.size() - 1;
-  size_t i = slot.hash & mask;
-  while (series_[i].id != kInvalidSeriesId) i = (i + 1) & mask;
-  series_[i] = slot;
-  ++series_count_;
+  const auto pos = static_cast<uint32_t>(entries_.size());
+  entries_.push_back(entry);
+  if (entries_.size() * 2 > index_.size()) {
+    index_.assign(index_.empty() ? kInitialSlots : index_.size() * 2, kNone);
+    const size_t mask = index_.size() - 1;
+    for (uint32_t e = 0; e < entries_.size(); ++e) {
+      size_t i = entries_[e].hash & mask;
+      while (index_[i] != kNone) i = (i + 1) & mask;
+      index_[i] = e;
+    }
+  } else {
+    const size_t mask = index_.size() - 1;
+    size_t i = entry.hash & mask;
+    while (index_[i] != kNone) i = (i + 1) & mask;
+    index_[i] = pos;
+  }
+  Follow(pos);
 }
 
 void SeriesCache::Clear() {
   tagsets_ = std::vector<TagsetSlot>();
-  series_ = std::vector<SeriesSlot>();
+  entries_ = std::vector<Entry>();
+  index_ = std::vector<uint32_t>();
   tag_bytes_ = std::string();
   metric_bytes_ = std::string();
   tagset_count_ = 0;
-  series_count_ = 0;
   last_tagset_ = kNoTagset;
+  last_entry_ = kNone;
 }
 
 }  // namespace sundial::ingest

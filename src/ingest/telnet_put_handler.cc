@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "ingest/fast_number.h"
+
 namespace sundial::ingest {
 namespace {
 
@@ -151,7 +153,7 @@ void TelnetPutHandler::HandlePut(std::string_view line, std::string* reply) {
     ts_text = scratch_;
   }
   int64_t ts;
-  if (!ParseJavaLong(ts_text, &ts, &error.message)) {
+  if (!FastParseDigits(ts_text, &ts) && !ParseJavaLong(ts_text, &ts, &error.message)) {
     error.kind = PutErrorKind::kInvalidValue;
     return Reject(error, reply);
   }
@@ -170,7 +172,7 @@ void TelnetPutHandler::HandlePut(std::string_view line, std::string* reply) {
   if (!cached && !ParseTags(tag_text, &error)) return Reject(error, reply);
   // Rows 8-10.
   ParsedValue value;
-  if (!ParseValue(value_text, &value, &error.message)) {
+  if (!FastParseValue(value_text, &value) && !ParseValue(value_text, &value, &error.message)) {
     error.kind = PutErrorKind::kInvalidValue;
     return Reject(error, reply);
   }
@@ -193,31 +195,13 @@ void TelnetPutHandler::HandlePut(std::string_view line, std::string* reply) {
 }
 
 size_t TelnetPutHandler::HandlePutLines(std::string_view lines, std::string* reply) {
-  constexpr size_t kLookahead = 8;
-  std::string_view group[kLookahead];
   size_t pos = 0;
-  for (;;) {
-    // Gather up to kLookahead put lines and prefetch their cache slots.
-    size_t n = 0;
-    while (n < kLookahead && pos < lines.size() && IsPutCommand(lines.substr(pos))) {
-      const void* nl = std::memchr(lines.data() + pos, '\n', lines.size() - pos);
-      const size_t end =
-          nl ? static_cast<size_t>(static_cast<const char*>(nl) - lines.data()) : lines.size();
-      const std::string_view line = lines.substr(pos, end - pos);
-      group[n++] = line;
-      pos = end + 1;
-      size_t sp[4];
-      size_t from = kPut.size();
-      bool ok = true;
-      for (int k = 0; k < 4 && ok; ++k) {
-        sp[k] = NextSpaceShort(line, from);
-        ok = sp[k] != std::string_view::npos;
-        from = sp[k] + 1;
-      }
-      if (ok) resolver_.Prefetch(line.substr(sp[0] + 1, sp[1] - sp[0] - 1), line.substr(sp[3] + 1));
-    }
-    if (n == 0) break;
-    for (size_t i = 0; i < n; ++i) HandlePut(group[i], reply);
+  while (pos < lines.size() && IsPutCommand(lines.substr(pos))) {
+    const void* nl = std::memchr(lines.data() + pos, '\n', lines.size() - pos);
+    const size_t end =
+        nl ? static_cast<size_t>(static_cast<const char*>(nl) - lines.data()) : lines.size();
+    HandlePut(lines.substr(pos, end - pos), reply);
+    pos = end + 1;
   }
   return pos > lines.size() ? lines.size() : pos;
 }

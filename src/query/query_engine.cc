@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <chrono>
 #include <map>
 #include <set>
 #include <utility>
@@ -229,10 +230,14 @@ void ComputeTags(const SubPlan& plan, const std::vector<size_t>& members, bool w
 }
 
 // Runs one group and writes its result (if any member has data).
+// Adds the group's figures to *total.
 Status RunGroup(storage::Storage* st, const rollup::RollupStore* rollups, const QuerySpec& spec,
                 const SubPlan& plan, const std::vector<size_t>& members, QueryBudget* budget,
-                ResultWriter* w) {
+                ResultWriter* w, ResultStats* total) {
   const SubQuery& q = *plan.q;
+  const bool timed = spec.show_stats || spec.show_summary;
+  const auto t0 = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
+  const uint64_t points_before = budget->points();
   const DownsampleContext ctx{&q.downsample, &spec.tz, spec.start_ms, spec.end_ms,
                               plan.scan_start_ms, plan.scan_end_ms};
   std::vector<std::unique_ptr<RawSource>> raws;
@@ -266,7 +271,19 @@ Status RunGroup(storage::Storage* st, const rollup::RollupStore* rollups, const 
     if (p.t >= spec.start_ms && p.t <= spec.end_ms) w->AddPoint(p.t, p.v);
   }
   SUNDIAL_RETURN_IF_ERROR(budget->status());
-  if (!w->EndResult()) return Status::Unavailable("client went away");
+  ResultStats stats;
+  stats.query_index = q.index;
+  stats.series = present.size();
+  stats.raw_points = budget->points() - points_before;
+  stats.emitted = w->emitted();
+  if (timed) {
+    stats.time_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  }
+  total->series += stats.series;
+  total->raw_points += stats.raw_points;
+  total->emitted += stats.emitted;
+  if (!w->EndResult(stats)) return Status::Unavailable("client went away");
   return Status::OK();
 }
 
@@ -331,6 +348,9 @@ Status QueryEngine::ExecuteSmall(const QuerySpec& spec, const SmallQueryBound& b
 
 Status QueryEngine::Run(const QuerySpec& spec, const SmallQueryBound* bound,
                         ChunkSink* sink) const {
+  const bool timed = spec.show_summary;
+  const auto start_time =
+      timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
   // Phase 1: resolve every sub-query, so that name and limit errors are
   // reported before any byte of the body is sent.
   std::vector<SubPlan> plans(spec.queries.size());
@@ -366,12 +386,18 @@ Status QueryEngine::Run(const QuerySpec& spec, const SmallQueryBound* bound,
   }
   QueryBudget budget(max_points, limits_.deadline_ms, soft);
   ResultWriter w(spec, sink);
+  ResultStats total;
   for (const SubPlan& plan : plans) {
     for (const std::vector<size_t>& g : plan.groups) {
-      SUNDIAL_RETURN_IF_ERROR(RunGroup(storage_, rollups_, spec, plan, g, &budget, &w));
+      SUNDIAL_RETURN_IF_ERROR(RunGroup(storage_, rollups_, spec, plan, g, &budget, &w, &total));
     }
   }
-  if (!w.Finish()) return Status::Unavailable("client went away");
+  if (timed) {
+    total.time_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_time)
+            .count();
+  }
+  if (!w.Finish(total)) return Status::Unavailable("client went away");
   return Status::OK();
 }
 

@@ -204,7 +204,7 @@ Status Wal::Recover(const std::function<void(uint8_t, std::string_view)>& fn,
     ReplayFile(SegmentPath(seq), kSegmentMagic, fn, warnings, corrupt_records);
   }
   AcquireSyncToken();
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   Status s = OpenSegment(max_seq + 1);
   ReleaseSyncToken(0);
   return s;
@@ -230,7 +230,7 @@ Status Wal::OpenSegment(uint64_t seq) {
 }
 
 Status Wal::Append(const std::string& record, uint64_t* lsn) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   if (!file_) return Status::Unavailable("WAL is not open");
   Status s = file_->Write(offset_, record.data(), record.size());
   if (!s.ok()) {
@@ -247,58 +247,53 @@ Status Wal::Append(const std::string& record, uint64_t* lsn) {
 }
 
 Status Wal::SyncTo(uint64_t lsn) {
-  std::unique_lock<std::mutex> sl(sync_mu_);
-  while (synced_lsn_ < lsn) {
-    if (syncing_) {
-      sync_cv_.wait(sl);
-      continue;
+  for (;;) {
+    {
+      MutexLock sl(&sync_mu_);
+      while (synced_lsn_ < lsn && syncing_) sync_cv_.Wait();
+      if (synced_lsn_ >= lsn) return Status::OK();
+      syncing_ = true;  // the token: this thread fsyncs for all waiting ones
     }
-    syncing_ = true;
-    sl.unlock();
-    // The token (syncing_) keeps file_ from being replaced meanwhile.
+    // The token keeps file_ from being replaced meanwhile.
     File* f = nullptr;
     uint64_t target = 0;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       f = file_.get();
       target = lsn_;
     }
     Status s = f != nullptr ? f->Sync() : Status::Unavailable("WAL is not open");
     syncs_.fetch_add(1, std::memory_order_relaxed);
-    sl.lock();
-    syncing_ = false;
-    if (s.ok() && target > synced_lsn_) synced_lsn_ = target;
-    sync_cv_.notify_all();
+    ReleaseSyncToken(s.ok() ? target : 0);
     if (!s.ok()) return s.WithContext("WAL fsync");
   }
-  return Status::OK();
 }
 
 Status Wal::Sync() {
   uint64_t lsn = 0;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     lsn = lsn_;
   }
   return SyncTo(lsn);
 }
 
 void Wal::AcquireSyncToken() {
-  std::unique_lock<std::mutex> sl(sync_mu_);
-  sync_cv_.wait(sl, [this] { return !syncing_; });
+  MutexLock sl(&sync_mu_);
+  while (syncing_) sync_cv_.Wait();
   syncing_ = true;
 }
 
 void Wal::ReleaseSyncToken(uint64_t synced_lsn) {
-  std::lock_guard<std::mutex> sl(sync_mu_);
+  MutexLock sl(&sync_mu_);
   syncing_ = false;
   if (synced_lsn > synced_lsn_) synced_lsn_ = synced_lsn;
-  sync_cv_.notify_all();
+  sync_cv_.SignalAll();
 }
 
 Status Wal::Rotate(uint64_t* seq) {
   AcquireSyncToken();  // no fsync runs on the file about to be replaced
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   Status s = file_ ? file_->Sync() : Status::OK();
   const uint64_t synced = s.ok() ? lsn_ : 0;
   if (s.ok()) s = OpenSegment(seq_ + 1);  // on failure the old segment stays
@@ -366,7 +361,7 @@ Status Wal::CheckpointWriter::Finish() {
 
 Status Wal::Reset(const std::string& marks) {
   AcquireSyncToken();
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   const uint64_t next = seq_ + 1;
   Status s = OpenSegment(next);
   ReleaseSyncToken(s.ok() ? lsn_ : 0);

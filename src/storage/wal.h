@@ -35,16 +35,15 @@
 #pragma once
 
 #include <atomic>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "storage/env.h"
+#include "sundial/common/mutex.h"
 #include "sundial/storage/storage.h"
 
 namespace sundial::storage {
@@ -131,12 +130,12 @@ class Wal {
  private:
   std::string SegmentPath(uint64_t seq) const;
   std::string CheckpointPath(uint64_t seq) const;
-  // REQUIRES: mu_ held and the sync token (AcquireSyncToken).
-  Status OpenSegment(uint64_t seq);
+  // REQUIRES: the sync token (AcquireSyncToken) too.
+  Status OpenSegment(uint64_t seq) REQUIRES(mu_);
   // The sync token: one thread at a time fsyncs or replaces file_. Taken
   // before mu_, never while holding it.
-  void AcquireSyncToken();
-  void ReleaseSyncToken(uint64_t synced_lsn);
+  void AcquireSyncToken() EXCLUDES(mu_, sync_mu_);
+  void ReleaseSyncToken(uint64_t synced_lsn) EXCLUDES(sync_mu_);
   Status RemoveBefore(uint64_t seq, bool include_checkpoint_seq);
   Status ListFiles(std::vector<uint64_t>* segments, std::vector<uint64_t>* checkpoints);
   void ReplayFile(const std::string& path, std::string_view magic,
@@ -147,18 +146,18 @@ class Wal {
   const std::string dir_;
   const uint64_t segment_bytes_;
 
-  std::mutex mu_;  // serialises writes and segment switches
+  Mutex mu_;  // serialises writes and segment switches
   // GUARDED_BY(mu_). Replaced only by a holder of the sync token, because
   // SyncTo fsyncs it outside mu_ while holding the token.
-  std::unique_ptr<File> file_;
-  uint64_t seq_ = 0;             // GUARDED_BY(mu_)
-  uint64_t offset_ = 0;          // GUARDED_BY(mu_): end of the current segment
-  uint64_t lsn_ = 0;             // GUARDED_BY(mu_): bytes appended since open
+  std::unique_ptr<File> file_ GUARDED_BY(mu_);
+  uint64_t seq_ GUARDED_BY(mu_) = 0;
+  uint64_t offset_ GUARDED_BY(mu_) = 0;  // end of the current segment
+  uint64_t lsn_ GUARDED_BY(mu_) = 0;     // bytes appended since open
 
-  std::mutex sync_mu_;
-  std::condition_variable sync_cv_;
-  bool syncing_ = false;     // GUARDED_BY(sync_mu_): the sync token is taken
-  uint64_t synced_lsn_ = 0;  // GUARDED_BY(sync_mu_)
+  Mutex sync_mu_;
+  CondVar sync_cv_{&sync_mu_};
+  bool syncing_ GUARDED_BY(sync_mu_) = false;  // the sync token is taken
+  uint64_t synced_lsn_ GUARDED_BY(sync_mu_) = 0;
 
   std::atomic<bool> wants_rotation_{false};
   std::atomic<uint64_t> bytes_written_{0};

@@ -7,8 +7,10 @@
 #include <string_view>
 #include <vector>
 
+#include "compress/reference_page_reader.h"
 #include "sundial/common/coding.h"
 #include "sundial/compress/page_builder.h"
+#include "sundial/compress/page_decoder.h"
 #include "sundial/compress/page_iterator.h"
 #include "sundial/compress/zstd_codec.h"
 
@@ -40,9 +42,41 @@ class Input {
   size_t n_;
 };
 
+// The fast decoders return exactly the reference's points and fail exactly
+// where it fails: PageIterator, and PageDecoder in batches of every size
+// from 1 to 9.
+void CheckAgainstReference(std::string_view page) {
+  std::vector<Sample> want;
+  ReferencePageReader ref(page);
+  while (ref.Next()) want.push_back({ref.t(), ref.v()});
+  PageIterator it(page);
+  size_t i = 0;
+  for (; it.Next(); ++i) {
+    Check(i < want.size(), "iterator: extra point");
+    Check(it.t() == want[i].t && it.v().BitEquals(want[i].v), "iterator: point differs");
+  }
+  Check(i == want.size(), "iterator: missing points");
+  Check(it.status().ok() == ref.status().ok(), "iterator: status differs");
+  const uint32_t batch = 1 + static_cast<uint32_t>(page.size() % 9);
+  PageDecoder d(page);
+  Timestamp t[9];
+  Value v[9];
+  i = 0;
+  for (uint32_t n; (n = d.Decode(t, v, batch)) != 0;) {
+    for (uint32_t j = 0; j < n; ++j, ++i) {
+      Check(i < want.size(), "decoder: extra point");
+      Check(t[j] == want[i].t && v[j].BitEquals(want[i].v), "decoder: point differs");
+    }
+    Check(n == batch || d.left() == 0, "decoder: short batch before the end");
+  }
+  Check(i == want.size(), "decoder: missing points");
+  Check(d.status().ok() == ref.status().ok(), "decoder: status differs");
+}
+
 void CheckPage(std::string_view page, const std::vector<Sample>& want,
                uint32_t page_size) {
   Check(page.size() <= page_size, "page larger than its capacity");
+  CheckAgainstReference(page);
   PageIterator it(page);
   size_t i = 0;
   while (it.Next()) {
@@ -59,6 +93,7 @@ void CheckPage(std::string_view page, const std::vector<Sample>& want,
 
 void FuzzPageDecode(const uint8_t* data, size_t size) {
   const std::string_view page(reinterpret_cast<const char*>(data), size);
+  CheckAgainstReference(page);
   PageIterator it(page);
   if (!it.status().ok()) {
     Check(!it.Next(), "Next after a bad header");

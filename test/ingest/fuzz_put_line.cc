@@ -1,16 +1,39 @@
 // libFuzzer target: the telnet put-line parser. Every input line goes
 // through TelnetPutHandler against an in-memory storage; the reply must be
-// one line per rejected point and nothing may crash.
+// one line per rejected point and nothing may crash. The number fast paths
+// must agree bit for bit with the full parsers on every line.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
 
 #include "ingest/fake_storage.h"
+#include "ingest/fast_number.h"
 #include "sundial/ingest/telnet_put_handler.h"
 
+namespace {
+
+using namespace sundial::ingest;
+
+// Whenever a fast path answers, the full parser gives the same result.
+void CheckFastPaths(std::string_view token) {
+  std::string error;
+  int64_t fast_long = 0, full_long = 0;
+  if (FastParseDigits(token, &fast_long) &&
+      (!ParseJavaLong(token, &full_long, &error) || fast_long != full_long)) {
+    __builtin_trap();
+  }
+  ParsedValue fast, full;
+  if (FastParseValue(token, &fast) &&
+      (!ParseValue(token, &full, &error) || !fast.value.BitEquals(full.value) ||
+       fast.fits_float32 != full.fits_float32)) {
+    __builtin_trap();
+  }
+}
+
+}  // namespace
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  using namespace sundial::ingest;
   FakeStorage storage;
   IngestOptions options;
   options.max_batch_points = 4;
@@ -24,6 +47,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   while (pos <= input.size()) {
     size_t nl = input.find('\n', pos);
     if (nl == std::string_view::npos) nl = input.size();
+    CheckFastPaths(input.substr(pos, nl - pos));
     std::string line = "put ";
     line.append(input.substr(pos, nl - pos));
     handler.HandlePut(line, &reply);

@@ -25,6 +25,29 @@ TEST(SeriesCache, FindsWhatWasInserted) {
   EXPECT_EQ(cache.Find("m", "host=a"), 7u);
 }
 
+TEST(SeriesCache, PredictedSuccessorIsCheckedInFull) {
+  SeriesCache cache(100);
+  cache.Insert("cpu", "host=a", 1);
+  cache.Insert("mem", "host=a", 2);
+  cache.Insert("dsk", "host=a", 3);
+  cache.Insert("cpu", "host=b", 4);
+  for (int round = 0; round < 3; ++round) {  // the order the links learnt
+    EXPECT_EQ(cache.Find("cpu", "host=a"), 1u);
+    EXPECT_EQ(cache.Find("mem", "host=a"), 2u);
+    EXPECT_EQ(cache.Find("dsk", "host=a"), 3u);
+    EXPECT_EQ(cache.Find("cpu", "host=b"), 4u);
+  }
+  // Off the learnt order: same length metric, other tagset, unknown keys.
+  EXPECT_EQ(cache.Find("cpu", "host=a"), 1u);
+  EXPECT_EQ(cache.Find("dsk", "host=a"), 3u);
+  EXPECT_EQ(cache.Find("cpu", "host=a"), 1u);
+  EXPECT_EQ(cache.Find("mem", "host=b"), kInvalidSeriesId);
+  EXPECT_EQ(cache.Find("cpu", "host=b"), 4u);
+  EXPECT_EQ(cache.Find("cpu", "host=a"), 1u);
+  EXPECT_EQ(cache.Find("mex", "host=a"), kInvalidSeriesId);
+  EXPECT_EQ(cache.Find("mem", "host=a"), 2u);
+}
+
 TEST(SeriesCache, AgreesWithAMapOnRandomKeys) {
   const char* env = std::getenv("SUNDIAL_SEED");
   const unsigned seed = env ? static_cast<unsigned>(std::strtoul(env, nullptr, 10)) : 7u;

@@ -1,9 +1,11 @@
-// PageIterator: decodes one page (page_format.h) point by point.
+// PageIterator: the points of one page (page_format.h) as a SampleIterator.
 //
 // Why: sealed pages are read straight out of memory-mapped files and the
-// open head page straight out of its PageBuilder, without copying or
-// materialising points. The iterator borrows the bytes and never reads
-// outside them, whatever they contain: damage shows as a Corruption status.
+// open head page straight out of its PageBuilder, without copying them. The
+// iterator decodes a small batch of points at a time with a PageDecoder and
+// hands them out one by one; it borrows the bytes and never reads outside
+// them, whatever they contain: damage shows as a Corruption status once the
+// points before it have been returned.
 //
 // Points come in the page's arrival order, which is time order for pages
 // written in order; a page holding late points may go backwards. Seek(t)
@@ -15,9 +17,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "sundial/common/coding.h"
 #include "sundial/common/sample_iterator.h"
-#include "sundial/compress/bit_stream.h"
+#include "sundial/compress/page_decoder.h"
 #include "sundial/compress/page_format.h"
 
 namespace sundial::compress {
@@ -35,49 +36,31 @@ class PageIterator final : public SampleIterator {
   // Next() returns false.
   void Reset(std::string_view page);
 
-  bool Next() override;
+  // One counter per point: a second one would make every Next() wait on a
+  // store of the previous one.
+  bool Next() override { return ++cur_ < n_ || Fill(); }
   bool Seek(Timestamp t) override;
-  Timestamp t() const override { return t_; }
-  Value v() const override {
-    return is_int_ ? Value::Int(static_cast<int64_t>(bits_))
-                   : Value::Float(BitsToDouble(bits_));
-  }
+  Timestamp t() const override { return ts_[cur_]; }
+  Value v() const override { return vs_[cur_]; }
   Status status() const override { return status_; }
 
   // The validated header of the current page. REQUIRES: status().ok().
-  const PageHeader& header() const { return h_; }
+  const PageHeader& header() const { return dec_.header(); }
 
  private:
-  bool Fail(const char* what);
-  bool NextSpecial();
-  bool Finish(BitReader in);
-  bool DecodeValue(BitReader* in);
-  bool DecodeIntDomain(BitReader* in);
-  void ApplyIntCode(uint64_t c);
-  void RunPoint();
-  bool DecodeXor(BitReader* in);
+  static constexpr uint32_t kBatch = 64;
+  static constexpr uint32_t kNone = ~uint32_t{0};
 
-  PageHeader h_;
-  BitReader in_;
+  // Decodes the next batch and moves to its first point.
+  bool Fill();
+
+  PageDecoder dec_;
   Status status_;
-  uint32_t left_ = 0;       // points not yet returned
-  uint32_t run_left_ = 0;   // points left in the current run
-  uint64_t unit_ = 1;       // ms per timestamp unit
-  bool positioned_ = false; // the last Next()/Seek() returned true
-  bool is_int_ = true;      // type and bits of the current value
-  uint64_t bits_ = 0;
-  Timestamp t_ = 0;
-  int64_t x_ = 0;           // current timestamp in page units
-  uint64_t delta_ = 0;      // page units, wrapping
-  uint64_t native_ = 0;     // last native value (int, mantissa or float bits)
-  uint64_t vdelta_ = 0;     // last native value delta (delta-of-delta pages)
-  uint64_t ts_rice_ = 0;    // adaptive code states (src/compress/rice_code.h)
-  uint64_t val_rice_ = 0;
-  bool seen_native_ = false;
-  bool second_ = true;      // the next timestamp code is point 1's
-  uint8_t lead_ = 0xff;     // xor window; 0xff: none yet
-  uint8_t trail_ = 0;
-  bool first_ = true;
+  uint32_t cur_ = kNone;  // index of the current point; >= n_: not positioned
+  uint32_t n_ = 0;        // points in the batch
+  bool done_ = false;     // nothing more to decode (Seek past the page's end)
+  Timestamp ts_[kBatch];
+  Value vs_[kBatch];
 };
 
 }  // namespace sundial::compress

@@ -9,6 +9,14 @@
 // stored and compared in full, so a hash collision can never send a point
 // to the wrong series.
 //
+// Why a successor link: a client sends its series in the same order again
+// and again (tcollector's collectors print in a fixed order, an agent walks
+// the same metrics every interval). Each entry remembers the entry that was
+// looked up right after it, and Find() tries that one first: a hit then
+// costs a compare of the key bytes, no hashing, and the entry is usually
+// the next one in memory. The link is a hint only; the key is still
+// compared in full.
+//
 // Memory is bounded: past max_entries series (or tagsets) the cache starts
 // over empty.
 //
@@ -38,10 +46,11 @@ class SeriesCache {
   // Stores id for (metric, tags). REQUIRES: Find(metric, tags) missed.
   void Insert(std::string_view metric, std::string_view tags, SeriesId id);
 
-  size_t size() const { return series_count_; }
+  size_t size() const { return entries_.size(); }
 
  private:
   static constexpr uint32_t kNoTagset = UINT32_MAX;
+  static constexpr uint32_t kNone = UINT32_MAX;
 
   struct TagsetSlot {
     uint64_t hash = 0;
@@ -49,31 +58,42 @@ class SeriesCache {
     uint32_t len = 0;
     uint32_t id = kNoTagset;  // kNoTagset marks an empty slot
   };
-  struct SeriesSlot {
+  // Series are kept densely in insertion order (which is usually the order
+  // a client sends them in, so a run of hits walks memory forward); the
+  // open-addressing table index_ maps a hash to a position in entries_.
+  struct Entry {
     uint64_t hash = 0;
     uint64_t offset = 0;  // into metric_bytes_
     uint32_t len = 0;
     uint32_t tagset = 0;
-    SeriesId id = kInvalidSeriesId;  // kInvalidSeriesId marks an empty slot
+    SeriesId id = kInvalidSeriesId;
+    uint32_t next = kNone;  // the entry looked up right after this one
   };
 
   // The tagset number of this tag text, or kNoTagset.
   uint32_t TagsetOf(std::string_view tags);
   uint32_t FindTagset(std::string_view tags, uint64_t hash);
   uint32_t AddTagset(std::string_view tags, uint64_t hash);
+  bool Matches(const Entry& e, std::string_view metric, uint32_t tagset) const;
+  // The entry of (metric, tagset) found by hashing, or kNone.
+  uint32_t ProbeSeries(std::string_view metric, uint32_t tagset) const;
+  // Makes `entry` the current one, linking it as the successor of the last.
+  void Follow(uint32_t entry);
   void Clear();
 
   const size_t max_entries_;
   std::vector<TagsetSlot> tagsets_;  // power-of-two size, at most half full
-  std::vector<SeriesSlot> series_;   // power-of-two size, at most half full
+  std::vector<Entry> entries_;       // in insertion order
+  std::vector<uint32_t> index_;      // power-of-two size, at most half full
   std::string tag_bytes_;
   std::string metric_bytes_;
   uint32_t tagset_count_ = 0;
-  size_t series_count_ = 0;
   // The tagset of the previous Find, to skip hashing a repeated tag text.
   uint32_t last_tagset_ = kNoTagset;
   uint64_t last_offset_ = 0;
   uint32_t last_len_ = 0;
+  // The entry of the previous hit or insert, or kNone.
+  uint32_t last_entry_ = kNone;
 };
 
 }  // namespace sundial::ingest

@@ -49,9 +49,7 @@ class TelnetPutHandler {
 
   // Handles the run of put lines at the start of `lines` (complete lines,
   // each ending in '\n'), up to the first line whose command is not "put",
-  // as HandlePut does, and returns the bytes consumed. Faster than calling
-  // HandlePut per line: it looks ahead a few lines to prefetch their series.
-  // Does not flush.
+  // as HandlePut does, and returns the bytes consumed. Does not flush.
   size_t HandlePutLines(std::string_view lines, std::string* reply);
 
   // Appends the buffered points to storage (one Append). If storage fails,
