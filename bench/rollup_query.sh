@@ -3,17 +3,18 @@
 # grouped by host over 1 day in 1 h buckets -- against Sundial with rollups,
 # Sundial without rollups (rollup.enabled=false) and VictoriaMetrics, all
 # loaded with the same DevOps data in one run; plus a 7-day variant (one
-# metric, 100 hosts, 7 days at 10 s) and the rollup bytes on disk per raw
+# metric, 100 hosts, 7 days at 60 s) and the rollup bytes on disk per raw
 # point. Servers are stopped by their PIDs at the end.
 #
 #   bench/rollup_query.sh [build-dir]        (default: build-release)
-#   env: SECONDS_PER_QUERY (default 5), HOSTS (100), DAYS (7)
+#   env: SECONDS_PER_QUERY (default 5), HOSTS (100), DAYS (7), INTERVAL (60, s, for the 7-day set)
 set -euo pipefail
 
 build=${1:-build-release}
 secs=${SECONDS_PER_QUERY:-5}
 hosts=${HOSTS:-100}
 days=${DAYS:-7}
+interval=${INTERVAL:-60}
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
@@ -111,10 +112,10 @@ start_sundial on7
 start_sundial off7 --rollup-enabled false
 start_vm vm7
 dur=$((days * 86400))
-echo "== $days-day set: $hosts hosts x 1 metric x $days d at 10 s"
-load "$port_on7" "$pid_on7" sundial "$port_on7" --hosts="$hosts" --metrics=1 --duration="$dur"
-load "$port_off7" "$pid_off7" sundial "$port_off7" --hosts="$hosts" --metrics=1 --duration="$dur"
-load "$tsdb_vm7" "$pid_vm7" vm "$http_vm7" --hosts="$hosts" --metrics=1 --duration="$dur"
+echo "== $days-day set: $hosts hosts x 1 metric x $days d at ${interval} s"
+load "$port_on7" "$pid_on7" sundial "$port_on7" --hosts="$hosts" --metrics=1 --duration="$dur" --interval="$interval"
+load "$port_off7" "$pid_off7" sundial "$port_off7" --hosts="$hosts" --metrics=1 --duration="$dur" --interval="$interval"
+load "$tsdb_vm7" "$pid_vm7" vm "$http_vm7" --hosts="$hosts" --metrics=1 --duration="$dur" --interval="$interval"
 curl -fsS "http://127.0.0.1:$http_vm7/internal/force_flush" >/dev/null || true
 wait_rollups "$port_on7"
 e=$((s + dur - 1))

@@ -275,7 +275,9 @@ Status RollupStore::RebuildDay(storage::Storage* storage, const DayWork& work_in
   Status open = DayFileReader::Open(path, work.day, &fresh_reader);
   MutexLock lock(&mu_);
   readers_.erase(work.day);
-  if (open.ok()) readers_[work.day] = {std::move(fresh_reader), ++use_clock_};
+  // Marks stay until the new file is what readers get.
+  SUNDIAL_RETURN_IF_ERROR(open);
+  readers_[work.day] = {std::move(fresh_reader), ++use_clock_};
   bool cleared = false;
   for (const auto& p : work.pairs) {
     auto it = dirty_pairs_.find(p.first);
@@ -294,8 +296,8 @@ Status RollupStore::RebuildDay(storage::Storage* storage, const DayWork& work_in
   stats_.hours_built += built;
   stats_.files_written += 1;
   stats_.bytes_written += bytes;
-  if (cleared) SUNDIAL_RETURN_IF_ERROR(RewriteDirtyLogLocked());
-  return open;
+  if (cleared) return RewriteDirtyLogLocked();
+  return Status::OK();
 }
 
 void RollupStore::ApplyRetention() {

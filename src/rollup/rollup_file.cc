@@ -24,6 +24,7 @@ constexpr uint32_t kFlagNaN = 1;
 constexpr uint32_t kFlagIntegral = 2;
 constexpr double kTwo53 = 9007199254740992.0;
 constexpr double kPow10[4] = {1, 10, 100, 1000};
+constexpr uint64_t kMaxNearXor = uint64_t{1} << 28;
 
 enum Field { kFirst, kLast, kSum, kMin, kMax, kFields };
 
@@ -43,6 +44,19 @@ void PutValue(double d, int64_t* prev, std::string* out) {
       if (s / kPow10[k] != d) continue;
       const auto i = static_cast<int64_t>(s);
       PutVarint64(out, (ZigZagEncode64(i - *prev) << 4) | (k << 2) | 1);
+      *prev = i;
+      return;
+    }
+    // Near a decimal (a sum of decimals, say): the decimal plus the XOR of
+    // the two bit patterns, which differ in a few low bits.
+    for (uint32_t k = 1; k <= 3; ++k) {
+      const double s = std::nearbyint(d * kPow10[k]);
+      if (std::fabs(s) >= kTwo53 || s == 0) break;
+      const uint64_t x = DoubleToBits(s / kPow10[k]) ^ DoubleToBits(d);
+      if (x >= kMaxNearXor) continue;
+      const auto i = static_cast<int64_t>(s);
+      PutVarint64(out, (ZigZagEncode64(i - *prev) << 4) | (k << 2) | 3);
+      PutVarint64(out, x);
       *prev = i;
       return;
     }
@@ -73,6 +87,17 @@ bool GetValue(std::string_view* in, int64_t* prev, double* d) {
       *d = static_cast<double>(i) / kPow10[k];
       return true;
     }
+    case 3: {
+      const uint32_t k = static_cast<uint32_t>((tag >> 2) & 3);
+      uint64_t x = 0;
+      if (k == 0 || !GetVarint64(in, &x) || x >= kMaxNearXor) return false;
+      const int64_t i = static_cast<int64_t>(static_cast<uint64_t>(*prev) +
+                                             static_cast<uint64_t>(ZigZagDecode64(tag >> 4)));
+      if (std::llabs(i) >= (int64_t{1} << 53)) return false;
+      *prev = i;
+      *d = BitsToDouble(DoubleToBits(static_cast<double>(i) / kPow10[k]) ^ x);
+      return true;
+    }
     case 2: {
       if (tag != 2) return false;
       uint64_t bits = 0;
@@ -80,9 +105,8 @@ bool GetValue(std::string_view* in, int64_t* prev, double* d) {
       *d = BitsToDouble(bits);
       return true;
     }
-    default:
-      return false;
   }
+  return false;
 }
 
 Status Bad(const char* what) { return Status::Corruption("rollup block", what); }
@@ -97,6 +121,7 @@ void EncodeBlock(SeriesId id, Timestamp day_start, const std::vector<HourStats>&
   PutVarint32(out, static_cast<uint32_t>(hours.size()));
   int64_t prev[kFields] = {0, 0, 0, 0, 0};
   int64_t prev_hour = -1;
+  int64_t prev_off = 0, prev_span = 0;
   for (const HourStats& h : hours) {
     const int64_t hour = (h.hour - day_start) / kHourMs;
     uint32_t flags = (h.nan_count > 0 ? kFlagNaN : 0) | (h.integral ? kFlagIntegral : 0);
@@ -104,8 +129,11 @@ void EncodeBlock(SeriesId id, Timestamp day_start, const std::vector<HourStats>&
     prev_hour = hour;
     PutVarint64(out, h.count);
     if (h.nan_count > 0) PutVarint64(out, h.nan_count);
-    PutVarint64(out, static_cast<uint64_t>(h.first_t - h.hour));
-    PutVarint64(out, static_cast<uint64_t>(h.last_t - h.first_t));
+    const int64_t off = h.first_t - h.hour, span = h.last_t - h.first_t;
+    PutVarint64(out, ZigZagEncode64(off - prev_off));
+    PutVarint64(out, ZigZagEncode64(span - prev_span));
+    prev_off = off;
+    prev_span = span;
     PutValue(h.first, &prev[kFirst], out);
     PutValue(h.last, &prev[kLast], out);
     if (h.valid() > 0) {
@@ -124,6 +152,7 @@ Status DecodeBlock(std::string_view in, Timestamp day_start, SeriesId* id,
   if (n == 0 || n > 24) return Bad("bad record count");
   int64_t prev[kFields] = {0, 0, 0, 0, 0};
   int64_t prev_hour = -1;
+  int64_t prev_off = 0, prev_span = 0;
   for (uint32_t r = 0; r < n; ++r) {
     uint32_t head = 0;
     HourStats h;
@@ -133,16 +162,24 @@ Status DecodeBlock(std::string_view in, Timestamp day_start, SeriesId* id,
     prev_hour = hour;
     h.hour = day_start + hour * kHourMs;
     h.integral = (head & kFlagIntegral) != 0;
-    uint64_t first_off = 0, span = 0;
+    uint64_t zoff = 0, zspan = 0;
     if (!GetVarint64(&in, &h.count)) return Bad("truncated count");
     if ((head & kFlagNaN) != 0 && !GetVarint64(&in, &h.nan_count)) return Bad("truncated NaN");
-    if (!GetVarint64(&in, &first_off) || !GetVarint64(&in, &span)) return Bad("truncated times");
-    if (h.count == 0 || h.nan_count > h.count || first_off >= uint64_t{kHourMs} ||
-        span >= uint64_t{kHourMs} - first_off) {
+    if (!GetVarint64(&in, &zoff) || !GetVarint64(&in, &zspan)) return Bad("truncated times");
+    // Deltas of in-range values: anything larger than an hour is damage.
+    const int64_t doff = ZigZagDecode64(zoff), dspan = ZigZagDecode64(zspan);
+    if (doff <= -kHourMs || doff >= kHourMs || dspan <= -kHourMs || dspan >= kHourMs) {
+      return Bad("inconsistent times");
+    }
+    const int64_t off = prev_off + doff, span = prev_span + dspan;
+    if (h.count == 0 || h.nan_count > h.count || off < 0 || off >= kHourMs || span < 0 ||
+        span >= kHourMs - off) {
       return Bad("inconsistent record");
     }
-    h.first_t = h.hour + static_cast<Timestamp>(first_off);
-    h.last_t = h.first_t + static_cast<Timestamp>(span);
+    prev_off = off;
+    prev_span = span;
+    h.first_t = h.hour + off;
+    h.last_t = h.first_t + span;
     if (!GetValue(&in, &prev[kFirst], &h.first) || !GetValue(&in, &prev[kLast], &h.last)) {
       return Bad("truncated value");
     }

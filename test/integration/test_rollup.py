@@ -21,7 +21,7 @@ def stats(server):
     return {r["metric"]: int(r["value"]) for r in body if r["metric"].startswith("tsd.rollup.")}
 
 
-def wait_for(cond, timeout=20.0):
+def wait_for(cond, timeout=60.0):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if cond():

@@ -77,6 +77,30 @@ TEST(RollupBlock, RegularIntegerDataIsSmall) {
   EXPECT_LT(block.size(), 24u * 36u);
 }
 
+TEST(RollupBlock, DecimalDataIsSmall) {
+  std::mt19937_64 rng(testing::TestSeed());
+  std::vector<HourStats> hours;
+  double v = 50;
+  for (int h = 0; h < 24; ++h) {
+    HourStats s;
+    s.hour = kDay + h * kHourMs;
+    for (int i = 0; i < 360; ++i) {
+      v = std::round((v + static_cast<double>(static_cast<int>(rng() % 201) - 100) / 100) * 100) / 100;
+      s.Add(s.hour + i * 10000, v);
+    }
+    hours.push_back(s);
+  }
+  std::string block;
+  EncodeBlock(7, kDay, hours, &block);
+  SeriesId id = 0;
+  std::vector<HourStats> back;
+  ASSERT_TRUE(DecodeBlock(block, kDay, &id, &back).ok());
+  ExpectSame(hours, back);
+  // A 2-decimal random walk: the sum is the only inexact field.
+  EXPECT_LT(block.size(), 24u * 22u) << block.size();
+
+}
+
 TEST(RollupBlock, RejectsDamagedInputWithoutCrashing) {
   std::mt19937_64 rng(testing::TestSeed());
   std::vector<HourStats> hours = RandomHours(rng, kDay);

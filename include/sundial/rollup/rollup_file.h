@@ -25,7 +25,9 @@
 //                                      flags 1 = has NaN, 2 = integral
 //   varint64 count
 //   varint64 nan count                 only with flag 1
-//   varint64 first_t - hour, varint64 last_t - first_t
+//   varint64 zigzag(off - previous off), varint64 zigzag(span - previous
+//   span), where off = first_t - hour and span = last_t - first_t (the
+//   previous ones are 0 before the first record)
 //   value first, value last, and if count > nan count: value sum,
 //   value min_run, value max_run       (fields of hour_stats.h)
 // A value is one varint64 tag, low 2 bits saying how it is coded:
@@ -33,6 +35,9 @@
 //   1  decimal s * 10^-k, k in 1..3: tag = zigzag(s - prev) << 4 | k << 2 | 1;
 //      the double is exactly (double)s / 10^k
 //   2  raw: tag = 2, then fixed64 IEEE-754 bits
+//   3  near a decimal: tag = zigzag(s - prev) << 4 | k << 2 | 3, then
+//      varint64 x < 2^28; the double has the bits of (double)s / 10^k
+//      XOR x (a sum of decimals is a few low bits away from one)
 // prev is per field (first, last, sum, min, max) and per block, starting at
 // 0: the last integer or scaled integer coded for that field.
 //
