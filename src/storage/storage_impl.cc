@@ -110,6 +110,8 @@ Status StorageImpl::Recover() {
         late.clear();
         if (type == kWalPointsRecord) {
           ok = DecodeWalBatch(payload, apply);
+        } else if (type == kWalPointsRecordV1) {
+          ok = DecodeWalBatchV1(payload, apply);
         } else if (type == kWalPageRecord) {
           ok = DecodeCheckpointPage(payload, apply);
         }
