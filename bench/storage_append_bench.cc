@@ -18,6 +18,7 @@
 // Data: DevOps-like series (8 tags), one point per series every 10 s, values
 // with 2 decimals (an hourly level plus noise); the "disk" mode uses
 // compress' fixtures.
+#include <malloc.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -330,9 +331,12 @@ void Simulate(size_t series, int days) {
                     r >= 2 * kRoundsPerDay ? "s" : "");
     }
     const StorageStats st = db->stats();
-    std::printf("sim     series=%zu %-9s RssAnon %.1f MB, engine estimate %.1f MB, "
+    const uint64_t rss = RssAnonKb();
+    malloc_trim(0);  // what part of it is free heap the allocator keeps
+    std::printf("sim     series=%zu %-9s RssAnon %.1f MB (%.1f MB after malloc_trim), "
+                "engine estimate %.1f MB, "
                 "%llu pages written, %llu partitions open, wall %.0f s\n",
-                series, when, RssAnonKb() / 1024.0, st.memory_bytes / 1048576.0,
+                series, when, rss / 1024.0, RssAnonKb() / 1024.0, st.memory_bytes / 1048576.0,
                 static_cast<unsigned long long>(st.pages_written),
                 static_cast<unsigned long long>(st.partitions),
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count());

@@ -105,6 +105,8 @@ Status StorageImpl::Recover() {
         bool ok = true;
         if (type == kWalPointsRecord) {
           ok = DecodeWalBatch(payload, apply);
+        } else if (type == kWalPointsRecordV1) {
+          ok = DecodeWalBatchV1(payload, apply);
         } else if (type == kWalPageRecord) {
           ok = DecodeCheckpointPage(payload, apply);
         }

@@ -256,6 +256,7 @@ class StorageImpl final : public Storage {
   int64_t last_sync_ms_ GUARDED_BY(maint_run_mu_) = 0;
   int64_t last_slow_ms_ GUARDED_BY(maint_run_mu_) = 0;
   uint64_t wal_bytes_at_checkpoint_ GUARDED_BY(maint_run_mu_) = 0;
+  uint64_t last_checkpoint_bytes_ GUARDED_BY(maint_run_mu_) = 0;
 
   std::atomic<uint64_t> points_appended_{0};
   std::atomic<uint64_t> ooo_points_{0};

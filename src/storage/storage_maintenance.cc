@@ -36,10 +36,14 @@ void StorageImpl::MaintenancePass(int64_t now) {
     last_sync_ms_ = now;
     (void)Sync();  // an fsync error shows again on the next Sync()/Append
   }
+  // On the interval, once the WAL written since the last checkpoint is at
+  // least twice that checkpoint's size: checkpoints then cost at most half
+  // the WAL's writes, and recovery reads at most three checkpoints' worth.
+  const uint64_t wal_since = wal_->bytes_written() - wal_bytes_at_checkpoint_;
   const bool ckpt_due =
       options_.checkpoint_interval_ms > 0 &&
       now - last_checkpoint_ms_ >= static_cast<int64_t>(options_.checkpoint_interval_ms) &&
-      wal_->bytes_written() != wal_bytes_at_checkpoint_;
+      wal_since > 0 && wal_since >= 2 * last_checkpoint_bytes_;
   if (s.ok() && (wal_->WantsRotation() || ckpt_due)) {
     last_checkpoint_ms_ = now;
     (void)Checkpoint();  // retried on the next trigger; the WAL keeps the data
@@ -165,6 +169,7 @@ Status StorageImpl::Checkpoint() {
   const uint64_t wal_bytes = wal_->bytes_written();
   SUNDIAL_RETURN_IF_ERROR(partitions_->SyncAll());
   SUNDIAL_RETURN_IF_ERROR(dict_->Sync());
+  last_checkpoint_bytes_ = w->size();
   SUNDIAL_RETURN_IF_ERROR(w->Finish());
   wal_bytes_at_checkpoint_ = wal_bytes;
   checkpoints_.fetch_add(1, std::memory_order_relaxed);

@@ -10,13 +10,19 @@
 //   *.tmp              an unfinished checkpoint, removed on open
 //
 // Segment and checkpoint format, version 1: a record log (record_log.h) with
-// magic "SUNDWAL1" (segments) or "SUNDCKP1" (checkpoints). Record type 1,
-// a batch of points:
+// magic "SUNDWAL1" (segments) or "SUNDCKP1" (checkpoints). Record type 4,
+// a batch of points (what EncodeWalBatch writes):
 //   varint32 n
-//   n times: varint64 (series id << 1 | is_float)
+//   n times: varint64 (series id << 4 | code)
 //            varint64 zigzag(t - previous t in the batch; previous = 0 first)
-//            int:   varint64 zigzag(value)
-//            float: fixed64 IEEE-754 bits
+//            code 0, int:   varint64 zigzag(value)
+//            code 1, float: fixed64 IEEE-754 bits
+//            code 2 + s (s = 0..9), a float that is the decimal m / 10^s:
+//                   varint64 zigzag(m); the value is double(m) / 10^s, one
+//                   IEEE division, bit-identical to the float written
+// Record type 1, the same batch as written before type 4 existed (still
+// replayed): varint64 (series id << 1 | is_float), then t as above, then
+// the int as code 0 or the float as code 1.
 // Checkpoints (version 1 since marks and pages were added; older
 // checkpoints hold type 1 records only and are still read):
 //   type 3, first record, partition marks (written by PartitionSet::Marks,
@@ -48,7 +54,8 @@
 
 namespace sundial::storage {
 
-constexpr uint8_t kWalPointsRecord = 1;
+constexpr uint8_t kWalPointsRecordV1 = 1;  // read only
+constexpr uint8_t kWalPointsRecord = 4;
 constexpr uint8_t kWalPageRecord = 2;   // checkpoints only
 constexpr uint8_t kWalMarksRecord = 3;  // checkpoints only, first record
 
@@ -58,6 +65,9 @@ void EncodeWalBatch(const SeriesPoint* points, size_t n, std::string* out);
 // Decodes a batch payload, calling fn for each point. Returns false if the
 // payload is malformed (fn may have been called for a prefix).
 bool DecodeWalBatch(std::string_view payload, const std::function<void(const SeriesPoint&)>& fn);
+// The same for a type 1 record's payload.
+bool DecodeWalBatchV1(std::string_view payload,
+                      const std::function<void(const SeriesPoint&)>& fn);
 // Decodes a checkpoint page record's payload, calling fn for each point in
 // page order. Returns false if the payload or the page is malformed (fn may
 // have been called for a prefix).
@@ -107,6 +117,8 @@ class Wal {
     ~CheckpointWriter();
     Status Add(const std::string& record);
     Status Finish();
+    // Bytes added so far, header included.
+    uint64_t size() const { return offset_ + buf_.size(); }
 
    private:
     Status Flush();
