@@ -11,7 +11,8 @@
 #
 #   bench/query_vs_vm.sh [build-dir]      (default: build-release)
 #   env: SECONDS_PER_QUERY (default 5), HOSTS (100), DURATION (3600),
-#        VM_FLAGS (extra victoria-metrics flags, e.g. -search.disableCache)
+#        VM_FLAGS (extra victoria-metrics flags, e.g. -search.disableCache),
+#        SETTLE (seconds between loading and querying, default 5)
 set -euo pipefail
 
 build=${1:-build-release}
@@ -62,7 +63,10 @@ echo "== loading (hosts=$hosts, duration=${duration}s)"
 "$build/bench/ingest_load" --protocol=telnet --port="$vm_tsdb" --pid="$vm_pid" \
   --hosts="$hosts" --duration="$duration" --stats=vm --stats-port="$vm_http" | tail -n 3
 curl -fsS "http://127.0.0.1:$vm_http/internal/force_flush" >/dev/null || true
-sleep 1
+# Let both servers finish their post-load background work (page writes,
+# merges) before the first query is timed.
+sleep "${SETTLE:-5}"
 
-echo "== queries (${secs}s per query and concurrency, alternating rounds)"
+echo "== queries (${secs}s per query and concurrency, alternating rounds; load average $(cut -d' ' -f1-3 /proc/loadavg))"
 "$build/bench/query_bench" --port="$sd_port" --vm-port="$vm_http" --seconds="$secs" --rounds=5
+echo "== load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"

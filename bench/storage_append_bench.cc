@@ -16,7 +16,9 @@
 // kind of file (write amplification). fsync is counted but not performed.
 //
 // Data: DevOps-like series (8 tags), one point per series every 10 s, values
-// as 2-decimal random walks; the "disk" mode uses compress' fixtures.
+// with 2 decimals (an hourly level plus noise); the "disk" mode uses
+// compress' fixtures.
+#include <malloc.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -87,9 +89,15 @@ void AppendRounds(Storage* db, const std::vector<SeriesId>& ids, size_t first, s
   for (int r = r0; r < r1; ++r) {
     const Timestamp t = t0 + static_cast<Timestamp>(r) * 10000;
     for (size_t k = first; k < last; ++k) {
-      // A cheap deterministic 2-decimal walk per series.
-      const int64_t cents = static_cast<int64_t>((k * 7919 + static_cast<size_t>(r) * 31) % 997);
-      buf.push_back({ids[k], t, Value::Float(static_cast<double>(cents + 5000) / 100.0)});
+      // 2-decimal sensor-like values: a level that moves every hour plus
+      // about 7 bits of noise per point (deterministic, no state).
+      uint64_t h = (static_cast<uint64_t>(k) << 32) ^ static_cast<uint64_t>(r);
+      h = (h ^ (h >> 31)) * 0x9e3779b97f4a7c15ull;
+      h ^= h >> 29;
+      const int64_t level =
+          static_cast<int64_t>((k * 7919 + static_cast<size_t>(r / 360) * 31) % 997);
+      const int64_t cents = 5000 + level * 10 + static_cast<int64_t>(h % 128);
+      buf.push_back({ids[k], t, Value::Float(static_cast<double>(cents) / 100.0)});
       if (buf.size() == batch) {
         Check(db->Append(buf.data(), buf.size()), "append");
         buf.clear();
@@ -279,9 +287,11 @@ class SimEnv final : public Env {
 };
 
 void PrintWrites(const char* when, const WriteCounters& c, double points) {
-  const double wal = static_cast<double>(c.wal.load()), ck = static_cast<double>(c.checkpoint.load()),
-               pg = static_cast<double>(c.pages.load()), ix = static_cast<double>(c.index.load()),
-               dc = static_cast<double>(c.dict.load());
+  const double wal = static_cast<double>(c.wal.load());
+  const double ck = static_cast<double>(c.checkpoint.load());
+  const double pg = static_cast<double>(c.pages.load());
+  const double ix = static_cast<double>(c.index.load());
+  const double dc = static_cast<double>(c.dict.load());
   std::printf("writes  %-9s %.0f points: %.2f B/pt written (WAL %.2f, checkpoints %.2f, "
               "pages %.2f, index %.3f, dictionary %.3f), %llu fsyncs\n",
               when, points, (wal + ck + pg + ix + dc) / points, wal / points, ck / points,
@@ -305,7 +315,8 @@ void Simulate(size_t series, int days) {
   const int total = days <= 0 ? 360 : days * kRoundsPerDay;
   for (int r = 0; r < total;) {
     // The next report: 1 h, then each whole day.
-    const int stop = r < 360 ? std::min(total, 360) : std::min(total, (r / kRoundsPerDay + 1) * kRoundsPerDay);
+    const int stop = r < 360 ? std::min(total, 360)
+                             : std::min(total, (r / kRoundsPerDay + 1) * kRoundsPerDay);
     for (; r < stop; ++r) {
       clock.store(t0 + static_cast<Timestamp>(r) * 10000 + 5000);
       AppendRounds(db.get(), ids, 0, series, r, r + 1, 1000, t0);
@@ -316,12 +327,16 @@ void Simulate(size_t series, int days) {
     if (r == 360) {
       std::snprintf(when, sizeof(when), "1 h");
     } else {
-      std::snprintf(when, sizeof(when), "%d day%s", r / kRoundsPerDay, r >= 2 * kRoundsPerDay ? "s" : "");
+      std::snprintf(when, sizeof(when), "%d day%s", r / kRoundsPerDay,
+                    r >= 2 * kRoundsPerDay ? "s" : "");
     }
     const StorageStats st = db->stats();
-    std::printf("sim     series=%zu %-9s RssAnon %.1f MB, engine estimate %.1f MB, "
+    const uint64_t rss = RssAnonKb();
+    malloc_trim(0);  // what part of it is free heap the allocator keeps
+    std::printf("sim     series=%zu %-9s RssAnon %.1f MB (%.1f MB after malloc_trim), "
+                "engine estimate %.1f MB, "
                 "%llu pages written, %llu partitions open, wall %.0f s\n",
-                series, when, RssAnonKb() / 1024.0, st.memory_bytes / 1048576.0,
+                series, when, rss / 1024.0, RssAnonKb() / 1024.0, st.memory_bytes / 1048576.0,
                 static_cast<unsigned long long>(st.pages_written),
                 static_cast<unsigned long long>(st.partitions),
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count());

@@ -53,6 +53,7 @@ void PageBuilder::WriteHeader() {
 }
 
 bool PageBuilder::Append(Timestamp t, Value v) {
+  if (AppendSteady(t, v)) return true;
   if (st_.count == 0) {
     ChooseInitialEncoding(t, v);
     const Result r = EncodePoint(t, v, true);
@@ -87,7 +88,7 @@ bool PageBuilder::Append(Timestamp t, Value v) {
 }
 
 // Writes the header fields one append can change: the count and the range.
-void PageBuilder::UpdateHeader(Timestamp t) {
+SUNDIAL_INLINE void PageBuilder::UpdateHeader(Timestamp t) {
   char* h = reinterpret_cast<char*>(buf_.get());
   EncodeFixed16(h + 2, st_.count);
   if (t == st_.min_t) {
@@ -114,7 +115,7 @@ void PageBuilder::ChooseInitialEncoding(Timestamp t, Value v) {
 }
 
 // Whether v is native to the page's encoding; *native is its native form.
-inline bool PageBuilder::Native(Value v, uint64_t bits, uint64_t* native) const {
+SUNDIAL_INLINE bool PageBuilder::Native(Value v, uint64_t bits, uint64_t* native) const {
   const State& s = st_;
   switch (s.enc) {
     case ValueEncoding::kInt:
@@ -135,7 +136,7 @@ inline bool PageBuilder::Native(Value v, uint64_t bits, uint64_t* native) const 
 
 // Whether native (native to the page) would be coded as the single bit "0";
 // *dprime is then its step as the state keeps it.
-inline bool PageBuilder::ZeroCode(uint64_t native, uint64_t* dprime) const {
+SUNDIAL_INLINE bool PageBuilder::ZeroCode(uint64_t native, uint64_t* dprime) const {
   const State& s = st_;
   if (s.enc == ValueEncoding::kXor) return native == s.prev_native;
   if (!s.has_native) return native == 0;
@@ -157,8 +158,8 @@ struct PageBuilder::ValueStep {
 };
 
 // Writes the value code of v (native, or escaped when !is_native).
-inline PageBuilder::ValueStep PageBuilder::WriteValue(BitWriter* w, Value v, uint64_t bits,
-                                                      uint64_t native, bool is_native) const {
+SUNDIAL_INLINE PageBuilder::ValueStep PageBuilder::WriteValue(BitWriter* w, Value v, uint64_t bits,
+                                                              uint64_t native, bool is_native) const {
   const State& s = st_;
   ValueStep n{s.val_rice, s.prev_vdelta, s.cost_delta, s.cost_dod, s.lead, s.trail, false};
   if (!is_native) {
@@ -192,6 +193,87 @@ inline PageBuilder::ValueStep PageBuilder::WriteValue(BitWriter* w, Value v, uin
   WriteIntDelta(w, code, &rice, s.has_native);
   n.rice = rice.a;
   return n;
+}
+
+// The common case, in one pass: a value native to the page, after its
+// first two points, with no run open and room left. Codes the point exactly
+// as EncodePoint would. Returns false, changing nothing, when any of that
+// does not hold (Append then takes the general path).
+inline bool PageBuilder::AppendSteady(Timestamp t, Value v) {
+  State& s = st_;
+  if (s.count < 2 || !s.has_native || s.count >= kMaxPointsPerPage) return false;
+  const Timestamp lo = t < s.min_t ? t : s.min_t;
+  const Timestamp hi = t > s.max_t ? t : s.max_t;
+  if (static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo) > kMaxPageSpanMs) return false;
+  int64_t x = t;
+  if (s.seconds) {
+    // x = t / 1000 from the step since the last point (a multiple of 1000
+    // too, or t is not): a 32-bit division where it fits, as a 64-bit one
+    // is a library call on 32-bit CPUs.
+    const auto step = static_cast<uint64_t>(t) - static_cast<uint64_t>(s.last_t);
+    if (step + 0x80000000u <= 0xffffffffu) {
+      const auto step32 = static_cast<int32_t>(static_cast<int64_t>(step));
+      if (step32 % 1000 != 0) return false;
+      x = s.prev_x + step32 / 1000;
+    } else {
+      x = t / 1000;
+      if (x * 1000 != t) return false;
+    }
+  }
+  const uint64_t bits = v.is_int() ? static_cast<uint64_t>(v.int_value())
+                                   : DoubleToBits(v.float_value());
+  uint64_t native;
+  if (!Native(v, bits, &native)) return false;
+  const uint64_t delta = static_cast<uint64_t>(x) - static_cast<uint64_t>(s.prev_x);
+  const uint64_t dod = delta - s.prev_delta;
+  BitWriter w(buf_.get() + kPageHeaderSize, s.pos);
+  if (s.run_len != 0) {
+    // A point coded "00" extends the open run in place; others go the
+    // general way.
+    uint64_t dprime = 0;
+    if (dod != 0 || !ZeroCode(native, &dprime)) return false;
+    ++s.run_len;
+    w.Overwrite(s.run_at, s.run_len, kRunCountBits);
+    s.prev_x = x;
+    s.prev_native = native;
+    s.prev_vdelta = dprime;
+    s.last_native = true;
+    return FinishSteady(t, lo, hi);
+  }
+  RiceState ts_rice{s.ts_rice};
+  WriteDod(&w, dod, &ts_rice, true);
+  const ValueStep n = WriteValue(&w, v, bits, native, true);
+  if (w.pos() > (page_size_ - kPageHeaderSize) * 8) {
+    w.Truncate(s.pos);
+    return false;
+  }
+  s.pos = w.pos();
+  s.ts_rice = ts_rice.a;
+  s.val_rice = n.rice;
+  s.prev_vdelta = n.vdelta;
+  s.cost_delta = n.cost_delta;
+  s.cost_dod = n.cost_dod;
+  s.lead = n.lead;
+  s.trail = n.trail;
+  s.prev_native = native;
+  s.last_native = true;
+  s.prev_delta = delta;
+  s.prev_x = x;
+  s.repeats = dod == 0 && n.zero ? static_cast<uint16_t>(s.repeats + 1) : 0;
+  if (s.repeats >= kMinRunPoints) StartRun(&w);
+  return FinishSteady(t, lo, hi);
+}
+
+// AppendSteady's common tail: the range, the count and the header.
+SUNDIAL_INLINE bool PageBuilder::FinishSteady(Timestamp t, Timestamp lo, Timestamp hi) {
+  State& s = st_;
+  s.min_t = lo;
+  s.max_t = hi;
+  s.last_t = t;
+  ++s.count;
+  UpdateHeader(t);
+  if (s.count == kOrderCheckPoints) SwitchOrder();
+  return true;
 }
 
 PageBuilder::Result PageBuilder::EncodePoint(Timestamp t, Value v,

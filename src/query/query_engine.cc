@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <chrono>
 #include <map>
 #include <set>
 #include <utility>
@@ -228,9 +229,14 @@ void ComputeTags(const SubPlan& plan, const std::vector<size_t>& members, bool w
 }
 
 // Runs one group and writes its result (if any member has data).
+// Adds the group's figures to *total.
 Status RunGroup(storage::Storage* st, const QuerySpec& spec, const SubPlan& plan,
-                const std::vector<size_t>& members, QueryBudget* budget, ResultWriter* w) {
+                const std::vector<size_t>& members, QueryBudget* budget, ResultWriter* w,
+                ResultStats* total) {
   const SubQuery& q = *plan.q;
+  const bool timed = spec.show_stats || spec.show_summary;
+  const auto t0 = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
+  const uint64_t points_before = budget->points();
   std::vector<std::unique_ptr<RawSource>> raws;
   std::vector<size_t> present;
   for (size_t m : members) {
@@ -256,7 +262,19 @@ Status RunGroup(storage::Storage* st, const QuerySpec& spec, const SubPlan& plan
     if (p.t >= spec.start_ms && p.t <= spec.end_ms) w->AddPoint(p.t, p.v);
   }
   SUNDIAL_RETURN_IF_ERROR(budget->status());
-  if (!w->EndResult()) return Status::Unavailable("client went away");
+  ResultStats stats;
+  stats.query_index = q.index;
+  stats.series = present.size();
+  stats.raw_points = budget->points() - points_before;
+  stats.emitted = w->emitted();
+  if (timed) {
+    stats.time_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  }
+  total->series += stats.series;
+  total->raw_points += stats.raw_points;
+  total->emitted += stats.emitted;
+  if (!w->EndResult(stats)) return Status::Unavailable("client went away");
   return Status::OK();
 }
 
@@ -320,6 +338,9 @@ Status QueryEngine::ExecuteSmall(const QuerySpec& spec, const SmallQueryBound& b
 
 Status QueryEngine::Run(const QuerySpec& spec, const SmallQueryBound* bound,
                         ChunkSink* sink) const {
+  const bool timed = spec.show_summary;
+  const auto start_time =
+      timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
   // Phase 1: resolve every sub-query, so that name and limit errors are
   // reported before any byte of the body is sent.
   std::vector<SubPlan> plans(spec.queries.size());
@@ -355,12 +376,18 @@ Status QueryEngine::Run(const QuerySpec& spec, const SmallQueryBound* bound,
   }
   QueryBudget budget(max_points, limits_.deadline_ms, soft);
   ResultWriter w(spec, sink);
+  ResultStats total;
   for (const SubPlan& plan : plans) {
     for (const std::vector<size_t>& g : plan.groups) {
-      SUNDIAL_RETURN_IF_ERROR(RunGroup(storage_, spec, plan, g, &budget, &w));
+      SUNDIAL_RETURN_IF_ERROR(RunGroup(storage_, spec, plan, g, &budget, &w, &total));
     }
   }
-  if (!w.Finish()) return Status::Unavailable("client went away");
+  if (timed) {
+    total.time_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_time)
+            .count();
+  }
+  if (!w.Finish(total)) return Status::Unavailable("client went away");
   return Status::OK();
 }
 

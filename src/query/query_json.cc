@@ -241,6 +241,8 @@ Status ParseTopField(const std::string& k, const Json& v, RawTop* top, QuerySpec
   else if (k == "noAnnotations") ok = AsBool(v, &spec->no_annotations);
   else if (k == "globalAnnotations") ok = AsBool(v, &spec->global_annotations);
   else if (k == "useCalendar") ok = AsBool(v, &spec->use_calendar);
+  else if (k == "showStats") ok = AsBool(v, &spec->show_stats);
+  else if (k == "showSummary") ok = AsBool(v, &spec->show_summary);
   return ok ? Status::OK() : FieldError(k.c_str());
 }
 

@@ -83,6 +83,8 @@ Status ParseQueryParams(const ParamList& params, Timestamp now_ms, QuerySpec* ou
   spec.show_query = HasParam(params, "show_query");
   spec.no_annotations = HasParam(params, "no_annotations");
   spec.global_annotations = HasParam(params, "global_annotations");
+  spec.show_stats = HasParam(params, "show_stats");
+  spec.show_summary = HasParam(params, "show_summary");
   for (const auto& kv : params) {
     SubQuery q;
     if (kv.first == "m") {

@@ -10,6 +10,18 @@ namespace {
 
 void AppendBool(bool b, std::string* out) { out->append(b ? "true" : "false"); }
 
+// ,"series":..,"rawDatapoints":..,"emittedDPs":..,"timeTotalMs":..
+void AppendStatsFields(const ResultStats& s, std::string* out) {
+  out->append(",\"series\":");
+  AppendInt(static_cast<int64_t>(s.series), out);
+  out->append(",\"rawDatapoints\":");
+  AppendInt(static_cast<int64_t>(s.raw_points), out);
+  out->append(",\"emittedDPs\":");
+  AppendInt(static_cast<int64_t>(s.emitted), out);
+  out->append(",\"timeTotalMs\":");
+  AppendJavaDouble(s.time_ms, out);
+}
+
 }  // namespace
 
 void AppendSubQueryJson(const SubQuery& q, std::string* out) {
@@ -97,6 +109,7 @@ void ResultWriter::BeginResult(const SubQuery& q, const GroupHeader& h) {
   if (!first_result_) buf_.push_back(',');
   first_result_ = false;
   first_point_ = true;
+  emitted_ = 0;
   null_fill_ = q.downsample.enabled && q.downsample.fill == FillPolicy::kNull;
   buf_.append("{\"metric\":");
   AppendJsonString(*h.metric, &buf_);
@@ -133,6 +146,7 @@ void ResultWriter::BeginResult(const SubQuery& q, const GroupHeader& h) {
 void ResultWriter::AddPoint(Timestamp t, const Value& v) {
   if (!first_point_) buf_.push_back(',');
   first_point_ = false;
+  ++emitted_;
   const int64_t ts = spec_.ms_resolution ? t : t / 1000;
   if (spec_.arrays) {
     buf_.push_back('[');
@@ -154,13 +168,27 @@ void ResultWriter::AddPoint(Timestamp t, const Value& v) {
   if (buf_.size() >= kChunkBytes) Flush(/*last=*/false);
 }
 
-bool ResultWriter::EndResult() {
-  buf_.append(spec_.arrays ? "]}" : "}}");
+bool ResultWriter::EndResult(const ResultStats& stats) {
+  buf_.append(spec_.arrays ? "]" : "}");
+  if (spec_.show_stats) {
+    buf_.append(",\"stats\":{\"queryIndex\":");
+    AppendInt(stats.query_index, &buf_);
+    AppendStatsFields(stats, &buf_);
+    buf_.push_back('}');
+  }
+  buf_.push_back('}');
   if (buf_.size() >= kChunkBytes) return Flush(/*last=*/false);
   return sink_ok_;
 }
 
-bool ResultWriter::Finish() {
+bool ResultWriter::Finish(const ResultStats& summary) {
+  if (spec_.show_summary) {
+    if (!first_result_) buf_.push_back(',');
+    buf_.append("{\"statsSummary\":{\"queries\":");
+    AppendInt(static_cast<int64_t>(spec_.queries.size()), &buf_);
+    AppendStatsFields(summary, &buf_);
+    buf_.append("}}");
+  }
   buf_.push_back(']');
   return Flush(/*last=*/true);
 }

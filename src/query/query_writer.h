@@ -4,6 +4,7 @@
 // Thread-safety: one query thread.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -22,6 +23,15 @@ struct GroupHeader {
   std::vector<std::string_view> tsuids;  // sorted; only filled with showTSUIDs
 };
 
+// Figures of one result (showStats) or of the whole query (showSummary).
+struct ResultStats {
+  int query_index = 0;     // per result only
+  uint64_t series = 0;     // series read
+  uint64_t raw_points = 0; // raw points read
+  uint64_t emitted = 0;    // points written to "dps"
+  double time_ms = 0;      // wall time spent
+};
+
 class ResultWriter {
  public:
   ResultWriter(const QuerySpec& spec, ChunkSink* sink);
@@ -30,10 +40,14 @@ class ResultWriter {
   void BeginResult(const SubQuery& q, const GroupHeader& h);
   // Adds one data point (already inside [start, end]).
   void AddPoint(Timestamp t, const Value& v);
-  // Closes the current result. False if the sink went away.
-  bool EndResult();
-  // Closes the array and flushes. False if the sink went away.
-  bool Finish();
+  // Closes the current result, adding "stats" with showStats. False if
+  // the sink went away.
+  bool EndResult(const ResultStats& stats);
+  // Closes the array, adding the statsSummary element with showSummary,
+  // and flushes. False if the sink went away.
+  bool Finish(const ResultStats& summary);
+  // Points written by AddPoint in the current result.
+  uint64_t emitted() const { return emitted_; }
 
  private:
   // Hands buf_ to the sink; unless last, buf_ is then a fresh chunk-sized
@@ -46,6 +60,7 @@ class ResultWriter {
   bool first_result_ = true;
   bool first_point_ = true;
   bool null_fill_ = false;
+  uint64_t emitted_ = 0;
   bool sink_ok_ = true;
 };
 

@@ -8,14 +8,13 @@
 // 64 KiB piece is sent as one reply with Content-Length; a larger one is
 // sent with chunked transfer encoding, one piece in flight at a time.
 #include <chrono>
-#include <condition_variable>
 #include <memory>
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 #include <utility>
 
 #include "routes.h"
+#include "sundial/common/mutex.h"
 #include "sundial/query/query_engine.h"
 #include "sundial/query/query_spec.h"
 #include "sundial/query/tag_filter.h"
@@ -83,15 +82,15 @@ class ResponderSink final : public query::ChunkSink {
     }
     if (!WaitIdle()) return false;
     {
-      std::lock_guard<std::mutex> g(flow_->mu);
+      MutexLock g(&flow_->mu);
       flow_->in_flight = true;
     }
     std::shared_ptr<Flow> flow = flow_;
     r_->WriteChunk(std::move(chunk), [flow](bool ok) {
-      std::lock_guard<std::mutex> g(flow->mu);
+      MutexLock g(&flow->mu);
       flow->in_flight = false;
       flow->ok = flow->ok && ok;
-      flow->cv.notify_all();
+      flow->cv.SignalAll();
     });
     return true;
   }
@@ -110,20 +109,20 @@ class ResponderSink final : public query::ChunkSink {
   static constexpr std::chrono::seconds kStallLimit{60};
 
   struct Flow {
-    std::mutex mu;
-    std::condition_variable cv;
-    bool in_flight = false;
-    bool ok = true;
+    Mutex mu;
+    CondVar cv{&mu};
+    bool in_flight GUARDED_BY(mu) = false;  // a piece is on its way to the socket
+    bool ok GUARDED_BY(mu) = true;          // every piece so far was written
   };
 
   // Waits until the previous piece was written. False if the connection
   // is gone or stalled.
   bool WaitIdle() {
     const auto deadline = std::chrono::steady_clock::now() + kStallLimit;
-    std::unique_lock<std::mutex> l(flow_->mu);
+    MutexLock l(&flow_->mu);
     while (flow_->in_flight) {
       if (r_->cancelled() || std::chrono::steady_clock::now() > deadline) return false;
-      flow_->cv.wait_for(l, std::chrono::milliseconds(100));
+      flow_->cv.WaitFor(std::chrono::milliseconds(100));
     }
     return flow_->ok;
   }
@@ -142,6 +141,8 @@ Status ParseQuery(const Request& req, query::QuerySpec* spec) {
   spec->ms_resolution = spec->ms_resolution || req.params.Has("ms");
   spec->show_tsuids = spec->show_tsuids || req.params.Has("show_tsuids");
   spec->show_query = spec->show_query || req.params.Has("show_query");
+  spec->show_stats = spec->show_stats || req.params.Has("show_stats");
+  spec->show_summary = spec->show_summary || req.params.Has("show_summary");
   return Status::OK();
 }
 

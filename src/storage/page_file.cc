@@ -38,7 +38,7 @@ PageFile::PageFile(Env* env, std::string path, uint64_t window_bytes)
     : env_(env), path_(std::move(path)), window_bytes_(RoundWindow(window_bytes)) {}
 
 Status PageFile::Open() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   SUNDIAL_RETURN_IF_ERROR(env_->OpenFile(path_, &file_));
   SUNDIAL_RETURN_IF_ERROR(file_->Size(&end_));
   if (end_ < kLogFileHeaderSize) {
@@ -64,7 +64,7 @@ Status PageFile::Append(SeriesId series, uint8_t flags, std::string_view page,
   std::memcpy(&rec[kPageRecordHeaderSize], page.data(), page.size());
   EncodeFixed32(&rec[0], crc32c::Mask(crc32c::Value(&rec[4], total - 4)));
 
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   uint64_t at = end_;
   const uint64_t window_end = (at / window_bytes_ + 1) * window_bytes_;
   if (at + total > window_end) at = window_end;  // never cross a window boundary
@@ -106,7 +106,7 @@ Status PageFile::GetWindow(uint64_t offset, const MappedRegion** out) {
 
 Status PageFile::Read(uint64_t offset, uint32_t len, SeriesId series, bool check_crc,
                       std::string* page) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   if (offset < kLogFileHeaderSize || len < kMinRecord || offset + len > end_ ||
       offset / window_bytes_ != (offset + len - 1) / window_bytes_) {
     return Status::Corruption(path_, "page record outside the file");
@@ -124,7 +124,7 @@ Status PageFile::Read(uint64_t offset, uint32_t len, SeriesId series, bool check
 Status PageFile::Scan(const std::function<void(uint64_t, uint32_t, SeriesId, uint8_t,
                                                std::string_view)>& fn,
                       std::vector<std::string>* warnings) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   std::string buf;
   uint64_t skip_start = 0;
   bool skipping = false;
@@ -168,22 +168,22 @@ Status PageFile::Scan(const std::function<void(uint64_t, uint32_t, SeriesId, uin
 }
 
 Status PageFile::Sync() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return file_->Sync();
 }
 
 uint64_t PageFile::size() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return end_;
 }
 
 void PageFile::ReleaseWindows() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   windows_.clear();
 }
 
 void PageFile::TEST_SetEnd(uint64_t offset) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   end_ = offset;
 }
 

@@ -28,12 +28,12 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "storage/env.h"
+#include "sundial/common/mutex.h"
 #include "sundial/common/types.h"
 
 namespace sundial::storage {
@@ -83,16 +83,16 @@ class PageFile {
     std::unique_ptr<MappedRegion> region;
   };
   // Returns the mapped window containing offset. REQUIRES: mu_ held.
-  Status GetWindow(uint64_t offset, const MappedRegion** out);
+  Status GetWindow(uint64_t offset, const MappedRegion** out) REQUIRES(mu_);
 
   Env* const env_;
   const std::string path_;
   const uint64_t window_bytes_;
-  std::mutex mu_;
-  std::unique_ptr<File> file_;   // GUARDED_BY(mu_)
-  uint64_t end_ = 0;             // GUARDED_BY(mu_): next record; the valid size
-  std::vector<Window> windows_;  // GUARDED_BY(mu_)
-  uint64_t use_clock_ = 0;       // GUARDED_BY(mu_)
+  Mutex mu_;
+  std::unique_ptr<File> file_ GUARDED_BY(mu_);
+  uint64_t end_ GUARDED_BY(mu_) = 0;  // next record; the valid size
+  std::vector<Window> windows_ GUARDED_BY(mu_);
+  uint64_t use_clock_ GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace sundial::storage

@@ -31,7 +31,7 @@ Partition::Partition(Env* env, std::string dir, Timestamp start, Timestamp end,
       time_shift_(TimeShift(start, end)) {}
 
 Partition::~Partition() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   if (index_) (void)FlushIndex();  // best effort; the engine syncs before this
 }
 
@@ -142,7 +142,7 @@ PageRef Partition::RefOf(uint32_t index) {
 }
 
 Status Partition::Open(std::vector<std::string>* warnings, bool after_cut) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   if (!env_->FileExists(dir_ + "/pages")) {
     if (env_->FileExists(dir_ + "/index")) {
       warnings->push_back(dir_ + ": page file missing; partition is empty");
@@ -242,7 +242,7 @@ Status Partition::ReplaceIndexFile(const std::string& out) {
 }
 
 uint64_t Partition::Mark() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return pages_ ? pages_->size() : 0;
 }
 
@@ -268,6 +268,7 @@ Status Partition::RebuildIndex(std::vector<std::string>* warnings) {
   std::string out = LogFileHeader(kIndexMagic);
   Status s = pages_->Scan(
       [&](uint64_t offset, uint32_t len, SeriesId series, uint8_t flags, std::string_view page) {
+        mu_.AssertHeld();  // the caller's lock, held while Scan calls back
         compress::PageHeader h;
         if (!compress::DecodePageHeader(page, &h).ok() || series == kInvalidSeriesId ||
             h.min_t < start_ || h.max_t >= end_ || offset > kMaxPageFileOffset) {
@@ -327,7 +328,7 @@ Status Partition::EnsureFiles() {
 
 Status Partition::AddPage(SeriesId series, uint8_t flags, std::string_view page,
                           Timestamp min_t, Timestamp max_t) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   const bool fresh = !pages_;
   SUNDIAL_RETURN_IF_ERROR(EnsureFiles());
   if (fresh) SUNDIAL_RETURN_IF_ERROR(env_->SyncDir(dir_));
@@ -350,7 +351,7 @@ Status Partition::AddPage(SeriesId series, uint8_t flags, std::string_view page,
 
 void Partition::PagesOf(SeriesId series, Timestamp start, Timestamp end,
                         std::vector<PageRef>* out) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   const size_t first = out->size();
   for (uint32_t e = series < last_.size() ? last_[series] : 0; e != 0; e = At(e - 1).prev) {
     const PageRef r = RefOf(e - 1);
@@ -363,7 +364,7 @@ Timestamp Partition::MaxTimeOf(SeriesId series) {
   std::vector<PageRef> refs;
   Timestamp m = kMinTimestamp;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     for (uint32_t e = series < last_.size() ? last_[series] : 0; e != 0; e = At(e - 1).prev) {
       const PageRef r = RefOf(e - 1);
       if (time_shift_ == 0) {
@@ -388,20 +389,20 @@ Timestamp Partition::MaxTimeOf(SeriesId series) {
 }
 
 bool Partition::HasSeries(SeriesId series) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return series < last_.size() && last_[series] != 0;
 }
 
 Status Partition::ReadPage(SeriesId series, const PageRef& ref, std::string* page) {
   PageFile* pages = nullptr;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     pages = pages_.get();
   }
   if (pages == nullptr) return Status::NotFound(dir_, "no page file");
   SUNDIAL_RETURN_IF_ERROR(pages->Read(ref.offset, ref.len, series, !ref.verified, page));
   if (!ref.verified && ref.entry != 0) {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     if (ref.entry <= entry_count_ && OffsetOf(At(ref.entry - 1)) == ref.offset) {
       At(ref.entry - 1).bits |= kVerifiedBit;
     }
@@ -410,7 +411,7 @@ Status Partition::ReadPage(SeriesId series, const PageRef& ref, std::string* pag
 }
 
 Status Partition::Sync() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   if (!dirty_) return Status::OK();
   SUNDIAL_RETURN_IF_ERROR(FlushIndex());
   SUNDIAL_RETURN_IF_ERROR(pages_->Sync());
@@ -420,23 +421,23 @@ Status Partition::Sync() {
 }
 
 void Partition::ReleaseWindows() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   if (pages_) pages_->ReleaseWindows();
 }
 
 uint64_t Partition::page_count() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return entry_count_;
 }
 
 size_t Partition::MemoryUsage() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return blocks_.size() * kBlockEntries * sizeof(Entry) +
          blocks_.capacity() * sizeof(void*) + last_.capacity() * sizeof(uint32_t);
 }
 
 uint64_t Partition::file_bytes() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return pages_ ? pages_->size() + index_end_ : 0;
 }
 
@@ -445,7 +446,7 @@ uint64_t Partition::file_bytes() {
 namespace sundial::storage {
 
 Status Partition::TEST_SetPageFileEnd(uint64_t offset) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   SUNDIAL_RETURN_IF_ERROR(EnsureFiles());
   pages_->TEST_SetEnd(offset);
   return Status::OK();

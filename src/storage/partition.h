@@ -37,13 +37,13 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "storage/env.h"
 #include "storage/page_file.h"
+#include "sundial/common/mutex.h"
 #include "sundial/common/types.h"
 
 namespace sundial::storage {
@@ -127,26 +127,28 @@ class Partition {
     uint32_t bits;       // len (kLenBits) | offset bits 32..39 << 18 | flags
   };
   static_assert(sizeof(Entry) == 20, "Entry layout");
-  Entry& At(uint32_t index) { return blocks_[index >> kBlockBits][index & (kBlockEntries - 1)]; }
-  PageRef RefOf(uint32_t index);  // REQUIRES: mu_ held
+  Entry& At(uint32_t index) REQUIRES(mu_) {
+    return blocks_[index >> kBlockBits][index & (kBlockEntries - 1)];
+  }
+  PageRef RefOf(uint32_t index) REQUIRES(mu_);
   uint64_t OffsetOf(const Entry& e) const {
     return (static_cast<uint64_t>((e.bits >> kLenBits) & 0xff) << 32) | e.offset_lo;
   }
-  Status EnsureFiles();  // REQUIRES: mu_ held
+  Status EnsureFiles() REQUIRES(mu_);
   Status LoadIndex(uint64_t size, std::vector<std::string>* warnings, bool* damaged,
-                   bool after_cut);
-  Status RebuildIndex(std::vector<std::string>* warnings);
+                   bool after_cut) REQUIRES(mu_);
+  Status RebuildIndex(std::vector<std::string>* warnings) REQUIRES(mu_);
   // Rewrites the index file from the entries in memory (after entries past
   // the end of the page file were dropped).
-  Status RewriteIndex();
+  Status RewriteIndex() REQUIRES(mu_);
   // Replaces the index file by `contents` (tmp file, fsync, rename).
-  Status ReplaceIndexFile(const std::string& contents);
-  void AddEntry(SeriesId series, const PageRef& ref);  // REQUIRES: mu_ held
-  // Appends one entry to unflushed_. REQUIRES: mu_ held.
-  void BufferEntry(SeriesId series, const PageRef& ref);
-  // Writes the buffered entries as one index record. REQUIRES: mu_ held.
-  Status FlushIndex();
-  bool DecodeRecord(std::string_view in, uint64_t page_end, uint64_t* dropped);
+  Status ReplaceIndexFile(const std::string& contents) REQUIRES(mu_);
+  void AddEntry(SeriesId series, const PageRef& ref) REQUIRES(mu_);
+  // Appends one entry to unflushed_.
+  void BufferEntry(SeriesId series, const PageRef& ref) REQUIRES(mu_);
+  // Writes the buffered entries as one index record.
+  Status FlushIndex() REQUIRES(mu_);
+  bool DecodeRecord(std::string_view in, uint64_t page_end, uint64_t* dropped) REQUIRES(mu_);
 
   Env* const env_;
   const std::string dir_;
@@ -154,19 +156,19 @@ class Partition {
   const Timestamp end_;
   const uint64_t window_bytes_;
 
-  std::mutex mu_;
-  std::unique_ptr<PageFile> pages_;  // GUARDED_BY(mu_); null until files exist
-  std::unique_ptr<File> index_;      // GUARDED_BY(mu_)
-  uint64_t index_end_ = 0;           // GUARDED_BY(mu_)
-  std::string unflushed_;            // GUARDED_BY(mu_): encoded entries not yet written
-  uint32_t unflushed_count_ = 0;     // GUARDED_BY(mu_)
-  uint64_t unflushed_end_ = 0;       // GUARDED_BY(mu_): end of the last buffered page
-  bool dirty_ = false;               // GUARDED_BY(mu_): written since the last Sync
+  Mutex mu_;
+  std::unique_ptr<PageFile> pages_ GUARDED_BY(mu_);  // null until files exist
+  std::unique_ptr<File> index_ GUARDED_BY(mu_);
+  uint64_t index_end_ GUARDED_BY(mu_) = 0;
+  std::string unflushed_ GUARDED_BY(mu_);  // encoded entries not yet written
+  uint32_t unflushed_count_ GUARDED_BY(mu_) = 0;
+  uint64_t unflushed_end_ GUARDED_BY(mu_) = 0;  // end of the last buffered page
+  bool dirty_ GUARDED_BY(mu_) = false;          // written since the last Sync
   const uint32_t time_shift_;
   std::atomic<uint32_t> pins_{0};        // 0 unless the partition spans 2^32 ms or more
-  std::vector<std::unique_ptr<Entry[]>> blocks_;  // GUARDED_BY(mu_)
-  uint32_t entry_count_ = 0;                     // GUARDED_BY(mu_)
-  std::vector<uint32_t> last_;  // GUARDED_BY(mu_): by series, index + 1 of newest
+  std::vector<std::unique_ptr<Entry[]>> blocks_ GUARDED_BY(mu_);
+  uint32_t entry_count_ GUARDED_BY(mu_) = 0;
+  std::vector<uint32_t> last_ GUARDED_BY(mu_);  // by series, index + 1 of newest
 };
 
 }  // namespace sundial::storage

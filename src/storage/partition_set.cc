@@ -39,7 +39,7 @@ std::string PartitionSet::DirOf(Timestamp start, Timestamp end) const {
 
 void PartitionSet::Marks(std::string* payload) {
   payload->clear();
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   PutVarint32(payload, static_cast<uint32_t>(slots_.size()));
   for (auto& [start, slot] : slots_) {
     PutVarint64(payload, ZigZagEncode64(start));
@@ -76,7 +76,7 @@ Status PartitionSet::Open(std::vector<std::string>* warnings, const std::string*
   SUNDIAL_RETURN_IF_ERROR(env_->CreateDir(root_));
   std::vector<std::string> names;
   SUNDIAL_RETURN_IF_ERROR(env_->ListDir(root_, &names));
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   for (const auto& name : names) {
     Timestamp start = 0, end = 0;
     if (!ParseRange(name, &start, &end)) {
@@ -116,7 +116,7 @@ Status PartitionSet::Load(Timestamp start, Slot* slot) {
 }
 
 Status PartitionSet::Locate(Timestamp t, PartitionRef* out) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   auto it = slots_.upper_bound(t);
   if (it != slots_.begin()) {
     auto prev = std::prev(it);
@@ -139,7 +139,7 @@ Status PartitionSet::Locate(Timestamp t, PartitionRef* out) {
 
 std::vector<PartitionRef> PartitionSet::Overlapping(Timestamp start, Timestamp end) {
   std::vector<PartitionRef> out;
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   for (auto& [s, slot] : slots_) {
     if (s > end) break;
     if (slot.end <= start) continue;
@@ -154,12 +154,12 @@ std::vector<PartitionRef> PartitionSet::Overlapping(Timestamp start, Timestamp e
 }
 
 Timestamp PartitionSet::NewestStart() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return slots_.empty() ? kMinTimestamp : slots_.rbegin()->first;
 }
 
 std::vector<std::pair<Timestamp, Timestamp>> PartitionSet::Ranges() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   std::vector<std::pair<Timestamp, Timestamp>> out;
   for (const auto& kv : slots_) out.emplace_back(kv.first, kv.second.end);
   return out;
@@ -168,7 +168,7 @@ std::vector<std::pair<Timestamp, Timestamp>> PartitionSet::Ranges() {
 Status PartitionSet::SyncAll() {
   std::vector<PartitionRef> open;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     for (auto& kv : slots_) {
       if (kv.second.part) open.push_back(PartitionRef(kv.second.part.get()));
     }
@@ -188,7 +188,7 @@ void PartitionSet::FreeRetired() {
 }
 
 void PartitionSet::EvictIdle(int64_t before_ms, Timestamp keep_after) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   FreeRetired();
   for (auto& kv : slots_) {
     Slot& slot = kv.second;
@@ -202,7 +202,7 @@ void PartitionSet::EvictIdle(int64_t before_ms, Timestamp keep_after) {
 size_t PartitionSet::DropBefore(Timestamp cutoff) {
   std::vector<std::string> dirs;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     for (auto it = slots_.begin(); it != slots_.end() && it->second.end <= cutoff;) {
       dirs.push_back(DirOf(it->first, it->second.end));
       if (it->second.part) retired_.push_back(std::move(it->second.part));
@@ -219,14 +219,14 @@ size_t PartitionSet::DropBefore(Timestamp cutoff) {
 }
 
 std::vector<std::string> PartitionSet::TakeWarnings() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   std::vector<std::string> w;
   w.swap(warnings_);
   return w;
 }
 
 size_t PartitionSet::MemoryUsage() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   size_t bytes = slots_.size() * 64;
   for (auto& kv : slots_) {
     if (kv.second.part) bytes += kv.second.part->MemoryUsage();
@@ -235,7 +235,7 @@ size_t PartitionSet::MemoryUsage() {
 }
 
 uint64_t PartitionSet::DiskBytes() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   uint64_t bytes = 0;
   for (auto& kv : slots_) {
     if (kv.second.part) bytes += kv.second.part->file_bytes();
@@ -244,14 +244,14 @@ uint64_t PartitionSet::DiskBytes() {
 }
 
 size_t PartitionSet::OpenCount() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   size_t n = 0;
   for (auto& kv : slots_) n += kv.second.part ? 1 : 0;
   return n;
 }
 
 uint64_t PartitionSet::PageCount() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   uint64_t n = 0;
   for (auto& kv : slots_) {
     if (kv.second.part) n += kv.second.part->page_count();

@@ -31,12 +31,12 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "storage/env.h"
 #include "storage/partition.h"
+#include "sundial/common/mutex.h"
 
 namespace sundial::storage {
 
@@ -119,21 +119,21 @@ class PartitionSet {
     bool cut = false;  // its page file was cut back to a mark at Open
   };
   // Applies marks to the listed slots. False if marks do not decode.
-  bool ApplyMarks(const std::string& marks, std::vector<std::string>* warnings);
+  bool ApplyMarks(const std::string& marks, std::vector<std::string>* warnings) REQUIRES(mu_);
   std::string DirOf(Timestamp start, Timestamp end) const;
-  // Opens the slot's partition if closed. REQUIRES: mu_ held.
-  Status Load(Timestamp start, Slot* slot);
+  // Opens the slot's partition if closed.
+  Status Load(Timestamp start, Slot* slot) REQUIRES(mu_);
 
   Env* const env_;
   const std::string root_;
   const Timestamp duration_;
   const uint64_t window_bytes_;
-  std::mutex mu_;
-  std::map<Timestamp, Slot> slots_;    // GUARDED_BY(mu_); by start
-  std::vector<std::string> warnings_;  // GUARDED_BY(mu_)
-  // Dropped partitions still pinned by a reader. GUARDED_BY(mu_).
-  std::vector<std::unique_ptr<Partition>> retired_;
-  void FreeRetired();  // REQUIRES: mu_ held
+  Mutex mu_;
+  std::map<Timestamp, Slot> slots_ GUARDED_BY(mu_);  // by start
+  std::vector<std::string> warnings_ GUARDED_BY(mu_);
+  // Dropped partitions still pinned by a reader.
+  std::vector<std::unique_ptr<Partition>> retired_ GUARDED_BY(mu_);
+  void FreeRetired() REQUIRES(mu_);
 };
 
 }  // namespace sundial::storage

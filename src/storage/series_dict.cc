@@ -37,7 +37,7 @@ SeriesDict::SeriesDict(Env* env, std::string path, std::function<void(SeriesId)>
     : env_(env), path_(std::move(path)), on_create_(std::move(on_create)) {}
 
 Status SeriesDict::Open(std::vector<std::string>* warnings) {
-  std::unique_lock<std::shared_mutex> lock(mu_);
+  WriterLock lock(&mu_);
   SUNDIAL_RETURN_IF_ERROR(env_->OpenFile(path_, &file_));
   uint64_t size = 0;
   SUNDIAL_RETURN_IF_ERROR(file_->Size(&size));
@@ -216,14 +216,14 @@ Status SeriesDict::Resolve(std::string_view metric, const TagRef* tags, size_t n
     pairs = heap_pairs.data();
   }
   {
-    std::shared_lock<std::shared_mutex> lock(mu_);
+    ReaderLock lock(&mu_);
     uint32_t metric_uid = 0;
     if (FindUids(metric, tags, num_tags, &metric_uid, pairs)) {
       *id = FindKey(metric_uid, pairs, num_tags);
       if (*id != kInvalidSeriesId) return Status::OK();
     }
   }
-  std::unique_lock<std::shared_mutex> lock(mu_);
+  WriterLock lock(&mu_);
   uint32_t metric_uid = 0;
   if (FindUids(metric, tags, num_tags, &metric_uid, pairs)) {
     *id = FindKey(metric_uid, pairs, num_tags);
@@ -247,6 +247,7 @@ Status SeriesDict::CreateLocked(std::string_view metric, const TagRef* tags, siz
                       names(NameKind::kTagValue).next_uid()};
   std::string rec;
   auto assign = [&](NameKind kind, std::string_view name) -> uint32_t {
+    mu_.AssertHeld();  // CreateLocked's
     if (const uint32_t uid = names(kind).Find(name)) return uid;
     for (const auto& f : fresh) {
       if (f.kind == kind && f.name == name) return f.uid;
@@ -296,18 +297,18 @@ Status SeriesDict::CreateLocked(std::string_view metric, const TagRef* tags, siz
 }
 
 Status SeriesDict::Sync() {
-  std::lock_guard<std::mutex> sync_lock(sync_mu_);
+  MutexLock sync_lock(&sync_mu_);
   {
-    std::shared_lock<std::shared_mutex> lock(mu_);
+    ReaderLock lock(&mu_);
     if (!dirty_) return Status::OK();
   }
   {
-    std::unique_lock<std::shared_mutex> lock(mu_);
+    WriterLock lock(&mu_);
     dirty_ = false;
   }
   Status s = file_->Sync();
   if (!s.ok()) {
-    std::unique_lock<std::shared_mutex> lock(mu_);
+    WriterLock lock(&mu_);
     dirty_ = true;
   }
   return s;
@@ -318,7 +319,7 @@ bool SeriesDict::Exists(SeriesId id) const {
 }
 
 std::vector<SeriesId> SeriesDict::SeriesOfMetric(std::string_view metric) const {
-  std::shared_lock<std::shared_mutex> lock(mu_);
+  ReaderLock lock(&mu_);
   const uint32_t uid = names(NameKind::kMetric).Find(metric);
   if (uid == 0 || uid >= by_metric_.size()) return {};
   return by_metric_[uid];
@@ -326,7 +327,7 @@ std::vector<SeriesId> SeriesDict::SeriesOfMetric(std::string_view metric) const 
 
 std::vector<SeriesId> SeriesDict::SeriesWithTag(std::string_view key,
                                                 std::string_view value) const {
-  std::shared_lock<std::shared_mutex> lock(mu_);
+  ReaderLock lock(&mu_);
   const uint32_t k = names(NameKind::kTagKey).Find(key);
   const uint32_t v = names(NameKind::kTagValue).Find(value);
   if (k == 0 || v == 0) return {};
@@ -336,7 +337,7 @@ std::vector<SeriesId> SeriesDict::SeriesWithTag(std::string_view key,
 }
 
 Status SeriesDict::GetSeriesKey(SeriesId id, SeriesKey* out) const {
-  std::shared_lock<std::shared_mutex> lock(mu_);
+  ReaderLock lock(&mu_);
   if (!Exists(id)) return Status::NotFound("unknown series id", std::to_string(id));
   const uint32_t* k = &key_words_[key_offset_[id]];
   out->metric_uid = k[0];
@@ -360,7 +361,7 @@ Status SeriesDict::GetSeriesKey(SeriesId id, SeriesKey* out) const {
 
 Status SeriesDict::LookupUid(NameKind kind, std::string_view name, uint32_t* uid) const {
   if (static_cast<int>(kind) > 2) return Status::InvalidArgument("bad name kind");
-  std::shared_lock<std::shared_mutex> lock(mu_);
+  ReaderLock lock(&mu_);
   *uid = names(kind).Find(name);
   if (*uid == 0) return Status::NotFound("unknown name", name);
   return Status::OK();
@@ -370,7 +371,7 @@ std::vector<std::string> SeriesDict::SuggestNames(NameKind kind, std::string_vie
                                                   size_t max) const {
   std::vector<std::string> out;
   if (static_cast<int>(kind) > 2) return out;
-  std::shared_lock<std::shared_mutex> lock(mu_);
+  ReaderLock lock(&mu_);
   std::vector<std::string_view> hits;
   names(kind).ForEach([&](std::string_view name, uint32_t) {
     if (name.substr(0, prefix.size()) == prefix) hits.push_back(name);
@@ -383,7 +384,7 @@ std::vector<std::string> SeriesDict::SuggestNames(NameKind kind, std::string_vie
 }
 
 size_t SeriesDict::MemoryUsage() const {
-  std::shared_lock<std::shared_mutex> lock(mu_);
+  ReaderLock lock(&mu_);
   size_t bytes = key_offset_.capacity() * 4 + key_words_.capacity() * 4 + table_.capacity() * 4;
   for (const auto& n : names_) bytes += n.MemoryUsage();
   for (const auto& v : by_metric_) bytes += v.capacity() * sizeof(SeriesId) + sizeof(v);

@@ -23,8 +23,6 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
-#include <shared_mutex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -32,6 +30,7 @@
 
 #include "storage/env.h"
 #include "storage/name_table.h"
+#include "sundial/common/mutex.h"
 #include "sundial/storage/storage.h"
 
 namespace sundial::storage {
@@ -56,7 +55,6 @@ class SeriesDict {
   // fsyncs the log if anything was written since the last Sync.
   Status Sync();
 
-  bool Exists(SeriesId id) const;
   // Number of ids handed out so far (the largest id + 1).
   SeriesId id_limit() const { return id_limit_.load(std::memory_order_acquire); }
   uint64_t series_count() const { return series_count_.load(std::memory_order_relaxed); }
@@ -73,44 +71,51 @@ class SeriesDict {
   static constexpr uint32_t kNoKey = 0xffffffffu;
   using UidPair = std::pair<uint32_t, uint32_t>;
 
+  bool Exists(SeriesId id) const REQUIRES_SHARED(mu_);
   // Looks up the uids of metric and tags; false if any name is unknown.
-  // REQUIRES: mu_ held. pairs gets num_tags entries sorted by tag-key uid.
+  // pairs gets num_tags entries sorted by tag-key uid.
   bool FindUids(std::string_view metric, const TagRef* tags, size_t num_tags, uint32_t* metric_uid,
-                UidPair* pairs) const;
-  // The id of the key, or kInvalidSeriesId. REQUIRES: mu_ held.
-  SeriesId FindKey(uint32_t metric_uid, const UidPair* pairs, size_t n) const;
-  bool KeyEquals(SeriesId id, uint32_t metric_uid, const UidPair* pairs, size_t n) const;
+                UidPair* pairs) const REQUIRES_SHARED(mu_);
+  // The id of the key, or kInvalidSeriesId.
+  SeriesId FindKey(uint32_t metric_uid, const UidPair* pairs, size_t n) const
+      REQUIRES_SHARED(mu_);
+  bool KeyEquals(SeriesId id, uint32_t metric_uid, const UidPair* pairs, size_t n) const
+      REQUIRES_SHARED(mu_);
   static uint64_t HashKey(uint32_t metric_uid, const UidPair* pairs, size_t n);
-  // Adds a series to the in-memory structures. REQUIRES: mu_ held (writer).
-  void AddSeries(SeriesId id, uint32_t metric_uid, const UidPair* pairs, size_t n);
-  void InsertIntoTable(SeriesId id, uint64_t hash);
-  void Rehash();
+  // Adds a series to the in-memory structures.
+  void AddSeries(SeriesId id, uint32_t metric_uid, const UidPair* pairs, size_t n)
+      REQUIRES(mu_);
+  void InsertIntoTable(SeriesId id, uint64_t hash) REQUIRES(mu_);
+  void Rehash() REQUIRES(mu_);
   Status CreateLocked(std::string_view metric, const TagRef* tags, size_t num_tags,
-                      SeriesId* id);
-  void ApplyRecord(uint8_t type, std::string_view payload, std::vector<std::string>* warnings);
-  NameTable& names(NameKind kind) { return names_[static_cast<int>(kind)]; }
-  const NameTable& names(NameKind kind) const { return names_[static_cast<int>(kind)]; }
+                      SeriesId* id) REQUIRES(mu_);
+  void ApplyRecord(uint8_t type, std::string_view payload, std::vector<std::string>* warnings)
+      REQUIRES(mu_);
+  NameTable& names(NameKind kind) REQUIRES(mu_) { return names_[static_cast<int>(kind)]; }
+  const NameTable& names(NameKind kind) const REQUIRES_SHARED(mu_) {
+    return names_[static_cast<int>(kind)];
+  }
 
   Env* const env_;
   const std::string path_;
   const std::function<void(SeriesId)> on_create_;
 
-  mutable std::shared_mutex mu_;
-  std::unique_ptr<File> file_;  // GUARDED_BY(mu_)
-  uint64_t file_end_ = 0;       // GUARDED_BY(mu_)
-  bool dirty_ = false;          // GUARDED_BY(mu_)
-  NameTable names_[3];          // GUARDED_BY(mu_)
-  // All below GUARDED_BY(mu_), except the atomics.
+  mutable SharedMutex mu_;
+  // Set by Open (under mu_), never replaced: Sync() fsyncs it without mu_.
+  std::unique_ptr<File> file_;
+  uint64_t file_end_ GUARDED_BY(mu_) = 0;
+  bool dirty_ GUARDED_BY(mu_) = false;
+  NameTable names_[3] GUARDED_BY(mu_);
   // key_offset_[id] indexes key_words_: metric uid, n, then n (k, v) pairs.
-  std::vector<uint32_t> key_offset_;
-  std::vector<uint32_t> key_words_;
-  std::vector<uint32_t> table_;  // open addressing: series id + 1, 0 = empty
-  size_t table_used_ = 0;
-  std::vector<std::vector<SeriesId>> by_metric_;  // index: metric uid
-  std::unordered_map<uint64_t, std::vector<SeriesId>> by_tag_;  // (k << 32 | v)
+  std::vector<uint32_t> key_offset_ GUARDED_BY(mu_);
+  std::vector<uint32_t> key_words_ GUARDED_BY(mu_);
+  std::vector<uint32_t> table_ GUARDED_BY(mu_);  // open addressing: series id + 1, 0 = empty
+  size_t table_used_ GUARDED_BY(mu_) = 0;
+  std::vector<std::vector<SeriesId>> by_metric_ GUARDED_BY(mu_);  // index: metric uid
+  std::unordered_map<uint64_t, std::vector<SeriesId>> by_tag_ GUARDED_BY(mu_);  // (k << 32 | v)
   std::atomic<SeriesId> id_limit_{0};
   std::atomic<uint64_t> series_count_{0};
-  std::mutex sync_mu_;  // one fsync of the log at a time
+  Mutex sync_mu_;  // one fsync of the log at a time
 };
 
 }  // namespace sundial::storage

@@ -4,6 +4,24 @@
 
 namespace sundial::storage {
 
+void DamageLog::Report(const Status& s) {
+  count_.fetch_add(1, std::memory_order_relaxed);
+  const std::string msg = s.ToString() + "; page skipped";
+  MutexLock lock(&mu_);
+  if (seen_.size() >= kMaxMessages) return;
+  for (const auto& m : seen_) {
+    if (m == msg) return;
+  }
+  seen_.push_back(msg);
+}
+
+std::vector<std::string> DamageLog::Take() {
+  MutexLock lock(&mu_);
+  std::vector<std::string> out(seen_.begin() + static_cast<std::ptrdiff_t>(taken_), seen_.end());
+  taken_ = seen_.size();
+  return out;
+}
+
 bool SeriesIterator::Cursor::Advance() {
   if (use_sorted) {
     if (++pos >= sorted.size()) return false;
@@ -35,14 +53,14 @@ bool SeriesIterator::Cursor::SeekTo(Timestamp lower) {
 
 SeriesIterator::SeriesIterator(SeriesId series, Timestamp start, Timestamp end,
                                std::vector<Source> sources, std::vector<PartitionRef> pins,
-                               std::atomic<uint64_t>* corruptions)
+                               DamageLog* damage)
     : series_(series),
       end_(end),
       pins_(std::move(pins)),
       sources_(std::move(sources)),
       lower_(start),
       done_(start > end),
-      corruptions_(corruptions) {
+      damage_(damage) {
   std::stable_sort(sources_.begin(), sources_.end(),
                    [](const Source& a, const Source& b) { return a.min_t < b.min_t; });
 }
@@ -53,7 +71,7 @@ void SeriesIterator::Open(Source* src) {
   if (src->part) {
     Status s = src->part->ReadPage(series_, src->ref, &c->buf);
     if (!s.ok()) {
-      if (corruptions_ != nullptr) corruptions_->fetch_add(1, std::memory_order_relaxed);
+      if (damage_ != nullptr) damage_->Report(s);
       return;  // a damaged page is skipped; the rest of the series is kept
     }
   } else {
@@ -80,8 +98,8 @@ void SeriesIterator::Open(Source* src) {
 }
 
 void SeriesIterator::Retire(Cursor* c) {
-  if (!c->use_sorted && !c->it.status().ok() && corruptions_ != nullptr) {
-    corruptions_->fetch_add(1, std::memory_order_relaxed);
+  if (!c->use_sorted && !c->it.status().ok() && damage_ != nullptr) {
+    damage_->Report(c->it.status().WithContext("series " + std::to_string(series_)));
   }
 }
 

@@ -21,10 +21,29 @@
 
 #include "storage/partition.h"
 #include "storage/partition_set.h"
+#include "sundial/common/mutex.h"
 #include "sundial/common/sample_iterator.h"
 #include "sundial/compress/page_iterator.h"
 
 namespace sundial::storage {
+
+// Counts damaged pages found while reading and keeps a description of the
+// first kMaxMessages distinct ones, for the engine's warnings.
+// Thread-safety: all methods are thread-safe.
+class DamageLog {
+ public:
+  static constexpr size_t kMaxMessages = 100;
+  void Report(const Status& s) EXCLUDES(mu_);
+  uint64_t count() const { return count_.load(std::memory_order_relaxed); }
+  // Descriptions not taken yet.
+  std::vector<std::string> Take() EXCLUDES(mu_);
+
+ private:
+  Mutex mu_;
+  std::vector<std::string> seen_ GUARDED_BY(mu_);  // every description so far
+  size_t taken_ GUARDED_BY(mu_) = 0;               // how many Take() returned
+  std::atomic<uint64_t> count_{0};
+};
 
 class SeriesIterator final : public SampleIterator {
  public:
@@ -38,10 +57,11 @@ class SeriesIterator final : public SampleIterator {
     bool arrival_order = false;  // bytes is an open out-of-order page
   };
 
-  // corruptions (borrowed, may be null) counts pages found damaged. pins
-  // keep the partitions of the sources open while the iterator lives.
+  // damage (borrowed, may be null) hears of damaged pages, which are
+  // skipped. pins keep the partitions of the sources open while the
+  // iterator lives.
   SeriesIterator(SeriesId series, Timestamp start, Timestamp end, std::vector<Source> sources,
-                 std::vector<PartitionRef> pins, std::atomic<uint64_t>* corruptions);
+                 std::vector<PartitionRef> pins, DamageLog* damage);
 
   bool Next() override;
   bool Seek(Timestamp t) override;
@@ -79,7 +99,7 @@ class SeriesIterator final : public SampleIterator {
   bool done_ = false;
   bool positioned_ = false;
   Status status_;
-  std::atomic<uint64_t>* const corruptions_;
+  DamageLog* const damage_;
 };
 
 }  // namespace sundial::storage

@@ -30,7 +30,7 @@ SeriesTable::~SeriesTable() {
 bool SeriesTable::Create(SeriesId id) {
   const uint32_t b = id >> kBlockBits;
   if (b >= kMaxBlocks) return false;
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   MemSeries* block = blocks_[b].load(std::memory_order_relaxed);
   if (block == nullptr) {
     block = new MemSeries[kBlockSize];
@@ -75,6 +75,7 @@ Status StorageImpl::Open(const StorageOptions& options, std::unique_ptr<Env> env
 }
 
 Status StorageImpl::Recover() {
+  MutexLock run(&maint_run_mu_);  // nothing else runs yet; it keeps the analysis honest
   const std::string& dir = options_.data_dir;
   SUNDIAL_RETURN_IF_ERROR(env_->CreateDir(dir));
   std::vector<std::string> warnings;
@@ -100,9 +101,12 @@ Status StorageImpl::Recover() {
   };
   SUNDIAL_RETURN_IF_ERROR(wal_->Recover(
       [&](uint8_t type, std::string_view payload) {
+        maint_run_mu_.AssertHeld();
         bool ok = true;
         if (type == kWalPointsRecord) {
           ok = DecodeWalBatch(payload, apply);
+        } else if (type == kWalPointsRecordV1) {
+          ok = DecodeWalBatchV1(payload, apply);
         } else if (type == kWalPageRecord) {
           ok = DecodeCheckpointPage(payload, apply);
         }
@@ -118,7 +122,7 @@ Status StorageImpl::Recover() {
   for (auto& w : partitions_->TakeWarnings()) warnings.push_back(std::move(w));
   corruptions_.fetch_add(corrupt + (unknown > 0 ? 1 : 0), std::memory_order_relaxed);
   {
-    std::lock_guard<std::mutex> lock(warn_mu_);
+    MutexLock lock(&warn_mu_);
     warnings_ = std::move(warnings);
   }
   last_checkpoint_ms_ = last_sync_ms_ = last_slow_ms_ = env_->NowMs();
@@ -127,22 +131,23 @@ Status StorageImpl::Recover() {
 
 StorageImpl::~StorageImpl() {
   {
-    std::lock_guard<std::mutex> lock(maint_mu_);
+    MutexLock lock(&maint_mu_);
     stop_ = true;
   }
-  maint_cv_.notify_all();
+  maint_cv_.SignalAll();
   if (maint_.joinable()) maint_.join();
   (void)Shutdown();  // on failure the WAL is kept and replayed next time
 }
 
 void StorageImpl::AddWarning(std::string w) {
-  std::lock_guard<std::mutex> lock(warn_mu_);
+  MutexLock lock(&warn_mu_);
   if (warnings_.size() < 1000) warnings_.push_back(std::move(w));
 }
 
 std::vector<std::string> StorageImpl::recovery_warnings() {
   for (auto& w : partitions_->TakeWarnings()) AddWarning(std::move(w));
-  std::lock_guard<std::mutex> lock(warn_mu_);
+  for (auto& w : damage_.Take()) AddWarning(std::move(w));
+  MutexLock lock(&warn_mu_);
   return warnings_;
 }
 
@@ -170,7 +175,7 @@ Status StorageImpl::Append(const SeriesPoint* points, size_t n) {
   uint64_t lsn = 0;
   Timestamp newest = kMinTimestamp;
   {
-    std::shared_lock<std::shared_mutex> gate(gate_);
+    ReaderLock gate(&gate_);
     SUNDIAL_RETURN_IF_ERROR(wal_->Append(record, &lsn));
     for (size_t i = 0; i < n; ++i) {
       const SeriesPoint& p = points[i];
@@ -189,10 +194,10 @@ Status StorageImpl::Append(const SeriesPoint* points, size_t n) {
   }
   if (pages_pending_.load(std::memory_order_relaxed) >= 256 || wal_->WantsRotation()) {
     {
-      std::lock_guard<std::mutex> lock(maint_mu_);
+      MutexLock lock(&maint_mu_);
       work_ = true;
     }
-    maint_cv_.notify_one();
+    maint_cv_.Signal();
   }
   return Status::OK();
 }
@@ -203,33 +208,26 @@ Status StorageImpl::Sync() {
 }
 
 void StorageImpl::ApplyPoint(SeriesId id, MemSeries* s, Timestamp t, Value v) {
-  std::unique_lock<SpinLock> lock(s->lock);
-  s->last_tick = tick_.load(std::memory_order_relaxed);
   for (int round = 0; round < 3; ++round) {
-    if (t >= s->head_start && t < s->head_end) {
-      if (t > s->max_t) {
-        AppendHead(id, s, t, v);
-      } else {
-        AppendOoo(id, s, s->head_start, s->head_end, t, v);
-      }
-      return;
-    }
-    if (s->ooo && t >= s->ooo_start && t < s->ooo_end) {
-      AppendOoo(id, s, s->ooo_start, s->ooo_end, t, v);
-      return;
-    }
-    // A partition this series has no page open in: find (maybe open) it
+    // A partition this series has no page open in is found (maybe opened)
     // without holding the series lock, as that may read its index.
-    lock.unlock();
     PartitionRef part;
-    Status st = partitions_->Locate(t, &part);
-    lock.lock();
-    if (!st.ok()) break;
+    if (round > 0 && !partitions_->Locate(t, &part).ok()) break;
+    SpinLockGuard lock(&s->lock);
+    s->last_tick = tick_.load(std::memory_order_relaxed);
+    if (TryApply(id, s, t, v, part.get())) return;
+  }
+  apply_errors_.fetch_add(1, std::memory_order_relaxed);
+}
+
+bool StorageImpl::TryApply(SeriesId id, MemSeries* s, Timestamp t, Value v, Partition* part) {
+  const bool in_head = t >= s->head_start && t < s->head_end;
+  const bool in_ooo = s->ooo && t >= s->ooo_start && t < s->ooo_end;
+  if (part != nullptr && !in_head && !in_ooo) {
     if (s->head_end != kMinTimestamp && part->end() <= s->head_start) {
       AppendOoo(id, s, part->start(), part->end(), t, v);  // older than the head
-      return;
+      return true;
     }
-    if (t >= s->head_start && t < s->head_end) continue;  // another thread moved it
     // Move the head to this (newer) partition. Its newest time covers the
     // partition's pages, pending pages and any open out-of-order page.
     FreezeHead(id, s);
@@ -239,7 +237,19 @@ void StorageImpl::ApplyPoint(SeriesId id, MemSeries* s, Timestamp t, Value v) {
     if (s->ooo && s->ooo_start == part->start()) m = std::max(m, s->ooo->max_t());
     s->max_t = m;
   }
-  apply_errors_.fetch_add(1, std::memory_order_relaxed);
+  if (t >= s->head_start && t < s->head_end) {
+    if (t > s->max_t) {
+      AppendHead(id, s, t, v);
+    } else {
+      AppendOoo(id, s, s->head_start, s->head_end, t, v);
+    }
+    return true;
+  }
+  if (s->ooo && t >= s->ooo_start && t < s->ooo_end) {
+    AppendOoo(id, s, s->ooo_start, s->ooo_end, t, v);
+    return true;
+  }
+  return false;
 }
 
 void StorageImpl::AppendHead(SeriesId id, MemSeries* s, Timestamp t, Value v) {
@@ -288,7 +298,7 @@ void StorageImpl::AddPending(SeriesId id, MemSeries* s, std::string_view page, u
   s->pending = p;
   pages_sealed_.fetch_add(1, std::memory_order_relaxed);
   pages_pending_.fetch_add(1, std::memory_order_relaxed);
-  std::lock_guard<std::mutex> lock(pending_mu_);  // under the series lock: keeps series order
+  MutexLock lock(&pending_mu_);  // under the series lock: keeps series order
   pending_.push_back(p);
 }
 
@@ -365,7 +375,7 @@ StorageStats StorageImpl::stats() {
   st.wal_bytes_written = wal_->bytes_written();
   st.wal_syncs = wal_->syncs();
   st.pages_sealed = pages_sealed_.load(std::memory_order_relaxed);
-  st.corruptions_skipped = corruptions_.load(std::memory_order_relaxed);
+  st.corruptions_skipped = corruptions_.load(std::memory_order_relaxed) + damage_.count();
   st.pages_written = pages_written_.load(std::memory_order_relaxed);
   st.pages_pending = pages_pending_.load(std::memory_order_relaxed);
   st.out_of_order_points = ooo_points_.load(std::memory_order_relaxed);
@@ -374,7 +384,7 @@ StorageStats StorageImpl::stats() {
   st.checkpoints = checkpoints_.load(std::memory_order_relaxed);
   size_t heads = 0;
   series_.ForEach([&](SeriesId, MemSeries* s) {
-    std::lock_guard<SpinLock> lock(s->lock);
+    SpinLockGuard lock(&s->lock);
     if (s->head) heads += s->head->MemoryUsage();
     if (s->ooo) heads += s->ooo->MemoryUsage();
   });

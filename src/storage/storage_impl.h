@@ -32,11 +32,8 @@
 #pragma once
 
 #include <atomic>
-#include <condition_variable>
 #include <deque>
 #include <memory>
-#include <mutex>
-#include <shared_mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -44,24 +41,38 @@
 #include "storage/env.h"
 #include "storage/partition_set.h"
 #include "storage/series_dict.h"
+#include "storage/series_iterator.h"
 #include "storage/wal.h"
+#include "sundial/common/mutex.h"
 #include "sundial/compress/page_builder.h"
 #include "sundial/storage/storage.h"
 
 namespace sundial::storage {
 
 // A tiny lock for one series: one byte, spins briefly then yields.
-class SpinLock {
+class CAPABILITY("mutex") SpinLock {
  public:
-  void lock() {
+  void Lock() ACQUIRE() {
     for (int spins = 0; flag_.exchange(true, std::memory_order_acquire); ++spins) {
       if (spins > 64) std::this_thread::yield();
     }
   }
-  void unlock() { flag_.store(false, std::memory_order_release); }
+  void Unlock() RELEASE() { flag_.store(false, std::memory_order_release); }
 
  private:
   std::atomic<bool> flag_{false};
+};
+
+// Holds a SpinLock for its scope.
+class SCOPED_CAPABILITY SpinLockGuard {
+ public:
+  explicit SpinLockGuard(SpinLock* mu) ACQUIRE(mu) : mu_(mu) { mu_->Lock(); }
+  ~SpinLockGuard() RELEASE() { mu_->Unlock(); }
+  SpinLockGuard(const SpinLockGuard&) = delete;
+  SpinLockGuard& operator=(const SpinLockGuard&) = delete;
+
+ private:
+  SpinLock* const mu_;
 };
 
 // A sealed page waiting to be written to its partition's page file.
@@ -76,18 +87,20 @@ struct PendingPage {
   std::string bytes;  // the compress page
 };
 
-// In-memory state of one series. Every field but `valid` is GUARDED_BY(lock).
+// In-memory state of one series.
 struct MemSeries {
   SpinLock lock;
   std::atomic<bool> valid{false};
-  Timestamp head_start = kMaxTimestamp;  // head's partition range; empty
-  Timestamp head_end = kMinTimestamp;    //   range before the first point
-  Timestamp max_t = kMinTimestamp;       // newest time in the head's partition
-  Timestamp ooo_start = 0, ooo_end = 0;  // out-of-order page's partition
-  uint32_t last_tick = 0;                // maintenance tick of the last append
-  std::unique_ptr<compress::PageBuilder> head;
-  std::unique_ptr<compress::PageBuilder> ooo;
-  PendingPage* pending = nullptr;  // newest first; owned
+  // head's partition range; empty range before the first point
+  Timestamp head_start GUARDED_BY(lock) = kMaxTimestamp;
+  Timestamp head_end GUARDED_BY(lock) = kMinTimestamp;
+  Timestamp max_t GUARDED_BY(lock) = kMinTimestamp;  // newest time in the head's partition
+  Timestamp ooo_start GUARDED_BY(lock) = 0;  // out-of-order page's partition
+  Timestamp ooo_end GUARDED_BY(lock) = 0;
+  uint32_t last_tick GUARDED_BY(lock) = 0;  // maintenance tick of the last append
+  std::unique_ptr<compress::PageBuilder> head GUARDED_BY(lock);
+  std::unique_ptr<compress::PageBuilder> ooo GUARDED_BY(lock);
+  PendingPage* pending GUARDED_BY(lock) = nullptr;  // newest first; owned
 };
 
 // Dense array of MemSeries by id, in blocks that never move, so that Append
@@ -128,8 +141,8 @@ class SeriesTable {
 
  private:
   std::unique_ptr<std::atomic<MemSeries*>[]> blocks_;
-  std::mutex mu_;
-  size_t block_count_ = 0;
+  Mutex mu_;  // serialises Create
+  std::atomic<size_t> block_count_{0};
 };
 
 class StorageImpl final : public Storage {
@@ -174,47 +187,43 @@ class StorageImpl final : public Storage {
   // Makes the next page of partition `t` start at `offset` (sparse files).
   Status TEST_SetPageFileEnd(Timestamp t, uint64_t offset);
 
-  // Everything a reader needs from one series' memory (see series_iterator).
-  struct MemPage {
-    std::string bytes;
-    uint8_t kind;  // 0 in-order, 1 out-of-order sorted, 2 out-of-order raw
-  };
-
  private:
   StorageImpl(const StorageOptions& options, std::unique_ptr<Env> env);
   Status Recover();
-  void ApplyPoint(SeriesId id, MemSeries* s, Timestamp t, Value v);
-  // The following REQUIRE s->lock held.
-  void AppendHead(SeriesId id, MemSeries* s, Timestamp t, Value v);
+  void ApplyPoint(SeriesId id, MemSeries* s, Timestamp t, Value v) EXCLUDES(s->lock);
+  // Applies the point if t lies in the series' open pages' partitions, or
+  // in part (then moving the head there if part is newer). False if not.
+  bool TryApply(SeriesId id, MemSeries* s, Timestamp t, Value v, Partition* part)
+      REQUIRES(s->lock);
+  void AppendHead(SeriesId id, MemSeries* s, Timestamp t, Value v) REQUIRES(s->lock);
   void AppendOoo(SeriesId id, MemSeries* s, Timestamp start, Timestamp end, Timestamp t,
-                 Value v);
-  void FreezeHead(SeriesId id, MemSeries* s);
-  void FreezeOoo(SeriesId id, MemSeries* s);
+                 Value v) REQUIRES(s->lock);
+  void FreezeHead(SeriesId id, MemSeries* s) REQUIRES(s->lock);
+  void FreezeOoo(SeriesId id, MemSeries* s) REQUIRES(s->lock);
   void AddPending(SeriesId id, MemSeries* s, std::string_view page, uint8_t flags,
-                  Timestamp part_start);
-  Timestamp PendingMax(const MemSeries* s, Timestamp part_start) const;
-  // The series' pending pages, oldest first. REQUIRES: s->lock held.
-  static void PendingOldestFirst(const MemSeries* s, std::vector<const PendingPage*>* out);
+                  Timestamp part_start) REQUIRES(s->lock);
+  Timestamp PendingMax(const MemSeries* s, Timestamp part_start) const REQUIRES(s->lock);
+  // The series' pending pages, oldest first.
+  static void PendingOldestFirst(const MemSeries* s, std::vector<const PendingPage*>* out)
+      REQUIRES(s->lock);
 
   // Maintenance (storage_maintenance.cc).
   void MaintenanceLoop();
   // One pass of the loop at Env time `now`. REQUIRES: maint_run_mu_ held.
-  void MaintenancePass(int64_t now);
-  Status WritePending();
-  Status Checkpoint();
+  void MaintenancePass(int64_t now) REQUIRES(maint_run_mu_);
+  Status WritePending() REQUIRES(maint_run_mu_);
+  Status Checkpoint() REQUIRES(maint_run_mu_);
   // Freezes heads and out-of-order pages: all of them, or those of series
   // idle for two slow ticks whose partition ended before the newest time
   // seen (wall clock or data) minus a grace period.
-  void SealEnded(bool all, bool assume_idle = false);
+  void SealEnded(bool all, bool assume_idle = false) REQUIRES(maint_run_mu_);
   // Adds the series' unsealed pages to w as checkpoint page records (rec is
   // scratch space).
   Status SnapshotForCheckpoint(SeriesId id, MemSeries* s, Wal::CheckpointWriter* w,
-                               std::string* rec);
-  Status Shutdown();
+                               std::string* rec) EXCLUDES(s->lock);
+  Status Shutdown() EXCLUDES(maint_run_mu_);
   void AddWarning(std::string w);
 
-  // Read path (storage_read.cc).
-  void SnapshotSeries(MemSeries* s, std::vector<MemPage>* out);
 
   const StorageOptions options_;
   const std::unique_ptr<Env> env_;
@@ -225,28 +234,29 @@ class StorageImpl final : public Storage {
 
   // Shared by Append (WAL write + apply), exclusive for a WAL rotation, so
   // that a checkpoint sees every point of the segments it replaces.
-  std::shared_mutex gate_;
+  SharedMutex gate_;
 
-  std::mutex pending_mu_;
-  std::deque<PendingPage*> pending_;  // GUARDED_BY(pending_mu_); all series, seal order
+  Mutex pending_mu_;
+  std::deque<PendingPage*> pending_ GUARDED_BY(pending_mu_);  // all series, seal order
 
-  std::mutex maint_mu_;
-  std::condition_variable maint_cv_;
-  bool stop_ = false;  // GUARDED_BY(maint_mu_)
-  bool work_ = false;  // GUARDED_BY(maint_mu_): something to do now
+  Mutex maint_mu_;
+  CondVar maint_cv_{&maint_mu_};
+  bool stop_ GUARDED_BY(maint_mu_) = false;
+  bool work_ GUARDED_BY(maint_mu_) = false;  // something to do now
   std::thread maint_;
-  std::mutex maint_run_mu_;  // one maintenance pass at a time
+  Mutex maint_run_mu_;  // one maintenance pass at a time
 
-  std::mutex warn_mu_;
-  std::vector<std::string> warnings_;  // GUARDED_BY(warn_mu_)
+  Mutex warn_mu_;
+  std::vector<std::string> warnings_ GUARDED_BY(warn_mu_);
 
   std::atomic<Timestamp> newest_t_{kMinTimestamp};
   std::atomic<uint32_t> tick_{0};  // slow maintenance ticks so far
-  // Maintenance bookkeeping: GUARDED_BY(maint_run_mu_).
-  int64_t last_checkpoint_ms_ = 0;
-  int64_t last_sync_ms_ = 0;
-  int64_t last_slow_ms_ = 0;
-  uint64_t wal_bytes_at_checkpoint_ = 0;
+  // Maintenance bookkeeping.
+  int64_t last_checkpoint_ms_ GUARDED_BY(maint_run_mu_) = 0;
+  int64_t last_sync_ms_ GUARDED_BY(maint_run_mu_) = 0;
+  int64_t last_slow_ms_ GUARDED_BY(maint_run_mu_) = 0;
+  uint64_t wal_bytes_at_checkpoint_ GUARDED_BY(maint_run_mu_) = 0;
+  uint64_t last_checkpoint_bytes_ GUARDED_BY(maint_run_mu_) = 0;
 
   std::atomic<uint64_t> points_appended_{0};
   std::atomic<uint64_t> ooo_points_{0};
@@ -254,7 +264,8 @@ class StorageImpl final : public Storage {
   std::atomic<uint64_t> pages_written_{0};
   std::atomic<uint64_t> pages_pending_{0};
   std::atomic<uint64_t> page_write_errors_{0};
-  std::atomic<uint64_t> corruptions_{0};
+  std::atomic<uint64_t> corruptions_{0};  // found by Open
+  DamageLog damage_;                      // found by readers
   std::atomic<uint64_t> checkpoints_{0};
   std::atomic<uint64_t> apply_errors_{0};
 };

@@ -19,13 +19,12 @@ constexpr int64_t kIdlePartitionMs = 5 * 60000;
 void StorageImpl::MaintenanceLoop() {
   for (;;) {
     {
-      std::unique_lock<std::mutex> lock(maint_mu_);
-      maint_cv_.wait_for(lock, std::chrono::milliseconds(kTickMs),
-                         [this] { return stop_ || work_; });
+      MutexLock lock(&maint_mu_);
+      if (!stop_ && !work_) maint_cv_.WaitFor(std::chrono::milliseconds(kTickMs));
       if (stop_) return;
       work_ = false;
     }
-    std::lock_guard<std::mutex> run(maint_run_mu_);
+    MutexLock run(&maint_run_mu_);
     MaintenancePass(env_->NowMs());
   }
 }
@@ -37,10 +36,14 @@ void StorageImpl::MaintenancePass(int64_t now) {
     last_sync_ms_ = now;
     (void)Sync();  // an fsync error shows again on the next Sync()/Append
   }
+  // On the interval, once the WAL written since the last checkpoint is at
+  // least twice that checkpoint's size: checkpoints then cost at most half
+  // the WAL's writes, and recovery reads at most three checkpoints' worth.
+  const uint64_t wal_since = wal_->bytes_written() - wal_bytes_at_checkpoint_;
   const bool ckpt_due =
       options_.checkpoint_interval_ms > 0 &&
       now - last_checkpoint_ms_ >= static_cast<int64_t>(options_.checkpoint_interval_ms) &&
-      wal_->bytes_written() != wal_bytes_at_checkpoint_;
+      wal_since > 0 && wal_since >= 2 * last_checkpoint_bytes_;
   if (s.ok() && (wal_->WantsRotation() || ckpt_due)) {
     last_checkpoint_ms_ = now;
     (void)Checkpoint();  // retried on the next trigger; the WAL keeps the data
@@ -60,7 +63,7 @@ void StorageImpl::MaintenancePass(int64_t now) {
 Status StorageImpl::WritePending() {
   std::deque<PendingPage*> batch;
   {
-    std::lock_guard<std::mutex> lock(pending_mu_);
+    MutexLock lock(&pending_mu_);
     batch.swap(pending_);
   }
   Status result;
@@ -72,14 +75,14 @@ Status StorageImpl::WritePending() {
     if (!s.ok()) {
       // Keep the rest, in order, ahead of pages sealed meanwhile.
       page_write_errors_.fetch_add(1, std::memory_order_relaxed);
-      std::lock_guard<std::mutex> lock(pending_mu_);
+      MutexLock lock(&pending_mu_);
       pending_.insert(pending_.begin(), batch.begin(), batch.end());
       return s;
     }
     batch.pop_front();
     MemSeries* series = series_.Get(p->series);
     {
-      std::lock_guard<SpinLock> lock(series->lock);
+      SpinLockGuard lock(&series->lock);
       if (p->newer != nullptr) {
         p->newer->next = p->next;
       } else {
@@ -99,7 +102,7 @@ void StorageImpl::SealEnded(bool all, bool assume_idle) {
   const Timestamp cutoff = all ? kMaxTimestamp : now - kSealGraceMs;
   const uint32_t tick = tick_.load(std::memory_order_relaxed);
   series_.ForEach([&](SeriesId id, MemSeries* s) {
-    std::lock_guard<SpinLock> lock(s->lock);
+    SpinLockGuard lock(&s->lock);
     // A series still writing keeps its pages open (a backfill, or a clock
     // far ahead); they are sealed when full or when it moves on.
     if (!all && !assume_idle && tick - s->last_tick < 2) return;
@@ -123,7 +126,7 @@ Status StorageImpl::SnapshotForCheckpoint(SeriesId id, MemSeries* s, Wal::Checkp
     AppendLogRecord(rec, kWalPageRecord, payload);
     return w->Add(*rec);
   };
-  std::lock_guard<SpinLock> lock(s->lock);
+  SpinLockGuard lock(&s->lock);
   // Write order matters (last write wins): in-order data first, then the
   // out-of-order pages oldest first, then the open out-of-order page.
   std::vector<const PendingPage*> pending;
@@ -150,7 +153,7 @@ Status StorageImpl::Checkpoint() {
   uint64_t seq = 0;
   std::unique_ptr<Wal::CheckpointWriter> w;
   {
-    std::unique_lock<std::shared_mutex> gate(gate_);
+    WriterLock gate(&gate_);
     SUNDIAL_RETURN_IF_ERROR(wal_->Rotate(&seq));
     SUNDIAL_RETURN_IF_ERROR(wal_->NewCheckpoint(seq, &w));
     std::string payload, rec;
@@ -166,6 +169,7 @@ Status StorageImpl::Checkpoint() {
   const uint64_t wal_bytes = wal_->bytes_written();
   SUNDIAL_RETURN_IF_ERROR(partitions_->SyncAll());
   SUNDIAL_RETURN_IF_ERROR(dict_->Sync());
+  last_checkpoint_bytes_ = w->size();
   SUNDIAL_RETURN_IF_ERROR(w->Finish());
   wal_bytes_at_checkpoint_ = wal_bytes;
   checkpoints_.fetch_add(1, std::memory_order_relaxed);
@@ -173,24 +177,24 @@ Status StorageImpl::Checkpoint() {
 }
 
 void StorageImpl::TEST_RunMaintenance() {
-  std::lock_guard<std::mutex> run(maint_run_mu_);
+  MutexLock run(&maint_run_mu_);
   MaintenancePass(env_->NowMs());
 }
 
 Status StorageImpl::TEST_Checkpoint() {
-  std::lock_guard<std::mutex> run(maint_run_mu_);
+  MutexLock run(&maint_run_mu_);
   return Checkpoint();
 }
 
 Status StorageImpl::TEST_FlushAll() {
-  std::lock_guard<std::mutex> run(maint_run_mu_);
+  MutexLock run(&maint_run_mu_);
   SealEnded(true);
   SUNDIAL_RETURN_IF_ERROR(WritePending());
   return partitions_->SyncAll();
 }
 
 Status StorageImpl::Shutdown() {
-  std::lock_guard<std::mutex> run(maint_run_mu_);
+  MutexLock run(&maint_run_mu_);
   SealEnded(true);
   Status s = WritePending();
   if (s.ok()) s = partitions_->SyncAll();
@@ -208,12 +212,12 @@ Status StorageImpl::Shutdown() {
 }
 
 size_t StorageImpl::TEST_ApplyRetention() {
-  std::lock_guard<std::mutex> run(maint_run_mu_);
+  MutexLock run(&maint_run_mu_);
   return partitions_->DropBefore(env_->NowMs() - options_.retention_ms);
 }
 
 void StorageImpl::TEST_SealIdle() {
-  std::lock_guard<std::mutex> run(maint_run_mu_);
+  MutexLock run(&maint_run_mu_);
   SealEnded(false, true);
 }
 

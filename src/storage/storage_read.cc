@@ -12,7 +12,7 @@ std::unique_ptr<SampleIterator> StorageImpl::NewIterator(SeriesId id, Timestamp 
   MemSeries* s = series_.Get(id);
   if (s == nullptr || start > end) {
     return std::make_unique<SeriesIterator>(id, start, end, std::move(sources),
-                                            std::vector<PartitionRef>(), &corruptions_);
+                                            std::vector<PartitionRef>(), &damage_);
   }
   // Memory first: a pending page that is written meanwhile then shows up
   // twice (harmless), never zero times.
@@ -29,7 +29,7 @@ std::unique_ptr<SampleIterator> StorageImpl::NewIterator(SeriesId id, Timestamp 
     mem.push_back(std::move(src));
   };
   {
-    std::lock_guard<SpinLock> lock(s->lock);
+    SpinLockGuard lock(&s->lock);
     std::vector<const PendingPage*> pending;
     PendingOldestFirst(s, &pending);
     for (const PendingPage* p : pending) {
@@ -64,7 +64,7 @@ std::unique_ptr<SampleIterator> StorageImpl::NewIterator(SeriesId id, Timestamp 
     sources.push_back(std::move(src));
   }
   return std::make_unique<SeriesIterator>(id, start, end, std::move(sources), std::move(pins),
-                                          &corruptions_);
+                                          &damage_);
 }
 
 Status StorageImpl::LastPoint(SeriesId id, Sample* out) {
@@ -72,7 +72,7 @@ Status StorageImpl::LastPoint(SeriesId id, Sample* out) {
   if (s == nullptr) return Status::NotFound("unknown series id", std::to_string(id));
   Timestamp best = kMinTimestamp;
   {
-    std::lock_guard<SpinLock> lock(s->lock);
+    SpinLockGuard lock(&s->lock);
     for (const PendingPage* p = s->pending; p != nullptr; p = p->next) {
       best = std::max(best, p->max_t);
     }

@@ -1,6 +1,7 @@
 #include "storage/wal.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 
@@ -36,55 +37,120 @@ bool ParseSeqName(const std::string& name, const char* ext, uint64_t* seq) {
 
 }  // namespace
 
+namespace {
+
+constexpr int kMaxWalScale = 9;
+constexpr double kPow10[kMaxWalScale + 1] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
+constexpr double kTwo53 = 9007199254740992.0;
+constexpr uint64_t kCodeInt = 0, kCodeFloat = 1, kCodeDecimal = 2;
+
+double DecimalValue(int64_t m, int s) { return static_cast<double>(m) / kPow10[s]; }
+
+// 1 if v == DecimalValue(m, s) bit for bit (then *m is set), 0 if not,
+// -1 if v * 10^s is too large for any larger s to work either.
+int TryScale(double v, int s, int64_t* m) {
+  const double x = v * kPow10[s];
+  if (!(std::fabs(x) < kTwo53)) return -1;
+  const int64_t cand = static_cast<int64_t>(std::nearbyint(x));
+  if (DoubleToBits(DecimalValue(cand, s)) != DoubleToBits(v)) return 0;
+  *m = cand;
+  return 1;
+}
+
+// Finds a short decimal form of v, trying *scale (the last one found) first.
+bool AsDecimal(double v, int* scale, int64_t* m) {
+  if (TryScale(v, *scale, m) == 1) return true;
+  // A short decimal is an integer at scale 9, give or take rounding.
+  const double x9 = v * kPow10[kMaxWalScale];
+  if (std::fabs(x9) < kTwo53 && std::fabs(x9 - std::nearbyint(x9)) > 1e-3) return false;
+  for (int s = 0; s <= kMaxWalScale; ++s) {
+    const int r = TryScale(v, s, m);
+    if (r < 0) return false;
+    if (r == 1) {
+      *scale = s;
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 void EncodeWalBatch(const SeriesPoint* points, size_t n, std::string* out) {
-  // Worst case per point: 5 (id) + 10 (t) + 10 (value).
-  out->resize(kLogRecordHeaderSize + kMaxVarint32Bytes + n * 25);
+  // Worst case per point: 10 (id and code) + 10 (t) + 10 (value).
+  out->resize(kLogRecordHeaderSize + kMaxVarint32Bytes + n * 30);
   char* const base = &(*out)[0];
   char* p = EncodeVarint32(base + kLogRecordHeaderSize, static_cast<uint32_t>(n));
   Timestamp prev = 0;
+  int scale = 2;
   for (size_t i = 0; i < n; ++i) {
     const SeriesPoint& pt = points[i];
-    const bool is_float = !pt.v.is_int();
-    p = EncodeVarint64(p, (static_cast<uint64_t>(pt.series) << 1) | (is_float ? 1 : 0));
+    uint64_t code = kCodeInt;
+    int64_t m = 0;
+    if (!pt.v.is_int()) {
+      code = AsDecimal(pt.v.float_value(), &scale, &m)
+                 ? kCodeDecimal + static_cast<uint64_t>(scale)
+                 : kCodeFloat;
+    }
+    p = EncodeVarint64(p, (static_cast<uint64_t>(pt.series) << 4) | code);
     p = EncodeVarint64(p, ZigZagEncode64(static_cast<int64_t>(
                               static_cast<uint64_t>(pt.t) - static_cast<uint64_t>(prev))));
     prev = pt.t;
-    if (is_float) {
+    if (code == kCodeInt) {
+      p = EncodeVarint64(p, ZigZagEncode64(pt.v.int_value()));
+    } else if (code == kCodeFloat) {
       EncodeFixed64(p, DoubleToBits(pt.v.float_value()));
       p += 8;
     } else {
-      p = EncodeVarint64(p, ZigZagEncode64(pt.v.int_value()));
+      p = EncodeVarint64(p, ZigZagEncode64(m));
     }
   }
   out->resize(static_cast<size_t>(p - base));
   FinishLogRecord(out, kWalPointsRecord);
 }
 
-bool DecodeWalBatch(std::string_view in, const std::function<void(const SeriesPoint&)>& fn) {
+namespace {
+
+// Decodes either batch format; v1 selects type 1.
+bool DecodeBatch(std::string_view in, bool v1, const std::function<void(const SeriesPoint&)>& fn) {
   uint32_t n = 0;
   if (!GetVarint32(&in, &n)) return false;
   Timestamp prev = 0;
   for (uint32_t i = 0; i < n; ++i) {
-    uint64_t id_bits = 0, dt = 0;
-    if (!GetVarint64(&in, &id_bits) || !GetVarint64(&in, &dt)) return false;
-    if ((id_bits >> 1) > kInvalidSeriesId) return false;
+    uint64_t tag = 0, dt = 0;
+    if (!GetVarint64(&in, &tag) || !GetVarint64(&in, &dt)) return false;
+    const unsigned shift = v1 ? 1 : 4;
+    const uint64_t code = tag & ((uint64_t{1} << shift) - 1);
+    if ((tag >> shift) > kInvalidSeriesId || code > kCodeDecimal + kMaxWalScale) return false;
     SeriesPoint pt;
-    pt.series = static_cast<SeriesId>(id_bits >> 1);
+    pt.series = static_cast<SeriesId>(tag >> shift);
     pt.t = static_cast<Timestamp>(static_cast<uint64_t>(prev) +
                                   static_cast<uint64_t>(ZigZagDecode64(dt)));
     prev = pt.t;
-    if (id_bits & 1) {
+    if (code == kCodeFloat) {
       uint64_t bits = 0;
       if (!GetFixed64(&in, &bits)) return false;
       pt.v = Value::Float(BitsToDouble(bits));
     } else {
       uint64_t zz = 0;
       if (!GetVarint64(&in, &zz)) return false;
-      pt.v = Value::Int(ZigZagDecode64(zz));
+      const int64_t x = ZigZagDecode64(zz);
+      pt.v = code == kCodeInt ? Value::Int(x)
+                              : Value::Float(DecimalValue(x, static_cast<int>(code - kCodeDecimal)));
     }
     fn(pt);
   }
   return in.empty();
+}
+
+}  // namespace
+
+bool DecodeWalBatch(std::string_view in, const std::function<void(const SeriesPoint&)>& fn) {
+  return DecodeBatch(in, false, fn);
+}
+
+bool DecodeWalBatchV1(std::string_view in, const std::function<void(const SeriesPoint&)>& fn) {
+  return DecodeBatch(in, true, fn);
 }
 
 bool DecodeCheckpointPage(std::string_view in,
@@ -148,7 +214,7 @@ void Wal::ReplayFile(const std::string& path, std::string_view magic,
   std::string_view payload;
   const bool checkpoint = magic == kCheckpointMagic;
   while (reader.Next(&type, &payload)) {
-    if (type != kWalPointsRecord &&
+    if (type != kWalPointsRecord && type != kWalPointsRecordV1 &&
         !(checkpoint && (type == kWalPageRecord || type == kWalMarksRecord))) {
       warnings->push_back(path + ": unknown record type skipped");
       ++*corrupt_records;
@@ -204,7 +270,7 @@ Status Wal::Recover(const std::function<void(uint8_t, std::string_view)>& fn,
     ReplayFile(SegmentPath(seq), kSegmentMagic, fn, warnings, corrupt_records);
   }
   AcquireSyncToken();
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   Status s = OpenSegment(max_seq + 1);
   ReleaseSyncToken(0);
   return s;
@@ -230,7 +296,7 @@ Status Wal::OpenSegment(uint64_t seq) {
 }
 
 Status Wal::Append(const std::string& record, uint64_t* lsn) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   if (!file_) return Status::Unavailable("WAL is not open");
   Status s = file_->Write(offset_, record.data(), record.size());
   if (!s.ok()) {
@@ -247,58 +313,53 @@ Status Wal::Append(const std::string& record, uint64_t* lsn) {
 }
 
 Status Wal::SyncTo(uint64_t lsn) {
-  std::unique_lock<std::mutex> sl(sync_mu_);
-  while (synced_lsn_ < lsn) {
-    if (syncing_) {
-      sync_cv_.wait(sl);
-      continue;
+  for (;;) {
+    {
+      MutexLock sl(&sync_mu_);
+      while (synced_lsn_ < lsn && syncing_) sync_cv_.Wait();
+      if (synced_lsn_ >= lsn) return Status::OK();
+      syncing_ = true;  // the token: this thread fsyncs for all waiting ones
     }
-    syncing_ = true;
-    sl.unlock();
-    // The token (syncing_) keeps file_ from being replaced meanwhile.
+    // The token keeps file_ from being replaced meanwhile.
     File* f = nullptr;
     uint64_t target = 0;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       f = file_.get();
       target = lsn_;
     }
     Status s = f != nullptr ? f->Sync() : Status::Unavailable("WAL is not open");
     syncs_.fetch_add(1, std::memory_order_relaxed);
-    sl.lock();
-    syncing_ = false;
-    if (s.ok() && target > synced_lsn_) synced_lsn_ = target;
-    sync_cv_.notify_all();
+    ReleaseSyncToken(s.ok() ? target : 0);
     if (!s.ok()) return s.WithContext("WAL fsync");
   }
-  return Status::OK();
 }
 
 Status Wal::Sync() {
   uint64_t lsn = 0;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     lsn = lsn_;
   }
   return SyncTo(lsn);
 }
 
 void Wal::AcquireSyncToken() {
-  std::unique_lock<std::mutex> sl(sync_mu_);
-  sync_cv_.wait(sl, [this] { return !syncing_; });
+  MutexLock sl(&sync_mu_);
+  while (syncing_) sync_cv_.Wait();
   syncing_ = true;
 }
 
 void Wal::ReleaseSyncToken(uint64_t synced_lsn) {
-  std::lock_guard<std::mutex> sl(sync_mu_);
+  MutexLock sl(&sync_mu_);
   syncing_ = false;
   if (synced_lsn > synced_lsn_) synced_lsn_ = synced_lsn;
-  sync_cv_.notify_all();
+  sync_cv_.SignalAll();
 }
 
 Status Wal::Rotate(uint64_t* seq) {
   AcquireSyncToken();  // no fsync runs on the file about to be replaced
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   Status s = file_ ? file_->Sync() : Status::OK();
   const uint64_t synced = s.ok() ? lsn_ : 0;
   if (s.ok()) s = OpenSegment(seq_ + 1);  // on failure the old segment stays
@@ -366,7 +427,7 @@ Status Wal::CheckpointWriter::Finish() {
 
 Status Wal::Reset(const std::string& marks) {
   AcquireSyncToken();
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   const uint64_t next = seq_ + 1;
   Status s = OpenSegment(next);
   ReleaseSyncToken(s.ok() ? lsn_ : 0);

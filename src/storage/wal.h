@@ -10,13 +10,19 @@
 //   *.tmp              an unfinished checkpoint, removed on open
 //
 // Segment and checkpoint format, version 1: a record log (record_log.h) with
-// magic "SUNDWAL1" (segments) or "SUNDCKP1" (checkpoints). Record type 1,
-// a batch of points:
+// magic "SUNDWAL1" (segments) or "SUNDCKP1" (checkpoints). Record type 4,
+// a batch of points (what EncodeWalBatch writes):
 //   varint32 n
-//   n times: varint64 (series id << 1 | is_float)
+//   n times: varint64 (series id << 4 | code)
 //            varint64 zigzag(t - previous t in the batch; previous = 0 first)
-//            int:   varint64 zigzag(value)
-//            float: fixed64 IEEE-754 bits
+//            code 0, int:   varint64 zigzag(value)
+//            code 1, float: fixed64 IEEE-754 bits
+//            code 2 + s (s = 0..9), a float that is the decimal m / 10^s:
+//                   varint64 zigzag(m); the value is double(m) / 10^s, one
+//                   IEEE division, bit-identical to the float written
+// Record type 1, the same batch as written before type 4 existed (still
+// replayed): varint64 (series id << 1 | is_float), then t as above, then
+// the int as code 0 or the float as code 1.
 // Checkpoints (version 1 since marks and pages were added; older
 // checkpoints hold type 1 records only and are still read):
 //   type 3, first record, partition marks (written by PartitionSet::Marks,
@@ -35,21 +41,21 @@
 #pragma once
 
 #include <atomic>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "storage/env.h"
+#include "sundial/common/mutex.h"
 #include "sundial/storage/storage.h"
 
 namespace sundial::storage {
 
-constexpr uint8_t kWalPointsRecord = 1;
+constexpr uint8_t kWalPointsRecordV1 = 1;  // read only
+constexpr uint8_t kWalPointsRecord = 4;
 constexpr uint8_t kWalPageRecord = 2;   // checkpoints only
 constexpr uint8_t kWalMarksRecord = 3;  // checkpoints only, first record
 
@@ -59,6 +65,9 @@ void EncodeWalBatch(const SeriesPoint* points, size_t n, std::string* out);
 // Decodes a batch payload, calling fn for each point. Returns false if the
 // payload is malformed (fn may have been called for a prefix).
 bool DecodeWalBatch(std::string_view payload, const std::function<void(const SeriesPoint&)>& fn);
+// The same for a type 1 record's payload.
+bool DecodeWalBatchV1(std::string_view payload,
+                      const std::function<void(const SeriesPoint&)>& fn);
 // Decodes a checkpoint page record's payload, calling fn for each point in
 // page order. Returns false if the payload or the page is malformed (fn may
 // have been called for a prefix).
@@ -108,6 +117,8 @@ class Wal {
     ~CheckpointWriter();
     Status Add(const std::string& record);
     Status Finish();
+    // Bytes added so far, header included.
+    uint64_t size() const { return offset_ + buf_.size(); }
 
    private:
     Status Flush();
@@ -131,12 +142,12 @@ class Wal {
  private:
   std::string SegmentPath(uint64_t seq) const;
   std::string CheckpointPath(uint64_t seq) const;
-  // REQUIRES: mu_ held and the sync token (AcquireSyncToken).
-  Status OpenSegment(uint64_t seq);
+  // REQUIRES: the sync token (AcquireSyncToken) too.
+  Status OpenSegment(uint64_t seq) REQUIRES(mu_);
   // The sync token: one thread at a time fsyncs or replaces file_. Taken
   // before mu_, never while holding it.
-  void AcquireSyncToken();
-  void ReleaseSyncToken(uint64_t synced_lsn);
+  void AcquireSyncToken() EXCLUDES(mu_, sync_mu_);
+  void ReleaseSyncToken(uint64_t synced_lsn) EXCLUDES(sync_mu_);
   Status RemoveBefore(uint64_t seq, bool include_checkpoint_seq);
   Status ListFiles(std::vector<uint64_t>* segments, std::vector<uint64_t>* checkpoints);
   void ReplayFile(const std::string& path, std::string_view magic,
@@ -147,18 +158,18 @@ class Wal {
   const std::string dir_;
   const uint64_t segment_bytes_;
 
-  std::mutex mu_;  // serialises writes and segment switches
+  Mutex mu_;  // serialises writes and segment switches
   // GUARDED_BY(mu_). Replaced only by a holder of the sync token, because
   // SyncTo fsyncs it outside mu_ while holding the token.
-  std::unique_ptr<File> file_;
-  uint64_t seq_ = 0;             // GUARDED_BY(mu_)
-  uint64_t offset_ = 0;          // GUARDED_BY(mu_): end of the current segment
-  uint64_t lsn_ = 0;             // GUARDED_BY(mu_): bytes appended since open
+  std::unique_ptr<File> file_ GUARDED_BY(mu_);
+  uint64_t seq_ GUARDED_BY(mu_) = 0;
+  uint64_t offset_ GUARDED_BY(mu_) = 0;  // end of the current segment
+  uint64_t lsn_ GUARDED_BY(mu_) = 0;     // bytes appended since open
 
-  std::mutex sync_mu_;
-  std::condition_variable sync_cv_;
-  bool syncing_ = false;     // GUARDED_BY(sync_mu_): the sync token is taken
-  uint64_t synced_lsn_ = 0;  // GUARDED_BY(sync_mu_)
+  Mutex sync_mu_;
+  CondVar sync_cv_{&sync_mu_};
+  bool syncing_ GUARDED_BY(sync_mu_) = false;  // the sync token is taken
+  uint64_t synced_lsn_ GUARDED_BY(sync_mu_) = 0;
 
   std::atomic<bool> wants_rotation_{false};
   std::atomic<uint64_t> bytes_written_{0};

@@ -155,6 +155,34 @@ TEST_F(QueryEngineTest, OutputOptions) {
   EXPECT_NE(q.find("\"tsuids\":[\"000001000001000001\"]"), std::string::npos);
 }
 
+TEST_F(QueryEngineTest, StatsAndSummary) {
+  SeriesId a = Add("m", {{"host", "a"}});
+  SeriesId b = Add("m", {{"host", "b"}});
+  for (int i = 0; i < 10; ++i) {
+    PutI(a, T + i, i);
+    PutI(b, T + i, i);
+  }
+  PutI(a, T + 3000, 1);  // in the scan window, after end: read, not emitted
+  const std::string r =
+      Get("sum:m{host=*}", T, T + 4, {{"show_stats", ""}, {"show_summary", ""}});
+  // Per result, after dps: figures of that group.
+  EXPECT_NE(r.find("},\"stats\":{\"queryIndex\":0,\"series\":1,\"rawDatapoints\":11,"
+                   "\"emittedDPs\":5,\"timeTotalMs\":"),
+            std::string::npos) << r;
+  EXPECT_NE(r.find("\"stats\":{\"queryIndex\":0,\"series\":1,\"rawDatapoints\":10,"
+                   "\"emittedDPs\":5,"),
+            std::string::npos) << r;
+  // A trailing element sums them up.
+  EXPECT_NE(r.find(",{\"statsSummary\":{\"queries\":1,\"series\":2,\"rawDatapoints\":21,"
+                   "\"emittedDPs\":10,\"timeTotalMs\":"),
+            std::string::npos) << r;
+  EXPECT_EQ(r.substr(r.size() - 3), "}}]");
+  // No result: the summary alone.
+  EXPECT_EQ(Get("sum:m{host=*}", T + 7200, T + 7300, {{"show_summary", ""}}).rfind("[{\"statsSummary\":", 0), 0u);
+  // Without the flags: neither.
+  EXPECT_EQ(Get("sum:m{host=*}", T, T + 4).find("stats"), std::string::npos);
+}
+
 TEST_F(QueryEngineTest, LimitsAnswerWithClearErrors) {
   SeriesId a = Add("m", {{"host", "a"}});
   SeriesId b = Add("m", {{"host", "b"}});

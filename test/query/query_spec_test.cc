@@ -99,11 +99,16 @@ TEST(QuerySpec, PostGrafanaBody) {
   EXPECT_EQ(spec.end_ms, kNow);
   EXPECT_TRUE(spec.show_query);
   EXPECT_TRUE(spec.global_annotations);
+  EXPECT_FALSE(spec.show_stats);
   const SubQuery& q = spec.queries[0];
   EXPECT_EQ(q.rate_options.counter_max, 4294967295);
   EXPECT_TRUE(q.rate_options.drop_resets);
   ASSERT_EQ(q.filters.size(), 1u);
   EXPECT_TRUE(q.filters[0].group_by());
+  ASSERT_TRUE(Post(R"({"start":1,"queries":[{"aggregator":"sum","metric":"m"}],
+      "showStats":true,"showSummary":"true"})", &spec).ok());
+  EXPECT_TRUE(spec.show_stats);
+  EXPECT_TRUE(spec.show_summary);
   // Go backend: seconds, and string-typed numbers.
   ASSERT_TRUE(Post(R"({"start":1699996400,"end":"1699999999","queries":[{"aggregator":"avg",
       "metric":"m","rate":"true"}]})", &spec).ok());

@@ -70,6 +70,8 @@ std::string_view Take(const uint8_t** data, size_t* size) {
 void FuzzWalRecords(const uint8_t* data, size_t size) {
   const std::string_view in(reinterpret_cast<const char*>(data), size);
   (void)DecodeWalBatch(in, [](const SeriesPoint&) {});
+  (void)DecodeWalBatchV1(in, [](const SeriesPoint&) {});
+  (void)DecodeCheckpointPage(in, [](const SeriesPoint&) {});
   MemFile file(LogFileHeader("SUNDWAL1") + std::string(in));
   LogReader reader(&file, kLogFileHeaderSize + size, "SUNDWAL1");
   if (!reader.Open().ok()) std::abort();  // the header is ours: must open
@@ -77,6 +79,7 @@ void FuzzWalRecords(const uint8_t* data, size_t size) {
   std::string_view payload;
   while (reader.Next(&type, &payload)) {
     (void)DecodeWalBatch(payload, [](const SeriesPoint&) {});
+    (void)DecodeWalBatchV1(payload, [](const SeriesPoint&) {});
   }
 }
 

@@ -36,8 +36,10 @@ TEST(PageFile, AppendReadAndNeverCrossAWindow) {
     EXPECT_EQ(page, MakePage(i * 100000, 20 + i % 50));
   }
   std::string page;
-  EXPECT_TRUE(f.Read(where[3].first, where[3].second, 8, true, &page).IsCorruption());  // wrong series
-  EXPECT_TRUE(f.Read(f.size(), 100, 7, true, &page).IsCorruption());                   // past the end
+  // The wrong series, past the end; and a damaged record passes only
+  // without the CRC check.
+  EXPECT_TRUE(f.Read(where[3].first, where[3].second, 8, true, &page).IsCorruption());
+  EXPECT_TRUE(f.Read(f.size(), 100, 7, true, &page).IsCorruption());
   int seen = 0;
   std::vector<std::string> warnings;
   ASSERT_TRUE(f.Scan([&](uint64_t off, uint32_t, SeriesId s, uint8_t, std::string_view) {
@@ -49,6 +51,12 @@ TEST(PageFile, AppendReadAndNeverCrossAWindow) {
                   .ok());
   EXPECT_EQ(seen, 1000);
   EXPECT_TRUE(warnings.empty());
+  std::unique_ptr<File> raw;
+  ASSERT_TRUE(env->OpenFile(dir.path() + "/pages", &raw).ok());
+  const char junk = 0x5a;
+  ASSERT_TRUE(raw->Write(where[5].first + where[5].second - 1, &junk, 1).ok());
+  EXPECT_TRUE(f.Read(where[5].first, where[5].second, 7, true, &page).IsCorruption());
+  EXPECT_TRUE(f.Read(where[5].first, where[5].second, 7, false, &page).ok());
 }
 
 // Offsets beyond 4 GiB (a sparse file): mapping windows there must work on

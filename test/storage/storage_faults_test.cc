@@ -152,6 +152,11 @@ TEST(StorageFaults, CorruptPageIsSkippedAtRead) {
   EXPECT_LT(good, 2000u * kSeries);
   EXPECT_GT(good, 2000u * kSeries - 400);  // one small page lost, no more
   EXPECT_GE(r.db->stats().corruptions_skipped, 1u);
+  bool noted = false;  // and it is described for the log
+  for (const auto& w : r.db->recovery_warnings()) {
+    noted |= w.find("page skipped") != std::string::npos;
+  }
+  EXPECT_TRUE(noted);
 }
 
 TEST(StorageFaults, TruncatedPageFileKeepsTheFirstPart) {

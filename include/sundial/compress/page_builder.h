@@ -135,6 +135,8 @@ class PageBuilder {
   static constexpr uint8_t kMaxReencodes = 24;  // per page, bounds the work
   static constexpr uint16_t kOrderCheckPoints = 32;
 
+  bool AppendSteady(Timestamp t, Value v);
+  bool FinishSteady(Timestamp t, Timestamp lo, Timestamp hi);
   void ChooseInitialEncoding(Timestamp t, Value v);
   // Encodes one point in the current encoding. A value that is not native
   // to it is escaped if allow_escape, else kNotNative is returned. On

@@ -36,13 +36,9 @@ class PageIterator final : public SampleIterator {
   // Next() returns false.
   void Reset(std::string_view page);
 
-  bool Next() override {
-    if (next_ < n_) {
-      cur_ = next_++;
-      return true;
-    }
-    return Fill();
-  }
+  // One counter per point: a second one would make every Next() wait on a
+  // store of the previous one.
+  bool Next() override { return ++cur_ < n_ || Fill(); }
   bool Seek(Timestamp t) override;
   Timestamp t() const override { return ts_[cur_]; }
   Value v() const override { return vs_[cur_]; }
@@ -60,8 +56,7 @@ class PageIterator final : public SampleIterator {
 
   PageDecoder dec_;
   Status status_;
-  uint32_t cur_ = kNone;  // index of the current point; kNone: not positioned
-  uint32_t next_ = 0;     // next index to hand out
+  uint32_t cur_ = kNone;  // index of the current point; >= n_: not positioned
   uint32_t n_ = 0;        // points in the batch
   bool done_ = false;     // nothing more to decode (Seek past the page's end)
   Timestamp ts_[kBatch];

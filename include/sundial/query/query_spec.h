@@ -74,6 +74,8 @@ struct QuerySpec {
   bool global_annotations = false;
   bool arrays = false;
   bool use_calendar = false;
+  bool show_stats = false;    // "stats" per result
+  bool show_summary = false;  // trailing {"statsSummary":...} element
 };
 
 // Decoded query-string parameters in request order (repeated keys kept).

@@ -49,6 +49,8 @@ struct StorageOptions {
   Timestamp retention_ms = 0;                  // 0 keeps data forever
   // How often the WAL is checkpointed (heads written to a checkpoint, old
   // segments removed) even if the segment is not full. 0 = only when full.
+  // Such a checkpoint also waits until the WAL written since the last one is
+  // twice that one's size, so that checkpoints cost little disk writing.
   uint32_t checkpoint_interval_ms = 300000;
 };
 
