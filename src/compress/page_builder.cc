@@ -207,8 +207,18 @@ inline bool PageBuilder::AppendSteady(Timestamp t, Value v) {
   if (static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo) > kMaxPageSpanMs) return false;
   int64_t x = t;
   if (s.seconds) {
-    x = t / 1000;
-    if (x * 1000 != t) return false;
+    // x = t / 1000 from the step since the last point (a multiple of 1000
+    // too, or t is not): a 32-bit division where it fits, as a 64-bit one
+    // is a library call on 32-bit CPUs.
+    const auto step = static_cast<uint64_t>(t) - static_cast<uint64_t>(s.last_t);
+    if (step + 0x80000000u <= 0xffffffffu) {
+      const auto step32 = static_cast<int32_t>(static_cast<int64_t>(step));
+      if (step32 % 1000 != 0) return false;
+      x = s.prev_x + step32 / 1000;
+    } else {
+      x = t / 1000;
+      if (x * 1000 != t) return false;
+    }
   }
   const uint64_t bits = v.is_int() ? static_cast<uint64_t>(v.int_value())
                                    : DoubleToBits(v.float_value());

@@ -23,10 +23,12 @@ SUNDIAL_INLINE int ReadCode(BitBuffer* in, uint32_t k, uint64_t* z1) {
     in->Consume(1);
     return kZero;
   }
-  const int q = __builtin_ctzll(~(w >> 1) | (uint64_t{1} << kRiceMaxQ));
-  if (__builtin_expect(q < kRiceMaxQ, 1)) {  // q + 2 + k <= 49 bits
-    *z1 = (static_cast<uint64_t>(q) << k) | ((w >> (q + 2)) & ((uint64_t{1} << k) - 1));
-    in->Consume(q + 2 + static_cast<int>(k));
+  // 1 + q, q the count of ones after the first bit (at most kRiceMaxQ);
+  // a 32-bit count: a 64-bit one is a library call on 32-bit CPUs.
+  const int q1 = __builtin_ctz(static_cast<uint32_t>(~w) | (1u << (kRiceMaxQ + 1)));
+  if (__builtin_expect(q1 <= kRiceMaxQ, 1)) {  // q + 2 + k <= 49 bits
+    *z1 = (static_cast<uint64_t>(q1 - 1) << k) | ((w >> (q1 + 1)) & ((uint64_t{1} << k) - 1));
+    in->Consume(q1 + 1 + static_cast<int>(k));
     return kNonZero;
   }
   const int e = static_cast<int>((w >> (1 + kRiceMaxQ)) & 127);
@@ -268,7 +270,8 @@ uint32_t PageDecoder::Loop(PageDecoder* d, Timestamp* t, Value* v, uint32_t max)
       uint64_t z1 = 0;
       const int kind = ReadCode(&in, c.ts_k, &z1);
       if (kind == kNonZero) {
-        c.delta += UnZigZag(z1 + 1) * p.unit;
+        const uint64_t dod = UnZigZag(z1 + 1);
+        c.delta += p.unit == 1 ? dod : dod * p.unit;  // no 64-bit multiply in ms pages
         if (!kChecked || c.started >= 2) Adapt(&c.ts_rice, &c.ts_k, z1);
         in.Refill();  // after a "0" code, 55 bits are left: enough
       } else if (__builtin_expect(kind != kZero, 0)) {

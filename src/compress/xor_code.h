@@ -27,6 +27,17 @@ SUNDIAL_INLINE uint64_t ReadBits(BitReader* r, int n) {
   return lo | (r->Read(n - 32) << 32);
 }
 
+// Trailing zero bits of x != 0. 32-bit targets count in halves: their
+// 64-bit count is a library call.
+inline int TrailingZeros64(uint64_t x) {
+#if UINTPTR_MAX > 0xffffffffu
+  return __builtin_ctzll(x);
+#else
+  const auto lo = static_cast<uint32_t>(x);
+  return lo != 0 ? __builtin_ctz(lo) : 32 + __builtin_ctz(static_cast<uint32_t>(x >> 32));
+#endif
+}
+
 // Leading-zero counts a "110" code can name (3-bit index), as in Chimp.
 constexpr uint8_t kLeadRounding[8] = {0, 8, 12, 16, 18, 20, 22, 24};
 
@@ -45,7 +56,7 @@ SUNDIAL_INLINE void WriteXor(BitWriter* w, uint64_t cur, uint64_t prev, uint8_t*
     return;
   }
   int l = __builtin_clzll(x);
-  const int t = __builtin_ctzll(x);
+  const int t = TrailingZeros64(x);
   if (l > 31) l = 31;
   const int n = 64 - l - t;
   const int ri = RoundLead(l);

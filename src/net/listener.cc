@@ -81,7 +81,13 @@ Listener::Listener(const ListenerOptions& options, IoContextPool* pool,
 Listener::~Listener() { Stop(); }
 
 Status Listener::Start() {
-  std::unique_lock<std::mutex> lock(mu_);
+  SUNDIAL_RETURN_IF_ERROR(Bind());
+  DoAccept();
+  return Status::OK();
+}
+
+Status Listener::Bind() {
+  MutexLock lock(&mu_);
   std::error_code ec;
   const asio::ip::address addr = asio::ip::make_address(options_.bind_address, ec);
   if (ec) return Status::InvalidArgument("bad bind address", options_.bind_address);
@@ -97,20 +103,18 @@ Status Listener::Start() {
     return Status::IOError("cannot listen on " + where, ec.message());
   }
   port_ = acceptor_.local_endpoint(ec).port();
-  lock.unlock();
-  DoAccept();
   return Status::OK();
 }
 
 void Listener::Stop() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   std::error_code ignored;
   acceptor_.close(ignored);
   retry_timer_.cancel();
 }
 
 void Listener::DoAccept() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   if (!acceptor_.is_open()) return;
   asio::io_context& ctx = pool_->Next();
   acceptor_.async_accept(ctx, [this](const std::error_code& ec, asio::ip::tcp::socket socket) {
@@ -132,7 +136,7 @@ void Listener::DoAccept() {
     }
     // Accept failed (e.g. out of file descriptors): retry a little later
     // rather than spinning on the error.
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     retry_timer_.expires_after(std::chrono::milliseconds(100));
     retry_timer_.async_wait([this](const std::error_code& wait_ec) {
       if (!wait_ec) DoAccept();

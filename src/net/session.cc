@@ -5,7 +5,7 @@
 namespace sundial::net {
 
 bool ConnectionManager::Add(const std::shared_ptr<Session>& session, bool enforce_limit) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   if (stopped_) return false;
   if (enforce_limit && max_ != 0 && sessions_.size() >= max_) return false;
   sessions_.emplace(session.get(), session);
@@ -14,14 +14,14 @@ bool ConnectionManager::Add(const std::shared_ptr<Session>& session, bool enforc
 }
 
 void ConnectionManager::Remove(const Session* session) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   sessions_.erase(session);
 }
 
 void ConnectionManager::StopAll() {
   std::vector<std::shared_ptr<Session>> live;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     stopped_ = true;
     for (auto& [ptr, weak] : sessions_) {
       if (auto s = weak.lock()) live.push_back(std::move(s));
@@ -32,12 +32,12 @@ void ConnectionManager::StopAll() {
 }
 
 size_t ConnectionManager::size() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return sessions_.size();
 }
 
 uint64_t ConnectionManager::total_accepted() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return total_;
 }
 

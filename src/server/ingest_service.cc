@@ -17,7 +17,7 @@ std::unique_ptr<ingest::TelnetPutHandler> IngestService::NewTelnetHandler() {
 
 std::unique_ptr<ingest::HttpPutHandler> IngestService::AcquireHttpHandler() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     if (!idle_.empty()) {
       std::unique_ptr<ingest::HttpPutHandler> h = std::move(idle_.back());
       idle_.pop_back();
@@ -28,7 +28,7 @@ std::unique_ptr<ingest::HttpPutHandler> IngestService::AcquireHttpHandler() {
 }
 
 void IngestService::Release(std::unique_ptr<ingest::HttpPutHandler> handler) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   if (idle_.size() < kMaxIdleHttpHandlers) idle_.push_back(std::move(handler));
 }
 

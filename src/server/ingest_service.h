@@ -12,9 +12,9 @@
 #pragma once
 
 #include <memory>
-#include <mutex>
 #include <vector>
 
+#include "sundial/common/mutex.h"
 #include "sundial/ingest/http_put_handler.h"
 #include "sundial/ingest/ingest_options.h"
 #include "sundial/ingest/ingest_stats.h"
@@ -48,8 +48,8 @@ class IngestService {
   const ingest::PointRules rules_;
   storage::Storage* const storage_;
   ingest::IngestStats stats_;
-  std::mutex mu_;
-  std::vector<std::unique_ptr<ingest::HttpPutHandler>> idle_;  // GUARDED_BY(mu_)
+  Mutex mu_;
+  std::vector<std::unique_ptr<ingest::HttpPutHandler>> idle_ GUARDED_BY(mu_);
 };
 
 }  // namespace sundial::server

@@ -2,7 +2,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -13,14 +12,16 @@
 #include <asio/write.hpp>
 #include <gtest/gtest.h>
 
+#include "sundial/common/mutex.h"
+
 namespace sundial::net {
 namespace {
 
 using asio::ip::tcp;
 
 struct Seen {
-  std::mutex mu;
-  std::vector<std::string> calls;  // one entry per HandleLines call
+  Mutex mu;
+  std::vector<std::string> calls GUARDED_BY(mu);  // one entry per HandleLines call
 };
 
 // Echoes each line back prefixed with "got:", closes on "quit".
@@ -29,7 +30,7 @@ class EchoHandler : public LineHandler {
   explicit EchoHandler(Seen* seen) : seen_(seen) {}
   Action HandleLines(std::string_view lines, ReplyBuffer* reply) override {
     {
-      std::lock_guard<std::mutex> lock(seen_->mu);
+      MutexLock lock(&seen_->mu);
       seen_->calls.emplace_back(lines);
     }
     size_t pos = 0;
@@ -120,12 +121,13 @@ TEST(LineConnection, LinesOfOneReadArriveInOneCall) {
   for (int i = 0; i < 100; ++i) many += "line" + std::to_string(i) + "\n";
   asio::write(s, asio::buffer(many + "quit\n"));
   ReadToEof(s);
-  std::lock_guard<std::mutex> lock(server.seen().mu);
+  Seen& seen = server.seen();
+  MutexLock lock(&seen.mu);
   std::string all;
-  for (const auto& c : server.seen().calls) all += c;
+  for (const auto& c : seen.calls) all += c;
   EXPECT_EQ(all, many + "quit\n");
   // 500 bytes sent at once: far fewer calls than lines.
-  EXPECT_LT(server.seen().calls.size(), 10u);
+  EXPECT_LT(seen.calls.size(), 10u);
 }
 
 TEST(LineConnection, OverLongLineClosesWithoutReply) {

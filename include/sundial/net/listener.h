@@ -16,13 +16,13 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 
 #include <asio/ip/tcp.hpp>
 #include <asio/steady_timer.hpp>
 
+#include "sundial/common/mutex.h"
 #include "sundial/common/status.h"
 #include "sundial/net/io_context_pool.h"
 #include "sundial/net/session.h"
@@ -65,22 +65,24 @@ class Listener {
   Listener& operator=(const Listener&) = delete;
 
   // Binds and starts accepting. IOError (with the address) on failure.
-  Status Start();
+  Status Start() EXCLUDES(mu_);
   // Stops accepting new connections. Idempotent; safe from any thread.
-  void Stop();
+  void Stop() EXCLUDES(mu_);
   // The bound port (useful with port 0). Valid after a successful Start().
   uint16_t port() const { return port_; }
 
  private:
-  void DoAccept();
+  // Opens, binds and listens on the acceptor.
+  Status Bind() EXCLUDES(mu_);
+  void DoAccept() EXCLUDES(mu_);
 
   const ListenerOptions options_;
   IoContextPool* const pool_;
   ConnectionManager* const manager_;
   SessionFactory* const factory_;
-  std::mutex mu_;                     // serialises use of acceptor_
-  asio::ip::tcp::acceptor acceptor_;  // GUARDED_BY(mu_)
-  asio::steady_timer retry_timer_;    // GUARDED_BY(mu_); after a failed accept
+  Mutex mu_;  // serialises use of acceptor_ and retry_timer_
+  asio::ip::tcp::acceptor acceptor_ GUARDED_BY(mu_);
+  asio::steady_timer retry_timer_ GUARDED_BY(mu_);  // after a failed accept
   uint16_t port_ = 0;
 };
 

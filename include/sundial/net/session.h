@@ -10,8 +10,9 @@
 
 #include <cstddef>
 #include <memory>
-#include <mutex>
 #include <unordered_map>
+
+#include "sundial/common/mutex.h"
 
 namespace sundial::net {
 
@@ -44,10 +45,10 @@ class ConnectionManager {
 
  private:
   const size_t max_;
-  mutable std::mutex mu_;
-  std::unordered_map<const Session*, std::weak_ptr<Session>> sessions_;  // GUARDED_BY(mu_)
-  bool stopped_ = false;                                                // GUARDED_BY(mu_)
-  uint64_t total_ = 0;                                                  // GUARDED_BY(mu_)
+  mutable Mutex mu_;
+  std::unordered_map<const Session*, std::weak_ptr<Session>> sessions_ GUARDED_BY(mu_);
+  bool stopped_ GUARDED_BY(mu_) = false;
+  uint64_t total_ GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace sundial::net
