@@ -69,6 +69,8 @@ class DownsampleSource final : public PointSource {
         }
       }
       ts = prev_;
+      p->t = ts;
+      if (FoldBucket(&p->v)) return true;
       while (have_next_ && next_.t < end_) {
         values_.push_back(next_.v.AsDouble());
         Advance();
@@ -80,6 +82,33 @@ class DownsampleSource final : public PointSource {
   }
 
  private:
+  // Sum, min and max fold the bucket [.., end_) as the points arrive
+  // instead of collecting them: the same result as RunDouble over the
+  // bucket's values (NaN skipped, added in time order; NaN when every
+  // value is NaN or, for min/max, when no value beats the infinity).
+  // False, having read nothing, for the other functions.
+  bool FoldBucket(Value* out) {
+    const AggFn fn = ctx_.spec->fn->fn;
+    if (fn != AggFn::kSum && fn != AggFn::kMin && fn != AggFn::kMax) return false;
+    const double inf = std::numeric_limits<double>::infinity();
+    double r = fn == AggFn::kSum ? 0.0 : (fn == AggFn::kMin ? inf : -inf);
+    size_t k = 0;
+    while (have_next_ && next_.t < end_) {
+      const double x = next_.v.AsDouble();
+      Advance();
+      if (std::isnan(x)) continue;
+      ++k;
+      if (fn == AggFn::kSum) {
+        r += x;
+      } else if (fn == AggFn::kMin ? x < r : x > r) {
+        r = x;
+      }
+    }
+    const bool none = fn == AggFn::kSum ? k == 0 : std::isinf(r) && (fn == AggFn::kMin) == (r > 0);
+    *out = Value::Float(none ? std::numeric_limits<double>::quiet_NaN() : r);
+    return true;
+  }
+
   void Advance() { have_next_ = src_->Next(&next_); }  // not virtual: RawSource is final
 
   void Start() {
@@ -258,15 +287,19 @@ bool RawSource::Exhausted() {
 
 std::unique_ptr<PointSource> BuildSeriesPipeline(std::unique_ptr<RawSource> raw,
                                                  const SubQuery& q, const DownsampleContext& ctx) {
-  std::unique_ptr<PointSource> src;
+  if (q.downsample.enabled) {
+    return BuildAfterDownsample(std::make_unique<DownsampleSource>(std::move(raw), ctx), q, ctx);
+  }
+  std::unique_ptr<PointSource> src = std::move(raw);
+  if (q.rate) src = std::make_unique<RateSource>(std::move(src), q.rate_options);
+  return src;
+}
+
+std::unique_ptr<PointSource> BuildAfterDownsample(std::unique_ptr<PointSource> src,
+                                                  const SubQuery& q, const DownsampleContext& ctx) {
   const DownsampleSpec& ds = q.downsample;
-  if (!ds.enabled) {
-    src = std::move(raw);
-  } else {
-    src = std::make_unique<DownsampleSource>(std::move(raw), ctx);
-    if (ds.fill != FillPolicy::kNone && !ds.all) {
-      src = std::make_unique<FillingSource>(std::move(src), ctx);
-    }
+  if (ds.fill != FillPolicy::kNone && !ds.all) {
+    src = std::make_unique<FillingSource>(std::move(src), ctx);
   }
   if (q.rate) src = std::make_unique<RateSource>(std::move(src), q.rate_options);
   return src;

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "mem_storage.h"
 
 namespace sundial::query {
@@ -83,7 +85,8 @@ TEST_F(QueryEngineTest, DownsampleFillPolicies) {
   PutI(a, T, 1);
   PutI(a, T + 30, 3);
   PutI(a, T + 125, 5);
-  const std::string head = "[{\"metric\":\"m\",\"tags\":{\"host\":\"a\"},\"aggregateTags\":[],\"dps\":{";
+  const std::string head =
+      "[{\"metric\":\"m\",\"tags\":{\"host\":\"a\"},\"aggregateTags\":[],\"dps\":{";
   EXPECT_EQ(Get("sum:1m-avg:m", T, T + 179), head + K(T) + ":2.0," + K(T + 120) + ":5.0}}]");
   EXPECT_EQ(Get("sum:1m-avg-nan:m", T, T + 179),
             head + K(T) + ":2.0," + K(T + 60) + ":\"NaN\"," + K(T + 120) + ":5.0}}]");
@@ -96,12 +99,39 @@ TEST_F(QueryEngineTest, DownsampleFillPolicies) {
   EXPECT_EQ(Get("sum:0all-sum:m", T, T + 179), head + K(T) + ":9.0}}]");
 }
 
+TEST_F(QueryEngineTest, DownsampleSumMinMaxSkipNaN) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  SeriesId a = Add("m", {{"host", "a"}});
+  PutF(a, T, 1);  // bucket T: 1, NaN, 3
+  PutF(a, T + 10, nan);
+  PutF(a, T + 20, 3);
+  PutF(a, T + 60, nan);  // bucket T+60: only NaN
+  PutF(a, T + 120, -inf);  // bucket T+120: -inf, 2
+  PutF(a, T + 130, 2);
+  PutF(a, T + 180, inf);  // bucket T+180: +inf
+  const std::string head =
+      "[{\"metric\":\"m\",\"tags\":{\"host\":\"a\"},\"aggregateTags\":[],\"dps\":{";
+  EXPECT_EQ(Get("sum:1m-max:m", T, T + 239),
+            head + K(T) + ":3.0," + K(T + 60) + ":\"NaN\"," + K(T + 120) + ":2.0," + K(T + 180) +
+                ":\"Infinity\"}}]");
+  // min over {-inf, 2} is -inf; a lone +inf is "no value" for min, as in
+  // the collecting path.
+  EXPECT_EQ(Get("sum:1m-min:m", T, T + 239),
+            head + K(T) + ":1.0," + K(T + 60) + ":\"NaN\"," + K(T + 120) + ":\"-Infinity\"," +
+                K(T + 180) + ":\"NaN\"}}]");
+  EXPECT_EQ(Get("sum:1m-sum:m", T, T + 239),
+            head + K(T) + ":4.0," + K(T + 60) + ":\"NaN\"," + K(T + 120) + ":\"-Infinity\"," +
+                K(T + 180) + ":\"Infinity\"}}]");
+}
+
 TEST_F(QueryEngineTest, RateOptions) {
   SeriesId a = Add("m", {{"host", "a"}});
   PutI(a, T, 10);
   PutI(a, T + 10, 20);
   PutI(a, T + 20, 5);
-  const std::string head = "[{\"metric\":\"m\",\"tags\":{\"host\":\"a\"},\"aggregateTags\":[],\"dps\":{";
+  const std::string head =
+      "[{\"metric\":\"m\",\"tags\":{\"host\":\"a\"},\"aggregateTags\":[],\"dps\":{";
   EXPECT_EQ(Get("sum:rate:m"), head + K(T + 10) + ":1.0," + K(T + 20) + ":-1.5}}]");
   EXPECT_EQ(Get("sum:rate{counter,100}:m"), head + K(T + 10) + ":1.0," + K(T + 20) + ":8.5}}]");
   EXPECT_EQ(Get("sum:rate{counter,100,5}:m"), head + K(T + 10) + ":1.0," + K(T + 20) + ":0.0}}]");
