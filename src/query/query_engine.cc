@@ -11,6 +11,7 @@
 
 #include "group_aggregator.h"
 #include "query_writer.h"
+#include "rollup_source.h"
 #include "series_source.h"
 #include "sundial/query/json_format.h"
 
@@ -230,16 +231,27 @@ void ComputeTags(const SubPlan& plan, const std::vector<size_t>& members, bool w
 
 // Runs one group and writes its result (if any member has data).
 // Adds the group's figures to *total.
-Status RunGroup(storage::Storage* st, const QuerySpec& spec, const SubPlan& plan,
-                const std::vector<size_t>& members, QueryBudget* budget, ResultWriter* w,
-                ResultStats* total) {
+Status RunGroup(storage::Storage* st, const rollup::RollupStore* rollups, const QuerySpec& spec,
+                const SubPlan& plan, const std::vector<size_t>& members, QueryBudget* budget,
+                ResultWriter* w, ResultStats* total) {
   const SubQuery& q = *plan.q;
   const bool timed = spec.show_stats || spec.show_summary;
   const auto t0 = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
   const uint64_t points_before = budget->points();
+  const DownsampleContext ctx{&q.downsample, &spec.tz, spec.start_ms, spec.end_ms,
+                              plan.scan_start_ms, plan.scan_end_ms};
   std::vector<std::unique_ptr<RawSource>> raws;
+  std::vector<std::unique_ptr<PointSource>> sources;
   std::vector<size_t> present;
+  const bool use_rollups = rollups != nullptr && RollupEligible(q, ctx);
   for (size_t m : members) {
+    if (use_rollups) {  // planner: downsampled values from hourly rollups
+      auto src = std::make_unique<RollupSource>(st, rollups, plan.series[m].id, ctx, budget);
+      if (!src->Prime()) continue;
+      sources.push_back(BuildAfterDownsample(std::move(src), q, ctx));
+      present.push_back(m);
+      continue;
+    }
     auto raw = std::make_unique<RawSource>(
         st->NewIterator(plan.series[m].id, plan.scan_start_ms, plan.scan_end_ms - 1), budget);
     if (!raw->Prime()) continue;
@@ -247,13 +259,10 @@ Status RunGroup(storage::Storage* st, const QuerySpec& spec, const SubPlan& plan
     present.push_back(m);
   }
   SUNDIAL_RETURN_IF_ERROR(budget->status());
-  if (raws.empty()) return Status::OK();
+  if (present.empty()) return Status::OK();
   GroupHeader h;
   h.metric = &plan.metric;
   ComputeTags(plan, present, spec.show_tsuids, &h);
-  const DownsampleContext ctx{&q.downsample, &spec.tz, spec.start_ms, spec.end_ms,
-                              plan.scan_start_ms, plan.scan_end_ms};
-  std::vector<std::unique_ptr<PointSource>> sources;
   for (auto& raw : raws) sources.push_back(BuildSeriesPipeline(std::move(raw), q, ctx));
   GroupAggregator agg(std::move(sources), *q.aggregator, q.rate);
   w->BeginResult(q, h);
@@ -303,8 +312,9 @@ std::string TsuidOf(const storage::SeriesKey& key) {
   return out;
 }
 
-QueryEngine::QueryEngine(storage::Storage* storage, const QueryLimits& limits)
-    : storage_(storage), limits_(limits) {}
+QueryEngine::QueryEngine(storage::Storage* storage, const QueryLimits& limits,
+                         const rollup::RollupStore* rollups)
+    : storage_(storage), limits_(limits), rollups_(rollups) {}
 
 Status QueryEngine::Execute(const QuerySpec& spec, ChunkSink* sink) const {
   return Run(spec, nullptr, sink);
@@ -379,7 +389,7 @@ Status QueryEngine::Run(const QuerySpec& spec, const SmallQueryBound* bound,
   ResultStats total;
   for (const SubPlan& plan : plans) {
     for (const std::vector<size_t>& g : plan.groups) {
-      SUNDIAL_RETURN_IF_ERROR(RunGroup(storage_, spec, plan, g, &budget, &w, &total));
+      SUNDIAL_RETURN_IF_ERROR(RunGroup(storage_, rollups_, spec, plan, g, &budget, &w, &total));
     }
   }
   if (timed) {

@@ -287,15 +287,19 @@ bool RawSource::Exhausted() {
 
 std::unique_ptr<PointSource> BuildSeriesPipeline(std::unique_ptr<RawSource> raw,
                                                  const SubQuery& q, const DownsampleContext& ctx) {
-  std::unique_ptr<PointSource> src;
+  if (q.downsample.enabled) {
+    return BuildAfterDownsample(std::make_unique<DownsampleSource>(std::move(raw), ctx), q, ctx);
+  }
+  std::unique_ptr<PointSource> src = std::move(raw);
+  if (q.rate) src = std::make_unique<RateSource>(std::move(src), q.rate_options);
+  return src;
+}
+
+std::unique_ptr<PointSource> BuildAfterDownsample(std::unique_ptr<PointSource> src,
+                                                  const SubQuery& q, const DownsampleContext& ctx) {
   const DownsampleSpec& ds = q.downsample;
-  if (!ds.enabled) {
-    src = std::move(raw);
-  } else {
-    src = std::make_unique<DownsampleSource>(std::move(raw), ctx);
-    if (ds.fill != FillPolicy::kNone && !ds.all) {
-      src = std::make_unique<FillingSource>(std::move(src), ctx);
-    }
+  if (ds.fill != FillPolicy::kNone && !ds.all) {
+    src = std::make_unique<FillingSource>(std::move(src), ctx);
   }
   if (q.rate) src = std::make_unique<RateSource>(std::move(src), q.rate_options);
   return src;

@@ -106,5 +106,9 @@ struct DownsampleContext {
 // Builds raw -> downsample -> rate for one series. Takes ownership of raw.
 std::unique_ptr<PointSource> BuildSeriesPipeline(std::unique_ptr<RawSource> raw,
                                                  const SubQuery& q, const DownsampleContext& ctx);
+// The stages after downsampling (fill, rate) over an already downsampled
+// source (rollup_source.h). REQUIRES: q.downsample.enabled.
+std::unique_ptr<PointSource> BuildAfterDownsample(std::unique_ptr<PointSource> downsampled,
+                                                  const SubQuery& q, const DownsampleContext& ctx);
 
 }  // namespace sundial::query

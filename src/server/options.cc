@@ -212,6 +212,20 @@ const std::vector<OptionSpec> kOptionTable = {
      [](std::string_view v, Options* o) {
        return ParseUint(v, 0, UINT64_MAX, &o->query.inline_max_series);
      }},
+    {"rollup.enabled", "true", "keep hourly rollups (count/sum/min/max/first/last) and answer whole-hour downsampling from them",
+     [](std::string_view v, Options* o) { return ParseBool(v, &o->rollup.enabled); }},
+    {"rollup.build_interval", "1m", "how often the rollup builder looks for closed hours and for hours that got late points",
+     [](std::string_view v, Options* o) {
+       milliseconds d{0};
+       SUNDIAL_RETURN_IF_ERROR(ParseDuration(v, &d));
+       if (d.count() < 10 || d.count() > 24 * 3600 * 1000) {
+         return Status::InvalidArgument("rollup build interval must be 10ms..1d, got", v);
+       }
+       o->rollup.store.build_interval_ms = static_cast<uint32_t>(d.count());
+       return Status::OK();
+     }},
+    {"rollup.grace", "10m", "an hour is rolled up this long after it ended; points arriving later are folded in by a rebuild",
+     [](std::string_view v, Options* o) { return SetTimestampMs(v, &o->rollup.store.grace_ms); }},
     {"log.level", "info", "log level: trace, debug, info, warn, error, critical, off", &SetLogLevel},
     {"log.file", "", "also log to this file, rotated by size (empty = stderr only); SIGHUP reopens it",
      [](std::string_view v, Options* o) {

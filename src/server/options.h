@@ -26,6 +26,7 @@
 #include "sundial/ingest/ingest_options.h"
 #include "sundial/net/line_connection.h"
 #include "sundial/net/listener.h"
+#include "sundial/rollup/rollup_store.h"
 #include "sundial/storage/storage.h"
 
 namespace sundial::server {
@@ -49,6 +50,11 @@ struct QueryOptions {
   uint64_t inline_max_points = 0;
 };
 
+struct RollupServerOptions {
+  bool enabled = false;          // build rollups and let queries use them
+  rollup::RollupOptions store;   // dir and retention are filled in by the server
+};
+
 struct TelnetOptions {
   bool diediedie = false;       // allow the `diediedie` shutdown command
 };
@@ -64,6 +70,7 @@ struct Options {
   storage::StorageOptions storage;
   ingest::IngestOptions ingest;
   QueryOptions query;
+  RollupServerOptions rollup;
   TelnetOptions telnet;
   LogOptions log;
 };

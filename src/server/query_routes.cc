@@ -149,7 +149,7 @@ Status ParseQuery(const Request& req, query::QuerySpec* spec) {
 // Runs a query on a worker thread, streaming its answer.
 void RunQuery(const ServiceContext* ctx, const query::QuerySpec& spec, const ResponderPtr& resp) {
   ResponderSink sink(resp);
-  const query::QueryEngine engine(ctx->storage, Limits(ctx));
+  const query::QueryEngine engine(ctx->storage, Limits(ctx), ctx->rollups);
   const Status s = engine.Execute(spec, &sink);
   if (s.ok()) return sink.Finish();
   if (!sink.started()) return resp->Send(ErrorReply(s));

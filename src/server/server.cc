@@ -34,7 +34,10 @@ Status Server::Start() {
                             std::chrono::system_clock::now().time_since_epoch())
                             .count();
   SUNDIAL_RETURN_IF_ERROR(lock_.Acquire(options_.storage.data_dir));
-  SUNDIAL_RETURN_IF_ERROR(storage::Storage::Open(options_.storage, &storage_));
+  storage::StorageOptions storage_options = options_.storage;
+  SUNDIAL_RETURN_IF_ERROR(OpenRollups(&storage_options));
+  SUNDIAL_RETURN_IF_ERROR(storage::Storage::Open(storage_options, &storage_));
+  if (rollups_) rollups_->Start(storage_.get());
   for (const std::string& warning : storage_->recovery_warnings()) {
     spdlog::warn("recovery: {}", warning);
   }
@@ -47,6 +50,7 @@ Status Server::Start() {
   workers_ = std::make_unique<WorkerPool>(options_.query.threads);
   ctx_.options = &options_;
   ctx_.storage = storage_.get();
+  ctx_.rollups = rollups_.get();
   ctx_.ingest = ingest_.get();
   ctx_.workers = workers_.get();
   ctx_.stats = &stats_;
@@ -65,6 +69,21 @@ Status Server::Start() {
   spdlog::info("sundiald listening on {}:{} ({} I/O threads, {} query threads), data dir {}",
                options_.listener.bind_address, listener_->port(), io_pool_->size(),
                workers_->size(), options_.storage.data_dir);
+  return Status::OK();
+}
+
+Status Server::OpenRollups(storage::StorageOptions* storage_options) {
+  const std::string dir = options_.storage.data_dir + "/rollup";
+  if (!options_.rollup.enabled) {
+    // Late points are not tracked while rollups are off: forget what was
+    // built, so that turning them on again rebuilds from the raw data.
+    return rollup::RollupStore::Invalidate(dir);
+  }
+  rollup::RollupOptions ro = options_.rollup.store;
+  ro.dir = dir;
+  ro.retention_ms = options_.storage.retention_ms;
+  SUNDIAL_RETURN_IF_ERROR(rollup::RollupStore::Open(ro, &rollups_));
+  storage_options->late_observer = rollups_.get();
   return Status::OK();
 }
 
@@ -118,7 +137,9 @@ void Server::Stop() {
   io_pool_->Stop();
   io_pool_->Join();
   if (workers_) workers_->Stop();
+  if (rollups_) rollups_->Stop();
   storage_.reset();  // seals and syncs
+  rollups_.reset();
   spdlog::info("sundiald stopped");
   spdlog::default_logger()->flush();
 }

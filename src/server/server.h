@@ -49,11 +49,15 @@ class Server : private net::SessionFactory {
  private:
   void StartSession(net::Protocol protocol, asio::ip::tcp::socket socket,
                     std::string_view first_bytes) override;
+  // Opens the rollup store (if enabled) and makes it the storage's
+  // late-point observer.
+  Status OpenRollups(storage::StorageOptions* storage_options);
   void WaitForSignal();
   void Stop();
 
   const Options options_;
   DataDirLock lock_;
+  std::unique_ptr<rollup::RollupStore> rollups_;  // outlives storage_ (its late-point observer)
   std::unique_ptr<storage::Storage> storage_;
   std::unique_ptr<IngestService> ingest_;
   std::unique_ptr<WorkerPool> workers_;

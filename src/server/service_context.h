@@ -11,6 +11,7 @@
 #include "options.h"
 #include "sundial/http/router.h"
 #include "sundial/net/session.h"
+#include "sundial/rollup/rollup_store.h"
 #include "sundial/storage/storage.h"
 #include "worker_pool.h"
 
@@ -28,6 +29,7 @@ struct ServerStats {
 struct ServiceContext {
   const Options* options = nullptr;
   storage::Storage* storage = nullptr;        // null while no storage is open
+  const rollup::RollupStore* rollups = nullptr;  // null when rollups are off
   IngestService* ingest = nullptr;            // the write path (ingest_service.h)
   WorkerPool* workers = nullptr;              // for work that must leave I/O threads
   ServerStats* stats = nullptr;

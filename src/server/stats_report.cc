@@ -52,6 +52,16 @@ std::vector<StatRecord> CollectStats(const ServiceContext& ctx) {
     add("storage.pages_sealed", s.pages_sealed);
     add("storage.corruptions_skipped", s.corruptions_skipped);
   }
+  if (ctx.rollups != nullptr) {
+    const rollup::RollupStats s = ctx.rollups->stats();
+    add("rollup.passes", s.passes);
+    add("rollup.hours_built", s.hours_built);
+    add("rollup.hours_read", s.hours_read);
+    add("rollup.late_marks", s.late_marks);
+    add("rollup.dirty_pending", s.dirty_pending, {}, {}, false);
+    add("rollup.disk_bytes", s.disk_bytes, {}, {}, false);
+    add("rollup.errors", s.errors);
+  }
   return r;
 }
 

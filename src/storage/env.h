@@ -87,4 +87,11 @@ std::unique_ptr<Env> NewPosixEnv();
 // The system page size (mmap offsets must be multiples of it).
 uint64_t SystemPageSize();
 
+// Zero-filled memory taken straight from the OS (an anonymous mapping) and
+// given back to it when freed, for large blocks whose lifetimes differ from
+// the heap's neighbours (a freed heap block may stay in the process's RSS).
+// Returns null if the OS refuses. REQUIRES: bytes > 0.
+void* AllocatePages(size_t bytes);
+void FreePages(void* p, size_t bytes);
+
 }  // namespace sundial::storage

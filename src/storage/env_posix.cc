@@ -188,4 +188,13 @@ uint64_t SystemPageSize() {
   return ps > 0 ? static_cast<uint64_t>(ps) : 4096;
 }
 
+void* AllocatePages(size_t bytes) {
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return p == MAP_FAILED ? nullptr : p;
+}
+
+void FreePages(void* p, size_t bytes) {
+  if (p != nullptr) munmap(p, bytes);
+}
+
 }  // namespace sundial::storage

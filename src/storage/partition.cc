@@ -1,6 +1,7 @@
 #include "storage/partition.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "storage/record_log.h"
 #include "sundial/common/coding.h"
@@ -106,7 +107,9 @@ bool Partition::DecodeRecord(std::string_view in, uint64_t page_end, uint64_t* d
 void Partition::AddEntry(SeriesId series, const PageRef& ref) {
   if (series >= last_.size()) last_.resize(static_cast<size_t>(series) + 1, 0);
   if ((entry_count_ >> kBlockBits) >= blocks_.size()) {
-    blocks_.push_back(std::make_unique<Entry[]>(kBlockEntries));
+    void* block = AllocatePages(kBlockEntries * sizeof(Entry));
+    if (block == nullptr) std::abort();  // out of memory, as operator new would
+    blocks_.emplace_back(static_cast<Entry*>(block));
   }
   // Pages hold times of this partition only, so min_rel fits; max_t - min_t
   // < 2^32 ms for every page (page_format.h), so span fits too.

@@ -128,7 +128,7 @@ class Partition {
   };
   static_assert(sizeof(Entry) == 20, "Entry layout");
   Entry& At(uint32_t index) REQUIRES(mu_) {
-    return blocks_[index >> kBlockBits][index & (kBlockEntries - 1)];
+    return blocks_[index >> kBlockBits].get()[index & (kBlockEntries - 1)];
   }
   PageRef RefOf(uint32_t index) REQUIRES(mu_);
   uint64_t OffsetOf(const Entry& e) const {
@@ -166,7 +166,12 @@ class Partition {
   bool dirty_ GUARDED_BY(mu_) = false;          // written since the last Sync
   const uint32_t time_shift_;
   std::atomic<uint32_t> pins_{0};        // 0 unless the partition spans 2^32 ms or more
-  std::vector<std::unique_ptr<Entry[]>> blocks_ GUARDED_BY(mu_);
+  // Blocks come from AllocatePages, so that a closed partition's index goes
+  // back to the OS rather than stay as free heap.
+  struct BlockFree {
+    void operator()(Entry* e) const { FreePages(e, kBlockEntries * sizeof(Entry)); }
+  };
+  std::vector<std::unique_ptr<Entry, BlockFree>> blocks_ GUARDED_BY(mu_);
   uint32_t entry_count_ GUARDED_BY(mu_) = 0;
   std::vector<uint32_t> last_ GUARDED_BY(mu_);  // by series, index + 1 of newest
 };

@@ -91,6 +91,9 @@ Status StorageImpl::Recover() {
   SUNDIAL_RETURN_IF_ERROR(wal_->ReadCheckpointMarks(&marks, &have_marks));
   SUNDIAL_RETURN_IF_ERROR(partitions_->Open(&warnings, have_marks ? &marks : nullptr));
   uint64_t corrupt = 0, unknown = 0;
+  LateAppendObserver* const observer = options_.late_observer;
+  const Timestamp late_mark = observer ? observer->late_watermark() : kMinTimestamp;
+  std::vector<SeriesPoint> late;
   auto apply = [&](const SeriesPoint& p) {
     MemSeries* s = series_.Get(p.series);
     if (s == nullptr) {
@@ -98,11 +101,13 @@ Status StorageImpl::Recover() {
       return;
     }
     ApplyPoint(p.series, s, p.t, p.v);
+    if (p.t < late_mark) late.push_back(p);
   };
   SUNDIAL_RETURN_IF_ERROR(wal_->Recover(
       [&](uint8_t type, std::string_view payload) {
         maint_run_mu_.AssertHeld();
         bool ok = true;
+        late.clear();
         if (type == kWalPointsRecord) {
           ok = DecodeWalBatch(payload, apply);
         } else if (type == kWalPointsRecordV1) {
@@ -110,6 +115,7 @@ Status StorageImpl::Recover() {
         } else if (type == kWalPageRecord) {
           ok = DecodeCheckpointPage(payload, apply);
         }
+        if (!late.empty()) observer->OnLateAppend(late.data(), late.size());
         // Replay seals pages; write them as we go rather than hoard them.
         if (pages_pending_.load(std::memory_order_relaxed) >= 4096) (void)WritePending();
         if (!ok) ++corrupt;
@@ -177,10 +183,17 @@ Status StorageImpl::Append(const SeriesPoint* points, size_t n) {
   {
     ReaderLock gate(&gate_);
     SUNDIAL_RETURN_IF_ERROR(wal_->Append(record, &lsn));
+    Timestamp oldest = kMaxTimestamp;
     for (size_t i = 0; i < n; ++i) {
       const SeriesPoint& p = points[i];
       ApplyPoint(p.series, series_.Get(p.series), p.t, p.v);
       newest = std::max(newest, p.t);
+      oldest = std::min(oldest, p.t);
+    }
+    // Under the gate, so a checkpoint's SyncLate() covers this batch.
+    LateAppendObserver* const observer = options_.late_observer;
+    if (observer != nullptr && oldest < observer->late_watermark()) {
+      observer->OnLateAppend(points, n);
     }
   }
   if (record.capacity() > (1u << 20)) std::string().swap(record);  // do not hoard
@@ -347,6 +360,10 @@ Timestamp StorageImpl::PendingMax(const MemSeries* s, Timestamp part_start) cons
     if (p->part_start == part_start) m = std::max(m, p->max_t);
   }
   return m;
+}
+
+std::vector<std::pair<Timestamp, Timestamp>> StorageImpl::PartitionRanges() {
+  return partitions_->Ranges();
 }
 
 // ---- Dictionary queries ----

@@ -170,6 +170,7 @@ class StorageImpl final : public Storage {
                                         size_t max) override;
   StorageStats stats() override;
   std::vector<std::string> recovery_warnings() override;
+  std::vector<std::pair<Timestamp, Timestamp>> PartitionRanges() override;
 
   // Seals every head and out-of-order page and writes all pending pages
   // (what a clean shutdown does first). For tests and benchmarks.

@@ -169,6 +169,9 @@ Status StorageImpl::Checkpoint() {
   const uint64_t wal_bytes = wal_->bytes_written();
   SUNDIAL_RETURN_IF_ERROR(partitions_->SyncAll());
   SUNDIAL_RETURN_IF_ERROR(dict_->Sync());
+  // Segments before seq go away with Finish(): late-point notices from
+  // them must be durable first.
+  if (options_.late_observer != nullptr) SUNDIAL_RETURN_IF_ERROR(options_.late_observer->SyncLate());
   last_checkpoint_bytes_ = w->size();
   SUNDIAL_RETURN_IF_ERROR(w->Finish());
   wal_bytes_at_checkpoint_ = wal_bytes;
@@ -199,6 +202,7 @@ Status StorageImpl::Shutdown() {
   Status s = WritePending();
   if (s.ok()) s = partitions_->SyncAll();
   if (s.ok()) s = dict_->Sync();
+  if (s.ok() && options_.late_observer != nullptr) s = options_.late_observer->SyncLate();
   if (!s.ok()) {
     (void)wal_->Sync();  // keep the WAL: recovery replays it
     return s;

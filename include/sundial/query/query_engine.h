@@ -23,6 +23,7 @@
 
 #include "sundial/common/status.h"
 #include "sundial/query/query_spec.h"
+#include "sundial/rollup/rollup_store.h"
 #include "sundial/storage/storage.h"
 
 namespace sundial::query {
@@ -76,7 +77,10 @@ Status ParseLookupJson(std::string_view body, LookupRequest* out);
 
 class QueryEngine {
  public:
-  QueryEngine(storage::Storage* storage, const QueryLimits& limits);
+  // rollups (borrowed, may be null) answers whole-hour downsampling when
+  // it can (rollup_source.h); results are the same either way.
+  QueryEngine(storage::Storage* storage, const QueryLimits& limits,
+              const rollup::RollupStore* rollups = nullptr);
   QueryEngine(const QueryEngine&) = delete;
   QueryEngine& operator=(const QueryEngine&) = delete;
 
@@ -112,6 +116,7 @@ class QueryEngine {
 
   storage::Storage* const storage_;
   const QueryLimits limits_;
+  const rollup::RollupStore* const rollups_;
 };
 
 // Upper-case hex TSUID of a series key (3-byte UIDs, tag pairs sorted by

@@ -38,6 +38,8 @@ enum class WalSyncMode : uint8_t {
   kNone,        // never fsync explicitly (the OS decides)
 };
 
+class LateAppendObserver;  // below
+
 struct StorageOptions {
   std::string data_dir;                        // created if missing
   Timestamp partition_duration_ms = 86400000;  // one day
@@ -52,6 +54,8 @@ struct StorageOptions {
   // Such a checkpoint also waits until the WAL written since the last one is
   // twice that one's size, so that checkpoints cost little disk writing.
   uint32_t checkpoint_interval_ms = 300000;
+  // Borrowed; must outlive the engine. Null: nobody is told about late points.
+  LateAppendObserver* late_observer = nullptr;
 };
 
 enum class NameKind : uint8_t { kMetric = 0, kTagKey = 1, kTagValue = 2 };
@@ -67,6 +71,26 @@ struct SeriesPoint {
   SeriesId series;
   Timestamp t;
   Value v;
+};
+
+// Told about appended points older than a watermark it chooses, so that
+// data derived from closed time ranges (rollups) can be recomputed when late
+// points land in them. The storage never interprets what the observer does.
+//
+// Calls: OnLateAppend() after a batch is applied (its points readable
+// through NewIterator) when at least one point has t < late_watermark() as
+// read after applying; also for such points replayed from the WAL during
+// Open(). SyncLate() before WAL data is dropped (checkpoint, clean
+// shutdown): everything told so far must then be durable.
+// Thread-safety: called from any appending thread, concurrently.
+class LateAppendObserver {
+ public:
+  virtual ~LateAppendObserver() = default;
+  // Cheap and thread-safe; may only grow.
+  virtual Timestamp late_watermark() const = 0;
+  // The whole batch; the observer picks the points below its watermark.
+  virtual void OnLateAppend(const SeriesPoint* points, size_t n) = 0;
+  virtual Status SyncLate() = 0;
 };
 
 // A series' identity, materialised. Tags sorted by key.
@@ -154,6 +178,10 @@ class Storage {
   // one line each, for the server to log at startup. Later damage found
   // while reading is appended too. Never throws; empty when all was well.
   virtual std::vector<std::string> recovery_warnings() { return {}; }
+
+  // Every time partition's [start, end), ascending (data may exist only
+  // inside these ranges). Empty for engines without partitions.
+  virtual std::vector<std::pair<Timestamp, Timestamp>> PartitionRanges() { return {}; }
 };
 
 }  // namespace sundial::storage

@@ -1,0 +1,274 @@
+#include "sundial/rollup/rollup_store.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <fstream>
+
+#include "test_util.h"
+
+namespace sundial::rollup {
+namespace {
+
+constexpr Timestamp kT0 = 19000 * kDayMs;  // a UTC day start
+
+HourStats RawHour(storage::Storage* st, SeriesId id, Timestamp hour) {
+  HourStats s;
+  s.hour = hour;
+  auto it = st->NewIterator(id, hour, hour + kHourMs - 1);
+  while (it->Next()) s.Add(it->t(), it->v().AsDouble());
+  return s;
+}
+
+// A rollup store and a storage engine on one data dir, with a fake clock.
+class Fixture {
+ public:
+  explicit Fixture(const std::string& dir) : dir_(dir) {}
+  ~Fixture() { Close(); }
+
+  void Open() {
+    RollupOptions ro;
+    ro.dir = dir_ + "/rollup";
+    ro.grace_ms = 10 * 60000;
+    ro.clock = [this] { return now_.load(); };
+    ro.max_dirty_pairs = max_dirty_pairs_;
+    ASSERT_TRUE(RollupStore::Open(ro, &rollups_).ok());
+    storage::StorageOptions so;
+    so.data_dir = dir_;
+    so.late_observer = rollups_.get();
+    ASSERT_TRUE(storage::Storage::Open(so, &storage_).ok());
+  }
+  void Close() {
+    storage_.reset();
+    rollups_.reset();
+  }
+  SeriesId Series(const std::string& host) {
+    storage::TagRef tag{"host", host};
+    SeriesId id = 0;
+    EXPECT_TRUE(storage_->ResolveSeries("cpu", &tag, 1, &id).ok());
+    return id;
+  }
+  void Put(SeriesId id, Timestamp t, Value v) {
+    storage::SeriesPoint p{id, t, v};
+    ASSERT_TRUE(storage_->Append(&p, 1).ok());
+  }
+  // Every hour of [from, to) of id agrees with the raw points, or is raw.
+  void ExpectConsistent(SeriesId id, Timestamp from, Timestamp to, int* rolled) {
+    auto c = rollups_->NewCursor(id, from, to);
+    for (Timestamp h = from; h < to; h += kHourMs) {
+      HourStats got;
+      const HourState st = c->Get(h, &got);
+      const HourStats want = RawHour(storage_.get(), id, h);
+      if (st == HourState::kRaw) continue;
+      ++*rolled;
+      if (st == HourState::kEmpty) {
+        EXPECT_TRUE(want.empty()) << "hour " << (h - kT0) / kHourMs;
+      } else {
+        EXPECT_TRUE(got.SameAs(want)) << "hour " << (h - kT0) / kHourMs << " count "
+                                      << got.count << " vs " << want.count;
+      }
+    }
+  }
+  HourState StateOf(SeriesId id, Timestamp hour, HourStats* out = nullptr) {
+    HourStats tmp;
+    return rollups_->NewCursor(id, hour, hour + kHourMs)->Get(hour, out ? out : &tmp);
+  }
+
+  std::string dir_;
+  size_t max_dirty_pairs_ = 65536;
+  std::atomic<int64_t> now_{kT0 + 5 * kHourMs};
+  std::unique_ptr<RollupStore> rollups_;
+  std::unique_ptr<storage::Storage> storage_;
+};
+
+void Fill(Fixture* f, SeriesId a, SeriesId b) {
+  for (Timestamp t = kT0; t < kT0 + 5 * kHourMs; t += 60000) {
+    f->Put(a, t, Value::Int(t / 60000 % 97));
+    f->Put(b, t + 7, Value::Float(static_cast<double>(t % 1000003) / 100));
+  }
+}
+
+TEST(RollupStore, BuildsClosedHoursFromRawPoints) {
+  testing::TempDir dir;
+  Fixture f(dir.path());
+  f.Open();
+  const SeriesId a = f.Series("a"), b = f.Series("b");
+  Fill(&f, a, b);
+  ASSERT_TRUE(f.rollups_->BuildNow(f.storage_.get()).ok());
+  EXPECT_EQ(f.rollups_->stats().watermark, kT0 + 4 * kHourMs);  // 10 min grace
+  HourStats h;
+  ASSERT_EQ(f.StateOf(a, kT0, &h), HourState::kRolled);
+  EXPECT_EQ(h.count, 60u);
+  EXPECT_EQ(f.StateOf(a, kT0 + 4 * kHourMs), HourState::kRaw);  // not closed yet
+  int rolled = 0;
+  f.ExpectConsistent(a, kT0, kT0 + 5 * kHourMs, &rolled);
+  f.ExpectConsistent(b, kT0, kT0 + 5 * kHourMs, &rolled);
+  EXPECT_EQ(rolled, 8);
+  // An hour without points is known to be empty.
+  const SeriesId c = f.Series("c");
+  f.Put(c, kT0 + 2 * kHourMs, Value::Int(1));
+  ASSERT_TRUE(f.rollups_->BuildNow(f.storage_.get()).ok());
+  EXPECT_EQ(f.StateOf(c, kT0 + kHourMs), HourState::kEmpty);
+  EXPECT_EQ(f.StateOf(c, kT0 + 2 * kHourMs), HourState::kRolled);
+}
+
+TEST(RollupStore, LatePointsMakeTheirHourRawUntilRebuilt) {
+  testing::TempDir dir;
+  Fixture f(dir.path());
+  f.Open();
+  const SeriesId a = f.Series("a"), b = f.Series("b");
+  Fill(&f, a, b);
+  ASSERT_TRUE(f.rollups_->BuildNow(f.storage_.get()).ok());
+  HourStats before;
+  ASSERT_EQ(f.StateOf(a, kT0 + kHourMs, &before), HourState::kRolled);
+  f.Put(a, kT0 + kHourMs + 30, Value::Int(1000));       // new timestamp
+  f.Put(a, kT0 + kHourMs + 60000, Value::Float(-2.5));  // overwrites a point
+  EXPECT_EQ(f.StateOf(a, kT0 + kHourMs), HourState::kRaw);
+  EXPECT_EQ(f.StateOf(b, kT0 + kHourMs), HourState::kRolled);
+  EXPECT_GE(f.rollups_->stats().dirty_pending, 1u);
+  ASSERT_TRUE(f.rollups_->BuildNow(f.storage_.get()).ok());
+  HourStats after;
+  ASSERT_EQ(f.StateOf(a, kT0 + kHourMs, &after), HourState::kRolled);
+  EXPECT_EQ(after.count, before.count + 1);
+  EXPECT_FALSE(after.integral);
+  EXPECT_EQ(f.rollups_->stats().dirty_pending, 0u);
+  int rolled = 0;
+  f.ExpectConsistent(a, kT0, kT0 + 5 * kHourMs, &rolled);
+  EXPECT_EQ(rolled, 4);
+  // The same hour again after its rebuild: marked again.
+  f.Put(a, kT0 + kHourMs + 31, Value::Int(7));
+  EXPECT_EQ(f.StateOf(a, kT0 + kHourMs), HourState::kRaw);
+  ASSERT_TRUE(f.rollups_->BuildNow(f.storage_.get()).ok());
+  rolled = 0;
+  f.ExpectConsistent(a, kT0, kT0 + 5 * kHourMs, &rolled);
+  EXPECT_EQ(rolled, 4);
+}
+
+TEST(RollupStore, ManyLateHoursCollapseIntoDays) {
+  testing::TempDir dir;
+  Fixture f(dir.path());
+  f.now_ = kT0 + 3 * kDayMs;
+  f.max_dirty_pairs_ = 100;
+  f.Open();
+  const SeriesId a = f.Series("a");
+  f.Put(a, kT0, Value::Int(1));
+  ASSERT_TRUE(f.rollups_->BuildNow(f.storage_.get()).ok());
+  // 48 late hours of 40 series: more marks than a small store keeps.
+  std::vector<SeriesId> ids;
+  for (int i = 0; i < 40; ++i) ids.push_back(f.Series("s" + std::to_string(i)));
+  for (Timestamp t = kT0; t < kT0 + 2 * kDayMs; t += 600000) {
+    for (SeriesId id : ids) f.Put(id, t, Value::Float(static_cast<double>(t % 977) / 10));
+  }
+  // Marks beyond 100 pairs collapse into the two whole days.
+  EXPECT_LE(f.rollups_->stats().dirty_pending, 2u + 100u);
+  EXPECT_GE(f.rollups_->stats().late_marks, 100u);
+  ASSERT_TRUE(f.rollups_->BuildNow(f.storage_.get()).ok());
+  EXPECT_EQ(f.rollups_->stats().dirty_pending, 0u);
+  int rolled = 0;
+  for (SeriesId id : ids) f.ExpectConsistent(id, kT0, kT0 + 2 * kDayMs, &rolled);
+  EXPECT_EQ(rolled, 48 * 40);
+}
+
+TEST(RollupStore, RestartKeepsRollupsConsistent) {
+  testing::TempDir dir;
+  Fixture f(dir.path());
+  f.Open();
+  const SeriesId a = f.Series("a"), b = f.Series("b");
+  Fill(&f, a, b);
+  ASSERT_TRUE(f.rollups_->BuildNow(f.storage_.get()).ok());
+  f.Put(b, kT0 + 30, Value::Int(5));  // late, not rebuilt before the restart
+  f.Close();
+  f.Open();
+  EXPECT_EQ(f.rollups_->stats().watermark, kT0 + 4 * kHourMs);
+  EXPECT_EQ(f.StateOf(b, kT0), HourState::kRaw);  // still dirty
+  int rolled = 0;
+  f.ExpectConsistent(a, kT0, kT0 + 5 * kHourMs, &rolled);
+  ASSERT_TRUE(f.rollups_->BuildNow(f.storage_.get()).ok());
+  rolled = 0;
+  f.ExpectConsistent(b, kT0, kT0 + 5 * kHourMs, &rolled);
+  EXPECT_EQ(rolled, 4);
+}
+
+TEST(RollupStore, DirtyMarksSurviveWithoutACleanClose) {
+  testing::TempDir dir;
+  Fixture f(dir.path());
+  f.Open();
+  const SeriesId a = f.Series("a"), b = f.Series("b");
+  Fill(&f, a, b);
+  ASSERT_TRUE(f.rollups_->BuildNow(f.storage_.get()).ok());
+  f.Put(a, kT0 + 3 * kHourMs + 1, Value::Int(9));
+  ASSERT_TRUE(f.rollups_->SyncLate().ok());
+  // A second store opened on the same files sees the mark, as a restart
+  // after a crash would (the first one never closed).
+  RollupOptions ro;
+  ro.dir = dir.path() + "/rollup";
+  std::unique_ptr<RollupStore> other;
+  ASSERT_TRUE(RollupStore::Open(ro, &other).ok());
+  EXPECT_EQ(other->stats().dirty_pending, 1u);
+  HourStats h;
+  EXPECT_EQ(other->NewCursor(a, kT0 + 3 * kHourMs, kT0 + 4 * kHourMs)->Get(kT0 + 3 * kHourMs, &h),
+            HourState::kRaw);
+}
+
+TEST(RollupStore, MissingOrDamagedDayFilesAreRebuilt) {
+  testing::TempDir dir;
+  Fixture f(dir.path());
+  f.Open();
+  const SeriesId a = f.Series("a"), b = f.Series("b");
+  Fill(&f, a, b);
+  ASSERT_TRUE(f.rollups_->BuildNow(f.storage_.get()).ok());
+  const std::string file = dir.path() + "/rollup/" + DayFileName(kT0);
+  f.Close();
+  ASSERT_EQ(std::remove(file.c_str()), 0);
+  f.Open();
+  EXPECT_EQ(f.StateOf(a, kT0), HourState::kRaw);
+  ASSERT_TRUE(f.rollups_->BuildNow(f.storage_.get()).ok());
+  EXPECT_EQ(f.StateOf(a, kT0), HourState::kRolled);
+  f.Close();
+  {
+    std::fstream io(file, std::ios::in | std::ios::out | std::ios::binary);
+    io.seekp(40);
+    io.write("\xff\xff\xff\xff", 4);
+  }
+  f.Open();
+  EXPECT_EQ(f.StateOf(a, kT0), HourState::kRaw);  // never a damaged record
+  ASSERT_TRUE(f.rollups_->BuildNow(f.storage_.get()).ok());
+  int rolled = 0;
+  f.ExpectConsistent(a, kT0, kT0 + 5 * kHourMs, &rolled);
+  f.ExpectConsistent(b, kT0, kT0 + 5 * kHourMs, &rolled);
+  EXPECT_EQ(rolled, 8);
+}
+
+TEST(RollupStore, BuildsAcrossDaysAndCatchesUp) {
+  testing::TempDir dir;
+  Fixture f(dir.path());
+  f.now_ = kT0 + 3 * kDayMs;
+  f.Open();
+  const SeriesId a = f.Series("a");
+  for (Timestamp t = kT0 + 20 * kHourMs; t < kT0 + 2 * kDayMs + 5 * kHourMs; t += 600000) {
+    f.Put(a, t, Value::Int(t % 1000));
+  }
+  ASSERT_TRUE(f.rollups_->BuildNow(f.storage_.get()).ok());
+  EXPECT_EQ(f.rollups_->stats().watermark, HourOf(f.now_ - 10 * 60000));
+  int rolled = 0;
+  f.ExpectConsistent(a, kT0, kT0 + 3 * kDayMs, &rolled);
+  EXPECT_EQ(rolled, 72 - 1);  // every hour but the last one is rolled up
+}
+
+TEST(RollupStore, BackgroundThreadBuildsAndStops) {
+  testing::TempDir dir;
+  Fixture f(dir.path());
+  f.Open();
+  const SeriesId a = f.Series("a"), b = f.Series("b");
+  Fill(&f, a, b);
+  f.rollups_->Start(f.storage_.get());
+  for (int i = 0; i < 500 && f.rollups_->stats().passes == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  f.rollups_->Stop();
+  EXPECT_GE(f.rollups_->stats().passes, 1u);
+  EXPECT_EQ(f.StateOf(a, kT0), HourState::kRolled);
+}
+
+}  // namespace
+}  // namespace sundial::rollup
