@@ -86,5 +86,22 @@ TEST(Options, ShippedConfigListsEveryKeyWithItsDefault) {
   EXPECT_EQ(text, DefaultConfigText()) << "regenerate with: build/sundiald --print-config > conf/sundial.conf";
 }
 
+// README.md's configuration table must have a row for every key, with its
+// flag and default.
+TEST(Options, ReadmeTableListsEveryKeyWithFlagAndDefault) {
+  std::ifstream in(std::string(SUNDIAL_SOURCE_DIR) + "/README.md");
+  ASSERT_TRUE(in.good());
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string text = ss.str();
+  for (const OptionSpec& spec : OptionTable()) {
+    const std::string value =
+        spec.default_value.empty() ? "(empty)" : "`" + std::string(spec.default_value) + "`";
+    const std::string row = "| `" + std::string(spec.key) + "` | `" + FlagForKey(spec.key) +
+                            "` | " + value + " |";
+    EXPECT_NE(text.find(row), std::string::npos) << "README row missing or changed: " << row;
+  }
+}
+
 }  // namespace
 }  // namespace sundial::server
