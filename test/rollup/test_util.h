@@ -3,51 +3,23 @@
 // the rollup code.
 #pragma once
 
-#include <stdlib.h>
-
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <limits>
 #include <random>
-#include <string>
 #include <vector>
 
+#include "storage/test_util.h"
 #include "sundial/rollup/hour_stats.h"
 
 namespace sundial::rollup::testing {
 
-// A fresh directory under $TMPDIR (or /tmp), removed on destruction.
-class TempDir {
- public:
-  TempDir() {
-    const char* base = std::getenv("TMPDIR");
-    std::string tmpl = std::string(base != nullptr ? base : "/tmp") + "/sundial-rollup-XXXXXX";
-    if (mkdtemp(&tmpl[0]) == nullptr) std::abort();
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+// Temp dirs as in storage's tests (rollup sits on storage).
+using storage::testing::TempDir;
 
 // SUNDIAL_SEED if set, else a random seed; printed either way.
-inline uint64_t TestSeed() {
-  uint64_t seed = std::random_device{}();
-  if (const char* s = std::getenv("SUNDIAL_SEED")) seed = std::strtoull(s, nullptr, 10);
-  std::printf("SUNDIAL_SEED=%llu\n", static_cast<unsigned long long>(seed));
-  return seed;
-}
+inline uint64_t TestSeed() { return storage::testing::TestSeed(std::random_device{}()); }
 
 // The raw downsampler's value of fn over values in time order (n >= 1).
 inline double Reference(RollupFn fn, const std::vector<double>& v) {
