@@ -48,22 +48,30 @@ void Partition::BufferEntry(SeriesId series, const PageRef& ref) {
   ++unflushed_count_;
 }
 
-Status Partition::FlushIndex() {
-  if (unflushed_count_ == 0) return Status::OK();
+void Partition::AppendBufferedRecord(std::string* out) const {
   std::string payload;
   PutVarint32(&payload, unflushed_count_);
   payload += unflushed_;
+  AppendLogRecord(out, kIndexRecord, payload);
+}
+
+void Partition::ClearBuffer() {
+  unflushed_.clear();
+  unflushed_count_ = 0;
+  unflushed_end_ = 0;
+}
+
+Status Partition::FlushIndex() {
+  if (unflushed_count_ == 0) return Status::OK();
   std::string rec;
-  AppendLogRecord(&rec, kIndexRecord, payload);
+  AppendBufferedRecord(&rec);
   Status s = index_->Write(index_end_, rec.data(), rec.size());
   if (!s.ok()) {
     (void)index_->Truncate(index_end_);
     return s.WithContext("page index write");
   }
   index_end_ += rec.size();
-  unflushed_.clear();
-  unflushed_count_ = 0;
-  unflushed_end_ = 0;
+  ClearBuffer();
   return Status::OK();
 }
 
@@ -217,12 +225,8 @@ Status Partition::RewriteIndex() {
   for (uint32_t i = 0; i < entry_count_; ++i) {
     BufferEntry(owner[i], RefOf(i));
     if (unflushed_count_ >= 1024 || i + 1 == entry_count_) {
-      std::string payload;
-      PutVarint32(&payload, unflushed_count_);
-      AppendLogRecord(&out, kIndexRecord, payload + unflushed_);
-      unflushed_.clear();
-      unflushed_count_ = 0;
-      unflushed_end_ = 0;
+      AppendBufferedRecord(&out);
+      ClearBuffer();
     }
   }
   return ReplaceIndexFile(out);
@@ -286,23 +290,15 @@ Status Partition::RebuildIndex(std::vector<std::string>* warnings) {
         AddEntry(series, ref);
         BufferEntry(series, ref);
         if (unflushed_count_ >= 1024) {
-          std::string payload;
-          PutVarint32(&payload, unflushed_count_);
-          AppendLogRecord(&out, kIndexRecord, payload + unflushed_);
-          unflushed_.clear();
-          unflushed_count_ = 0;
-          unflushed_end_ = 0;
+          AppendBufferedRecord(&out);
+          ClearBuffer();
         }
       },
       warnings);
   SUNDIAL_RETURN_IF_ERROR(s);
   if (unflushed_count_ > 0) {
-    std::string payload;
-    PutVarint32(&payload, unflushed_count_);
-    AppendLogRecord(&out, kIndexRecord, payload + unflushed_);
-    unflushed_.clear();
-    unflushed_count_ = 0;
-    unflushed_end_ = 0;
+    AppendBufferedRecord(&out);
+    ClearBuffer();
   }
   SUNDIAL_RETURN_IF_ERROR(ReplaceIndexFile(out));
   warnings->push_back(dir_ + ": page index rebuilt with " + std::to_string(entry_count_) +

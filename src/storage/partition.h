@@ -146,7 +146,13 @@ class Partition {
   void AddEntry(SeriesId series, const PageRef& ref) REQUIRES(mu_);
   // Appends one entry to unflushed_.
   void BufferEntry(SeriesId series, const PageRef& ref) REQUIRES(mu_);
-  // Writes the buffered entries as one index record.
+  // Appends the buffered entries to *out as one index record; the buffer
+  // is left as it is.
+  void AppendBufferedRecord(std::string* out) const REQUIRES(mu_);
+  // Empties the buffer of entries.
+  void ClearBuffer() REQUIRES(mu_);
+  // Writes the buffered entries as one index record to the index file;
+  // on failure they stay buffered.
   Status FlushIndex() REQUIRES(mu_);
   bool DecodeRecord(std::string_view in, uint64_t page_end, uint64_t* dropped) REQUIRES(mu_);
 
