@@ -43,17 +43,6 @@ std::string ValidDayFile(std::mt19937_64* rng) {
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
-void Mutate(std::string* s, std::mt19937_64* rng) {
-  const int edits = 1 + static_cast<int>((*rng)() % 8);
-  for (int e = 0; e < edits && !s->empty(); ++e) {
-    switch ((*rng)() % 3) {
-      case 0: (*s)[(*rng)() % s->size()] = static_cast<char>((*rng)()); break;
-      case 1: s->resize((*rng)() % s->size()); break;
-      default: s->insert((*rng)() % s->size(), 1, static_cast<char>((*rng)()));
-    }
-  }
-}
-
 TEST(RollupFuzzSmoke, DayFile) {
   std::mt19937_64 rng(testing::TestSeed());
   const std::string valid = ValidDayFile(&rng);
@@ -61,7 +50,7 @@ TEST(RollupFuzzSmoke, DayFile) {
   FuzzDayFile(reinterpret_cast<const uint8_t*>(valid.data()), valid.size());
   for (int i = 0; i < 1000; ++i) {
     std::string s = valid;
-    Mutate(&s, &rng);
+    storage::testing::Mutate(&s, &rng);
     FuzzDayFile(reinterpret_cast<const uint8_t*>(s.data()), s.size());
   }
 }

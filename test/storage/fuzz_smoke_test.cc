@@ -30,22 +30,11 @@ std::string ValidWalRecords(std::mt19937_64* rng) {
   return out;
 }
 
-void Mutate(std::string* s, std::mt19937_64* rng) {
-  const int edits = 1 + static_cast<int>((*rng)() % 8);
-  for (int e = 0; e < edits && !s->empty(); ++e) {
-    switch ((*rng)() % 3) {
-      case 0: (*s)[(*rng)() % s->size()] = static_cast<char>((*rng)()); break;
-      case 1: s->resize((*rng)() % s->size()); break;
-      default: s->insert((*rng)() % s->size(), 1, static_cast<char>((*rng)()));
-    }
-  }
-}
-
 TEST(StorageFuzzSmoke, WalRecords) {
   std::mt19937_64 rng(testing::TestSeed(7));
   for (int i = 0; i < 3000; ++i) {
     std::string s = ValidWalRecords(&rng);
-    Mutate(&s, &rng);
+    testing::Mutate(&s, &rng);
     FuzzWalRecords(reinterpret_cast<const uint8_t*>(s.data()), s.size());
   }
 }
@@ -65,8 +54,8 @@ TEST(StorageFuzzSmoke, DataDir) {
   AppendLogRecord(&dict, 2, series);
   for (int i = 0; i < 150; ++i) {
     std::string d = dict, w = ValidWalRecords(&rng), pages, index;
-    if (i % 2) Mutate(&d, &rng);
-    if (i % 3) Mutate(&w, &rng);
+    if (i % 2) testing::Mutate(&d, &rng);
+    if (i % 3) testing::Mutate(&w, &rng);
     std::string in;
     for (const std::string* part : {&d, &w, &pages}) {
       in.push_back(static_cast<char>(part->size() & 0xff));
@@ -74,7 +63,7 @@ TEST(StorageFuzzSmoke, DataDir) {
       in += *part;
     }
     in += index;
-    if (i % 5 == 4) Mutate(&in, &rng);
+    if (i % 5 == 4) testing::Mutate(&in, &rng);
     FuzzDataDir(reinterpret_cast<const uint8_t*>(in.data()), in.size());
   }
 }

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,19 @@ inline uint64_t TestSeed(uint64_t fallback) {
   const uint64_t seed = env != nullptr ? std::strtoull(env, nullptr, 10) : fallback;
   std::printf("SUNDIAL_SEED=%llu\n", static_cast<unsigned long long>(seed));
   return seed;
+}
+
+// Applies 1..8 random edits to *s (overwrite a byte, truncate, insert a
+// byte), for the unguided fuzz smoke runs.
+inline void Mutate(std::string* s, std::mt19937_64* rng) {
+  const int edits = 1 + static_cast<int>((*rng)() % 8);
+  for (int e = 0; e < edits && !s->empty(); ++e) {
+    switch ((*rng)() % 3) {
+      case 0: (*s)[(*rng)() % s->size()] = static_cast<char>((*rng)()); break;
+      case 1: s->resize((*rng)() % s->size()); break;
+      default: s->insert((*rng)() % s->size(), 1, static_cast<char>((*rng)()));
+    }
+  }
 }
 
 // Every point of series id in [start, end].
