@@ -45,7 +45,7 @@ TEST(PageIterator, RejectsBadHeaders) {
   EXPECT_TRUE(it.status().IsCorruption());
   EXPECT_FALSE(it.Next());
   std::string bad = p;
-  bad[0] = 2;  // version
+  bad[0] = 3;  // version
   it.Reset(bad);
   EXPECT_TRUE(it.status().IsCorruption());
   bad = p;
