@@ -42,12 +42,14 @@ SUNDIAL_INLINE int ReadCode(BitBuffer* in, uint32_t k, uint64_t* z1) {
   return kBadCode;
 }
 
-// Updates a code's state a after z - 1 = z1 and its parameter k.
+// Updates a code's state a after z - 1 = z1 and its parameter k, as
+// RiceState does, in fewer steps: a never exceeds 2^44 (it starts at 0, and
+// a - a / 16 + min(z1, 2^40) <= 2^44 when a <= 2^44), so floor(log2(a / 16))
+// is at most kRiceMaxK without a cap, and (a / 16) | 1 gives 0 below 2.
 SUNDIAL_INLINE void Adapt(uint64_t* a, uint32_t* k, uint64_t z1) {
-  RiceState s{*a};
-  s.Update(z1);
-  *a = s.a;
-  *k = static_cast<uint32_t>(s.k());
+  const uint64_t c = uint64_t{1} << kRiceMaxK;
+  *a += (z1 < c ? z1 : c) - (*a >> 4);
+  *k = static_cast<uint32_t>(63 - __builtin_clzll((*a >> 4) | 1));
 }
 
 // Value codes of int pages (kDecimal false) and decimal pages, as deltas or
@@ -85,6 +87,13 @@ struct IntCodec {
     const uint64_t raw = in->ReadWide(64);
     *out = kind == kSpecialB ? Value::Int(static_cast<int64_t>(raw)) : Value::Float(BitsToDouble(raw));
     return true;
+  }
+
+  // Whether count buffered bits may be too few for the next value code
+  // (ReadCode reads at most 9 + k bits, or a 16-bit long prefix).
+  template <typename C>
+  static SUNDIAL_INLINE bool NeedsRefill(uint32_t count, const C& c) {
+    return count < 16 + c.val_k;
   }
 
   // The value of one point of a run (value code "0").
@@ -142,6 +151,12 @@ struct XorCodec {
       c->native ^= in->ReadWide(n) << c->trail;
     }
     *out = Value::Float(BitsToDouble(c->native));
+    return true;
+  }
+
+  // Short codes may take 55 bits.
+  template <typename C>
+  static SUNDIAL_INLINE bool NeedsRefill(uint32_t, const C&) {
     return true;
   }
 
@@ -308,7 +323,7 @@ uint32_t PageDecoder::Loop(PageDecoder* d, Timestamp* t, Value* v, uint32_t max)
     in.Refill();
     if (kFrame && (!kChecked || c.started != 0)) {
       c.t += ReadFrameCode(&in, p);
-      in.Refill();
+      if (Codec::NeedsRefill(in.count, c)) in.Refill();
     } else if (!kChecked || c.started != 0) {
       uint64_t z1 = 0;
       const int kind = ReadCode(&in, c.ts_k, &z1);
