@@ -96,7 +96,8 @@ Status ColdFile::Open(Env* env, const std::string& path, Timestamp partition_sta
 }
 
 Status ColdFile::FromFile(std::unique_ptr<File> f, Timestamp partition_start,
-                          Timestamp partition_end, std::unique_ptr<ColdFile>* out) {
+                          Timestamp partition_end, std::unique_ptr<ColdFile>* out,
+                          bool verify_checksums) {
   const std::string path = f->path();
   uint64_t size = 0;
   SUNDIAL_RETURN_IF_ERROR(f->Size(&size));
@@ -120,11 +121,13 @@ Status ColdFile::FromFile(std::unique_ptr<File> f, Timestamp partition_start,
   std::string index(index_len, '\0');
   SUNDIAL_RETURN_IF_ERROR(f->Read(index_at, index_len, index.empty() ? nullptr : &index[0], &got));
   if (got != index_len ||
-      crc32c::Unmask(DecodeFixed32(foot + 12)) != crc32c::Value(index.data(), index.size())) {
+      (verify_checksums &&
+       crc32c::Unmask(DecodeFixed32(foot + 12)) != crc32c::Value(index.data(), index.size()))) {
     return Status::Corruption(path, "index checksum mismatch");
   }
   std::unique_ptr<ColdFile> c(new ColdFile(std::move(f), path, partition_start, index_at, size));
   c->replaced_id_ = DecodeFixed32(h + 12);
+  c->verify_checksums_ = verify_checksums;
   SUNDIAL_RETURN_IF_ERROR(c->ParseIndex(index, partition_end));
   *out = std::move(c);
   return Status::OK();
@@ -193,7 +196,8 @@ Status ColdFile::GetBlock(const Entry& e, const Block** out) {
   size_t got = 0;
   SUNDIAL_RETURN_IF_ERROR(
       file_->Read(e.offset, packed.size(), packed.empty() ? nullptr : &packed[0], &got));
-  if (got != packed.size() || crc32c::Unmask(e.crc) != crc32c::Value(packed.data(), got)) {
+  if (got != packed.size() ||
+      (verify_checksums_ && crc32c::Unmask(e.crc) != crc32c::Value(packed.data(), got))) {
     return Status::Corruption(path_, "block of series " + std::to_string(e.id) +
                                          " fails its checksum");
   }

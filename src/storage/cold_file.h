@@ -90,8 +90,12 @@ class ColdFile {
   static Status Open(Env* env, const std::string& path, Timestamp partition_start,
                      Timestamp partition_end, std::unique_ptr<ColdFile>* out);
   // The same over an open file (tests and fuzzing read from memory).
+  // verify_checksums false skips the index and block CRCs, so that a
+  // fuzzer reaches the parsers behind them; the parsers stay safe on any
+  // bytes either way.
   static Status FromFile(std::unique_ptr<File> file, Timestamp partition_start,
-                         Timestamp partition_end, std::unique_ptr<ColdFile>* out);
+                         Timestamp partition_end, std::unique_ptr<ColdFile>* out,
+                         bool verify_checksums = true);
 
   uint32_t replaced_page_file_id() const { return replaced_id_; }
   bool HasSeries(SeriesId series) const { return Find(series) != nullptr; }
@@ -145,6 +149,7 @@ class ColdFile {
   const uint64_t blocks_end_;  // where the index starts
   const uint64_t file_size_;
   uint32_t replaced_id_ = 0;
+  bool verify_checksums_ = true;
   uint64_t pages_ = 0;
   std::vector<Entry> entries_;  // ascending by id; immutable after Open
   Mutex mu_;

@@ -259,7 +259,8 @@ TEST_F(Compaction, ShrinksRealisticData) {
   std::mt19937_64 rng(testing::TestSeed(29));
   std::vector<SeriesId> ids;
   for (int s = 0; s < 10; ++s) {
-    TagRef tags[] = {{"host", "h" + std::to_string(s)}};
+    const std::string host = "h" + std::to_string(s);
+    TagRef tags[] = {{"host", host}};
     SeriesId id = 0;
     ASSERT_TRUE(db_->ResolveSeries("walk", tags, 1, &id).ok());
     ids.push_back(id);
