@@ -57,7 +57,7 @@ class RollupSource final : public PointSource {
   rollup::HourStats pending_;  // first hour of the next bucket
   bool calendar_started_ = false;
   Timestamp prev_ = 0, end_ = 0;  // calendar bucket [prev_, end_)
-  std::unique_ptr<SampleIterator> raw_;  // raw points from the first raw hour on
+  std::unique_ptr<RawSource> raw_;  // raw points from the first raw hour on
   bool raw_has_ = false;
   bool have_primed_ = false;
   Point primed_;
