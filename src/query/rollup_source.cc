@@ -77,14 +77,23 @@ bool RollupEligible(const SubQuery& q, const DownsampleContext& ctx) {
 }
 
 RollupSource::RollupSource(storage::Storage* storage, const rollup::RollupStore* rollups,
-                           SeriesId id, const DownsampleContext& ctx, QueryBudget* budget)
+                           SeriesId id, const DownsampleContext& ctx, QueryBudget* budget,
+                           const std::vector<std::pair<Timestamp, Timestamp>>* partitions)
     : storage_(storage),
       id_(id),
       ctx_(ctx),
       budget_(budget),
       cursor_(rollups->NewCursor(id, ctx.scan_start_ms, ctx.scan_end_ms)),
       combiner_(FnOf(ctx)),
-      hour_(ctx.scan_start_ms) {}
+      hour_(ctx.scan_start_ms),
+      partitions_(partitions) {}
+
+bool RollupSource::MayHavePoints(Timestamp hour) {
+  const auto& p = *partitions_;
+  if (p.empty()) return true;
+  while (partition_ < p.size() && p[partition_].second <= hour) ++partition_;
+  return partition_ < p.size() && p[partition_].first < hour + kHourMs;
+}
 
 bool RollupSource::Prime() {
   have_primed_ = Compute(&primed_);
@@ -153,6 +162,7 @@ bool RollupSource::NextHour(HourStats* out) {
   while (hour_ < ctx_.scan_end_ms) {
     const Timestamp h = hour_;
     hour_ += kHourMs;
+    if (!MayHavePoints(h)) continue;  // e.g. a day before the first point
     const HourState st = cursor_->Get(h, out);
     if (st == HourState::kRolled) return true;
     if (st == HourState::kRaw && RawHour(h, out)) return true;
