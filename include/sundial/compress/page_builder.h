@@ -156,7 +156,10 @@ class PageBuilder {
   static constexpr uint8_t kMaxReencodes = 24;  // per page, bounds the work
   static constexpr uint16_t kOrderCheckPoints = 32;
 
+  // The steady path for pages of encoding E (== st_.enc).
+  template <ValueEncoding E>
   bool AppendSteady(Timestamp t, Value v);
+  bool AppendSlow(Timestamp t, Value v);
   bool FinishSteady(Timestamp t, Timestamp lo, Timestamp hi);
   void ChooseInitialEncoding(Timestamp t, Value v);
   // Encodes one point in the current encoding. A value that is not native
@@ -164,8 +167,16 @@ class PageBuilder {
   // kFull/kNotNative nothing changed.
   Result EncodePoint(Timestamp t, Value v, bool allow_escape);
   struct ValueStep;
+  // Each for pages of encoding E, and for st_.enc (the *Any forms).
+  template <ValueEncoding E>
   bool Native(Value v, uint64_t bits, uint64_t* native) const;
+  bool NativeAny(Value v, uint64_t bits, uint64_t* native) const;
+  template <ValueEncoding E>
   bool ZeroCode(uint64_t native, uint64_t* dprime) const;
+  bool ZeroCodeAny(uint64_t native, uint64_t* dprime) const;
+  ValueStep WriteValueAny(BitWriter* w, Value v, uint64_t bits, uint64_t native,
+                          bool is_native) const;
+  template <ValueEncoding E>
   ValueStep WriteValue(BitWriter* w, Value v, uint64_t bits, uint64_t native,
                        bool is_native) const;
   void StartRun(BitWriter* w);
