@@ -185,6 +185,10 @@ bool PageBuilder::ZeroCodeAny(uint64_t native, uint64_t* dprime) const {
   }
 }
 
+// BitWidth(z) without a branch, but 63 for z >= 2^63: good enough for the
+// cost estimates that choose the value order.
+SUNDIAL_INLINE int CostWidth(uint64_t z) { return 63 - __builtin_clzll((z << 1) | 1); }
+
 // The value side of the encoder state after one value code.
 struct PageBuilder::ValueStep {
   uint64_t rice;
@@ -223,8 +227,8 @@ SUNDIAL_INLINE PageBuilder::ValueStep PageBuilder::WriteValue(BitWriter* w, Valu
     code = s.vdod ? dd : d;
     n.vdelta = d;
     // Rough costs of both orders, to pick the cheaper one (SwitchOrder).
-    n.cost_delta += 1 + static_cast<uint32_t>(BitWidth(ZigZag(d)));
-    n.cost_dod += 1 + static_cast<uint32_t>(BitWidth(ZigZag(dd)));
+    n.cost_delta += 1 + static_cast<uint32_t>(CostWidth(ZigZag(d)));
+    n.cost_dod += 1 + static_cast<uint32_t>(CostWidth(ZigZag(dd)));
   }
   n.zero = code == 0;
   RiceState rice{n.rice};
@@ -262,7 +266,9 @@ SUNDIAL_INLINE bool PageBuilder::AppendSteady(Timestamp t, Value v) {
     // too, or t is not): a 32-bit division where it fits, as a 64-bit one
     // is a library call on 32-bit CPUs.
     const auto step = static_cast<uint64_t>(t) - static_cast<uint64_t>(s.last_t);
-    if (step + 0x80000000u <= 0xffffffffu) {
+    if (step == s.prev_step) {  // the step before, in whole seconds
+      x = static_cast<int64_t>(static_cast<uint64_t>(s.prev_x) + s.prev_delta);
+    } else if (step + 0x80000000u <= 0xffffffffu) {
       const auto step32 = static_cast<int32_t>(static_cast<int64_t>(step));
       if (step32 % 1000 != 0) return false;
       x = s.prev_x + step32 / 1000;
@@ -332,6 +338,7 @@ SUNDIAL_INLINE bool PageBuilder::FinishSteady(Timestamp t, Timestamp lo, Timesta
   State& s = st_;
   s.min_t = lo;
   s.max_t = hi;
+  s.prev_step = static_cast<uint64_t>(t) - static_cast<uint64_t>(s.last_t);
   s.last_t = t;
   ++s.count;
   UpdateHeader(t);
@@ -405,6 +412,7 @@ PageBuilder::Result PageBuilder::EncodePoint(Timestamp t, Value v,
   } else {
     if (t < s.min_t) s.min_t = t;
     if (t > s.max_t) s.max_t = t;
+    s.prev_step = static_cast<uint64_t>(t) - static_cast<uint64_t>(s.last_t);
   }
   s.last_t = t;
   ++s.count;

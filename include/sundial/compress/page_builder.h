@@ -131,6 +131,7 @@ class PageBuilder {
     uint64_t prev_native = 0;  // int, mantissa or float bits of the last native value
     int64_t prev_x = 0;        // last timestamp in page units
     uint64_t prev_delta = 0;   // in page units, wrapping
+    uint64_t prev_step = 0;    // the same in ms: t - the timestamp before
     uint64_t prev_vdelta = 0;  // last native value delta (int/decimal pages)
     uint32_t cost_delta = 0;   // estimated value bits in either order
     uint32_t cost_dod = 0;
