@@ -192,7 +192,7 @@ void TelnetPutHandler::HandlePut(std::string_view line, std::string* reply) {
       !resolver_.Resolve(metric, tags_.data(), tags_.size(), metric, tag_text, &id, &error)) {
     return Reject(error, reply);
   }
-  batch_.push_back(storage::SeriesPoint{id, PutTimestampToMs(ts), value.value});
+  AddPoint(&batch_, id, PutTimestampToMs(ts), value.value);
   if (batch_.size() >= options_->max_batch_points) (void)Flush(reply);
 }
 
