@@ -12,7 +12,11 @@
 #   bench/query_vs_vm.sh [build-dir]      (default: build-release)
 #   env: SECONDS_PER_QUERY (default 5), HOSTS (100), DURATION (3600),
 #        VM_FLAGS (extra victoria-metrics flags, e.g. -search.disableCache),
-#        SETTLE (seconds between loading and querying, default 5)
+#        SETTLE (seconds between loading and querying, default 5),
+#        ROLLUPS (wait: before querying, wait up to 90 s for Sundial's rollup
+#        builder, which looks for closed hours once a minute, to roll up the
+#        loaded hours, as it would have long before on a server in service;
+#        nowait: query at once, so (c) reads raw points. Default wait.)
 set -euo pipefail
 
 build=${1:-build-release}
@@ -63,10 +67,21 @@ echo "== loading (hosts=$hosts, duration=${duration}s)"
 "$build/bench/ingest_load" --protocol=telnet --port="$vm_tsdb" --pid="$vm_pid" \
   --hosts="$hosts" --duration="$duration" --stats=vm --stats-port="$vm_http" | tail -n 3
 curl -fsS "http://127.0.0.1:$vm_http/internal/force_flush" >/dev/null || true
+rollup_stat() {  # name: a tsd.rollup.* figure from Sundial's /api/stats
+  curl -fsS "http://127.0.0.1:$sd_port/api/stats" | python3 -c '
+import json, sys
+print(next((int(x["value"]) for x in json.load(sys.stdin) if x["metric"] == "tsd.rollup." + sys.argv[1]), 0))' "$1"
+}
+if [ "${ROLLUPS:-wait}" = wait ]; then
+  waited=0
+  while [ "$(rollup_stat hours_built)" -eq 0 ] && [ "$waited" -lt 90 ]; do sleep 1; waited=$((waited + 1)); done
+  echo "== Sundial rolled up $(rollup_stat hours_built) series-hours (waited ${waited}s)"
+fi
 # Let both servers finish their post-load background work (page writes,
 # merges) before the first query is timed.
 sleep "${SETTLE:-5}"
 
 echo "== queries (${secs}s per query and concurrency, alternating rounds; load average $(cut -d' ' -f1-3 /proc/loadavg))"
 "$build/bench/query_bench" --port="$sd_port" --vm-port="$vm_http" --seconds="$secs" --rounds=5
+echo "== Sundial answered $(rollup_stat hours_read) series-hours from rollups"
 echo "== load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"

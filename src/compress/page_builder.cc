@@ -1,7 +1,9 @@
 #include "sundial/compress/page_builder.h"
 
+#include <algorithm>
 #include <cassert>
 #include <cstring>
+#include <vector>
 
 #include "decimal.h"
 #include "force_inline.h"
@@ -34,6 +36,7 @@ std::string_view PageBuilder::data() const {
 uint32_t PageBuilder::size() const { return kPageHeaderSize + (st_.pos + 7) / 8; }
 
 void PageBuilder::Reset() {
+  ChooseNextFrame();
   std::memset(buf_.get() + kPageHeaderSize, 0, (st_.pos + 7) / 8);
   st_ = State();
   WriteHeader();
@@ -45,6 +48,7 @@ void PageBuilder::WriteHeader() {
   h.seconds = st_.seconds;
   h.param = st_.param;
   h.value_dod = st_.vdod;
+  h.frame = st_.frame;
   h.count = st_.count;
   h.first_t = st_.first_t;
   h.min_t = st_.min_t;
@@ -53,7 +57,18 @@ void PageBuilder::WriteHeader() {
 }
 
 bool PageBuilder::Append(Timestamp t, Value v) {
-  if (AppendSteady(t, v)) return true;
+  bool done;
+  switch (st_.enc) {
+    case ValueEncoding::kInt: done = AppendSteady<ValueEncoding::kInt>(t, v); break;
+    case ValueEncoding::kDecimal: done = AppendSteady<ValueEncoding::kDecimal>(t, v); break;
+    default: done = AppendSteady<ValueEncoding::kXor>(t, v); break;
+  }
+  return done || AppendSlow(t, v);
+}
+
+// Everything AppendSteady does not take: the first points, runs, escapes,
+// re-encodes, a full page.
+bool PageBuilder::AppendSlow(Timestamp t, Value v) {
   if (st_.count == 0) {
     ChooseInitialEncoding(t, v);
     const Result r = EncodePoint(t, v, true);
@@ -104,6 +119,12 @@ SUNDIAL_INLINE void PageBuilder::UpdateHeader(Timestamp t) {
 void PageBuilder::ChooseInitialEncoding(Timestamp t, Value v) {
   st_ = State();
   st_.seconds = t % 1000 == 0;
+  if (next_frame_.w != 0) {
+    st_.seconds = false;
+    st_.frame = true;
+    st_.frame_w = next_frame_.w;
+    st_.frame_base = next_frame_.base;
+  }
   if (v.is_int()) {
     st_.enc = ValueEncoding::kInt;
     st_.param = kMaxIntShift;  // lowered by the first deltas
@@ -115,37 +136,53 @@ void PageBuilder::ChooseInitialEncoding(Timestamp t, Value v) {
 }
 
 // Whether v is native to the page's encoding; *native is its native form.
+// E is the page's encoding, s.enc (one copy of the steady path for each).
+template <ValueEncoding E>
 SUNDIAL_INLINE bool PageBuilder::Native(Value v, uint64_t bits, uint64_t* native) const {
   const State& s = st_;
-  switch (s.enc) {
-    case ValueEncoding::kInt:
-      *native = bits;
-      return v.is_int() &&
-             (!s.has_native || ((bits - s.prev_native) & LowBits(s.param)) == 0);
-    case ValueEncoding::kDecimal: {
-      int64_t m = 0;
-      if (v.is_int() || !DecimalFits(v.float_value(), s.param, &m)) return false;
-      *native = static_cast<uint64_t>(m);
-      return !s.has_native || ZigZag(*native - s.prev_native) < kMaxDecimalZigZag;
-    }
-    default:
-      *native = bits;
-      return !v.is_int();
+  if (E == ValueEncoding::kInt) {
+    *native = bits;
+    return v.is_int() && (!s.has_native || ((bits - s.prev_native) & LowBits(s.param)) == 0);
+  }
+  if (E == ValueEncoding::kDecimal) {
+    int64_t m = 0;
+    if (v.is_int() || !DecimalFits(v.float_value(), s.param, &m)) return false;
+    *native = static_cast<uint64_t>(m);
+    return !s.has_native || ZigZag(*native - s.prev_native) < kMaxDecimalZigZag;
+  }
+  *native = bits;
+  return !v.is_int();
+}
+
+bool PageBuilder::NativeAny(Value v, uint64_t bits, uint64_t* native) const {
+  switch (st_.enc) {
+    case ValueEncoding::kInt: return Native<ValueEncoding::kInt>(v, bits, native);
+    case ValueEncoding::kDecimal: return Native<ValueEncoding::kDecimal>(v, bits, native);
+    default: return Native<ValueEncoding::kXor>(v, bits, native);
   }
 }
 
 // Whether native (native to the page) would be coded as the single bit "0";
 // *dprime is then its step as the state keeps it.
+template <ValueEncoding E>
 SUNDIAL_INLINE bool PageBuilder::ZeroCode(uint64_t native, uint64_t* dprime) const {
   const State& s = st_;
-  if (s.enc == ValueEncoding::kXor) return native == s.prev_native;
+  if (E == ValueEncoding::kXor) return native == s.prev_native;
   if (!s.has_native) return native == 0;
   uint64_t d = native - s.prev_native;
-  if (s.enc == ValueEncoding::kInt) {
+  if (E == ValueEncoding::kInt) {
     d = static_cast<uint64_t>(static_cast<int64_t>(d) >> s.param);
   }
   *dprime = d;
   return (s.vdod ? d - s.prev_vdelta : d) == 0;
+}
+
+bool PageBuilder::ZeroCodeAny(uint64_t native, uint64_t* dprime) const {
+  switch (st_.enc) {
+    case ValueEncoding::kInt: return ZeroCode<ValueEncoding::kInt>(native, dprime);
+    case ValueEncoding::kDecimal: return ZeroCode<ValueEncoding::kDecimal>(native, dprime);
+    default: return ZeroCode<ValueEncoding::kXor>(native, dprime);
+  }
 }
 
 // The value side of the encoder state after one value code.
@@ -158,19 +195,20 @@ struct PageBuilder::ValueStep {
 };
 
 // Writes the value code of v (native, or escaped when !is_native).
+template <ValueEncoding E>
 SUNDIAL_INLINE PageBuilder::ValueStep PageBuilder::WriteValue(BitWriter* w, Value v, uint64_t bits,
                                                               uint64_t native, bool is_native) const {
   const State& s = st_;
   ValueStep n{s.val_rice, s.prev_vdelta, s.cost_delta, s.cost_dod, s.lead, s.trail, false};
   if (!is_native) {
-    if (s.enc == ValueEncoding::kXor) {
+    if (E == ValueEncoding::kXor) {
       WriteXorIntEscape(w, bits);
     } else {
       WriteIntEscape(w, v.is_int(), bits);
     }
     return n;
   }
-  if (s.enc == ValueEncoding::kXor) {
+  if (E == ValueEncoding::kXor) {
     n.zero = native == s.prev_native;
     WriteXor(w, native, s.prev_native, &n.lead, &n.trail);
     return n;
@@ -178,7 +216,7 @@ SUNDIAL_INLINE PageBuilder::ValueStep PageBuilder::WriteValue(BitWriter* w, Valu
   uint64_t code = native;  // the first native value: its own code
   if (s.has_native) {
     uint64_t d = native - s.prev_native;
-    if (s.enc == ValueEncoding::kInt) {
+    if (E == ValueEncoding::kInt) {
       d = static_cast<uint64_t>(static_cast<int64_t>(d) >> s.param);
     }
     const uint64_t dd = d - s.prev_vdelta;
@@ -195,11 +233,24 @@ SUNDIAL_INLINE PageBuilder::ValueStep PageBuilder::WriteValue(BitWriter* w, Valu
   return n;
 }
 
+PageBuilder::ValueStep PageBuilder::WriteValueAny(BitWriter* w, Value v, uint64_t bits,
+                                                  uint64_t native, bool is_native) const {
+  switch (st_.enc) {
+    case ValueEncoding::kInt:
+      return WriteValue<ValueEncoding::kInt>(w, v, bits, native, is_native);
+    case ValueEncoding::kDecimal:
+      return WriteValue<ValueEncoding::kDecimal>(w, v, bits, native, is_native);
+    default:
+      return WriteValue<ValueEncoding::kXor>(w, v, bits, native, is_native);
+  }
+}
+
 // The common case, in one pass: a value native to the page, after its
 // first two points, with no run open and room left. Codes the point exactly
 // as EncodePoint would. Returns false, changing nothing, when any of that
 // does not hold (Append then takes the general path).
-inline bool PageBuilder::AppendSteady(Timestamp t, Value v) {
+template <ValueEncoding E>
+SUNDIAL_INLINE bool PageBuilder::AppendSteady(Timestamp t, Value v) {
   State& s = st_;
   if (s.count < 2 || !s.has_native || s.count >= kMaxPointsPerPage) return false;
   const Timestamp lo = t < s.min_t ? t : s.min_t;
@@ -223,7 +274,7 @@ inline bool PageBuilder::AppendSteady(Timestamp t, Value v) {
   const uint64_t bits = v.is_int() ? static_cast<uint64_t>(v.int_value())
                                    : DoubleToBits(v.float_value());
   uint64_t native;
-  if (!Native(v, bits, &native)) return false;
+  if (!Native<E>(v, bits, &native)) return false;
   const uint64_t delta = static_cast<uint64_t>(x) - static_cast<uint64_t>(s.prev_x);
   const uint64_t dod = delta - s.prev_delta;
   BitWriter w(buf_.get() + kPageHeaderSize, s.pos);
@@ -231,7 +282,7 @@ inline bool PageBuilder::AppendSteady(Timestamp t, Value v) {
     // A point coded "00" extends the open run in place; others go the
     // general way.
     uint64_t dprime = 0;
-    if (dod != 0 || !ZeroCode(native, &dprime)) return false;
+    if (dod != 0 || !ZeroCode<E>(native, &dprime)) return false;
     ++s.run_len;
     w.Overwrite(s.run_at, s.run_len, kRunCountBits);
     s.prev_x = x;
@@ -241,13 +292,25 @@ inline bool PageBuilder::AppendSteady(Timestamp t, Value v) {
     return FinishSteady(t, lo, hi);
   }
   RiceState ts_rice{s.ts_rice};
-  WriteDod(&w, dod, &ts_rice, true);
-  const ValueStep n = WriteValue(&w, v, bits, native, true);
+  bool escape = false;
+  if (s.frame) {
+    escape = WriteFrameDelta(&w, TimestampFrame{s.frame_base, s.frame_w}, delta);
+  } else {
+    WriteDod(&w, dod, &ts_rice, true);
+  }
+  const uint32_t ts_bits = w.pos() - s.pos;
+  const ValueStep n = WriteValue<E>(&w, v, bits, native, true);
   if (w.pos() > (page_size_ - kPageHeaderSize) * 8) {
     w.Truncate(s.pos);
     return false;
   }
   s.pos = w.pos();
+  if (s.frame) {
+    s.frame_escapes = static_cast<uint16_t>(s.frame_escapes + escape);
+    s.same_steps = static_cast<uint16_t>(s.same_steps + (dod == 0));
+  } else {
+    s.ts_bits += ts_bits;
+  }
   s.ts_rice = ts_rice.a;
   s.val_rice = n.rice;
   s.prev_vdelta = n.vdelta;
@@ -259,7 +322,7 @@ inline bool PageBuilder::AppendSteady(Timestamp t, Value v) {
   s.last_native = true;
   s.prev_delta = delta;
   s.prev_x = x;
-  s.repeats = dod == 0 && n.zero ? static_cast<uint16_t>(s.repeats + 1) : 0;
+  s.repeats = !s.frame && dod == 0 && n.zero ? static_cast<uint16_t>(s.repeats + 1) : 0;
   if (s.repeats >= kMinRunPoints) StartRun(&w);
   return FinishSteady(t, lo, hi);
 }
@@ -288,9 +351,9 @@ PageBuilder::Result PageBuilder::EncodePoint(Timestamp t, Value v,
   BitWriter w(buf_.get() + kPageHeaderSize, s.pos);
 
   uint64_t native = 0;
-  const bool is_native = Native(v, bits, &native);
+  const bool is_native = NativeAny(v, bits, &native);
   uint64_t dprime = 0;  // the value's step, as WriteValue codes it
-  if (s.run_len != 0 && dod == 0 && is_native && ZeroCode(native, &dprime)) {
+  if (s.run_len != 0 && dod == 0 && is_native && ZeroCodeAny(native, &dprime)) {
     // A point coded "00" extends the open run in place.
     ++s.run_len;
     w.Overwrite(s.run_at, s.run_len, kRunCountBits);
@@ -301,14 +364,22 @@ PageBuilder::Result PageBuilder::EncodePoint(Timestamp t, Value v,
   } else {
     if (!is_native && !allow_escape) return Result::kNotNative;
     RiceState ts_rice{s.ts_rice};
-    if (s.count != 0) WriteDod(&w, dod, &ts_rice, s.count >= 2);
-    const ValueStep n = WriteValue(&w, v, bits, native, is_native);
+    const TimestampFrame frame{s.frame_base, s.frame_w};
+    bool escape = false;
+    if (s.count == 0 && s.frame) WriteFrame(&w, frame);
+    if (s.count != 0 && s.frame) escape = WriteFrameDelta(&w, frame, delta);
+    if (s.count != 0 && !s.frame) WriteDod(&w, dod, &ts_rice, s.count >= 2);
+    const uint32_t ts_bits = w.pos() - s.pos;
+    const ValueStep n = WriteValueAny(&w, v, bits, native, is_native);
     if (w.pos() > (page_size_ - kPageHeaderSize) * 8) {
       w.Truncate(s.pos);
       return Result::kFull;
     }
-    const bool repeat = s.count != 0 && dod == 0 && n.zero;  // coded "00"
+    const bool repeat = !s.frame && s.count != 0 && dod == 0 && n.zero;  // coded "00"
     s.pos = w.pos();
+    s.ts_bits += ts_bits;
+    s.frame_escapes = static_cast<uint16_t>(s.frame_escapes + escape);
+    s.same_steps = static_cast<uint16_t>(s.same_steps + (s.count != 0 && dod == 0));
     s.ts_rice = ts_rice.a;
     s.val_rice = n.rice;
     s.prev_vdelta = n.vdelta;
@@ -457,6 +528,9 @@ bool PageBuilder::Reencode(ValueEncoding enc, uint8_t param, bool seconds, bool 
   st_.seconds = seconds;
   st_.vdod = vdod && enc != ValueEncoding::kXor;
   st_.reencodes = saved.reencodes;
+  st_.frame = saved.frame;  // frame pages are millisecond pages: !seconds
+  st_.frame_w = saved.frame_w;
+  st_.frame_base = saved.frame_base;
   PageIterator it(std::string_view(reinterpret_cast<const char*>(old.get()), n));
   bool ok = true;
   while (ok && it.Next()) ok = EncodePoint(it.t(), it.v(), true) == Result::kOk;
@@ -467,6 +541,71 @@ bool PageBuilder::Reencode(ValueEncoding enc, uint8_t param, bool seconds, bool 
     return false;
   }
   WriteHeader();
+  return true;
+}
+
+// Decides the timestamp code of the next page from the one that ends: a
+// frame page keeps its frame while it holds (escapes under 1/16 of the
+// points, steps mostly not repeats, which delta-of-delta codes better);
+// a costly millisecond page (4+ bits per timestamp) gets a frame fitted.
+void PageBuilder::ChooseNextFrame() {
+  const State& s = st_;
+  if (s.frame) {
+    if (s.frame_escapes * 16u > s.count || s.same_steps * 2u > s.count) next_frame_.w = 0;
+    return;
+  }
+  if (s.seconds || s.count < kOrderCheckPoints || s.ts_bits < 4u * s.count) return;
+  if (next_frame_.wait != 0) {
+    --next_frame_.wait;
+    return;
+  }
+  if (!FitFrame()) next_frame_.wait = 16;  // timestamps a frame does not suit
+}
+
+// Finds the frame that codes this page's deltas in the fewest bits; keeps
+// it for the next page if that is at least 1/8 cheaper than the page's own
+// timestamp codes.
+bool PageBuilder::FitFrame() {
+  std::vector<int64_t> d;  // deltas of points 1.. (in ms, within +-2^32)
+  d.reserve(st_.count);
+  PageIterator it(data());
+  bool first = true;
+  for (Timestamp prev = 0; it.Next(); prev = it.t(), first = false) {
+    if (!first) {
+      d.push_back(static_cast<int64_t>(static_cast<uint64_t>(it.t()) -
+                                       static_cast<uint64_t>(prev)));
+    }
+  }
+  if (!it.status().ok() || d.empty()) return false;
+  std::sort(d.begin(), d.end());
+  const size_t n = d.size();
+  // esc[i]: bits of escaping d[0..i), beyond the w bits every code has.
+  std::vector<uint64_t> esc(n + 1, 0);
+  for (size_t i = 0; i < n; ++i) {
+    esc[i + 1] = esc[i] + kFrameEscapeLenBits +
+                 static_cast<uint64_t>(BitWidth(ZigZag(static_cast<uint64_t>(d[i]))));
+  }
+  uint64_t best = ~uint64_t{0};
+  TimestampFrame choice;
+  for (int w = 1; w <= kMaxFrameWidth; ++w) {
+    const int64_t span = (int64_t{1} << w) - 2;  // offsets 0..span code directly
+    size_t j = 0;
+    for (size_t i = 0; i < n; ++i) {
+      if (j < i) j = i;
+      while (j + 1 < n && d[j + 1] - d[i] <= span) ++j;
+      const uint64_t cost = n * static_cast<uint64_t>(w) + esc[i] + (esc[n] - esc[j + 1]);
+      if (cost < best) {
+        best = cost;
+        // Center the window's slack on the deltas it holds.
+        choice.base = static_cast<uint64_t>(d[i] - (span - (d[j] - d[i])) / 2);
+        choice.w = w;
+      }
+    }
+  }
+  best += kFrameWidthBits + kFrameBaseLenBits + BitWidth(ZigZag(choice.base));
+  if (best * 8 >= uint64_t{st_.ts_bits} * 7) return false;
+  next_frame_.base = choice.base;
+  next_frame_.w = static_cast<uint8_t>(choice.w);
   return true;
 }
 

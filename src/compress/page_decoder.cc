@@ -42,12 +42,14 @@ SUNDIAL_INLINE int ReadCode(BitBuffer* in, uint32_t k, uint64_t* z1) {
   return kBadCode;
 }
 
-// Updates a code's state a after z - 1 = z1 and its parameter k.
+// Updates a code's state a after z - 1 = z1 and its parameter k, as
+// RiceState does, in fewer steps: a never exceeds 2^44 (it starts at 0, and
+// a - a / 16 + min(z1, 2^40) <= 2^44 when a <= 2^44), so floor(log2(a / 16))
+// is at most kRiceMaxK without a cap, and (a / 16) | 1 gives 0 below 2.
 SUNDIAL_INLINE void Adapt(uint64_t* a, uint32_t* k, uint64_t z1) {
-  RiceState s{*a};
-  s.Update(z1);
-  *a = s.a;
-  *k = static_cast<uint32_t>(s.k());
+  const uint64_t c = uint64_t{1} << kRiceMaxK;
+  *a += (z1 < c ? z1 : c) - (*a >> 4);
+  *k = static_cast<uint32_t>(63 - __builtin_clzll((*a >> 4) | 1));
 }
 
 // Value codes of int pages (kDecimal false) and decimal pages, as deltas or
@@ -85,6 +87,13 @@ struct IntCodec {
     const uint64_t raw = in->ReadWide(64);
     *out = kind == kSpecialB ? Value::Int(static_cast<int64_t>(raw)) : Value::Float(BitsToDouble(raw));
     return true;
+  }
+
+  // Whether count buffered bits may be too few for the next value code
+  // (ReadCode reads at most 9 + k bits, or a 16-bit long prefix).
+  template <typename C>
+  static SUNDIAL_INLINE bool NeedsRefill(uint32_t count, const C& c) {
+    return count < 16 + c.val_k;
   }
 
   // The value of one point of a run (value code "0").
@@ -145,11 +154,30 @@ struct XorCodec {
     return true;
   }
 
+  // Short codes may take 55 bits.
+  template <typename C>
+  static SUNDIAL_INLINE bool NeedsRefill(uint32_t, const C&) {
+    return true;
+  }
+
   template <typename C, typename P>
   static SUNDIAL_INLINE Value Run(C* c, const P&) {
     return Value::Float(BitsToDouble(c->native));
   }
 };
+
+// Reads one frame timestamp code (version 2): the delta. REQUIRES: 56 bits
+// in the buffer. P is PageDecoder::Params.
+template <typename P>
+SUNDIAL_INLINE uint64_t ReadFrameCode(BitBuffer* in, const P& p) {
+  const uint64_t f = in->bits & p.frame_escape;
+  in->Consume(p.frame_w);
+  if (__builtin_expect(f != p.frame_escape, 1)) return p.frame_base + f;
+  in->Refill();
+  const int b = static_cast<int>(in->bits & LowBits(kFrameEscapeLenBits));
+  in->Consume(kFrameEscapeLenBits);
+  return UnZigZag(in->ReadWide(b));
+}
 
 // Emits the points of the current run, as many as fit before stop.
 // Returns an error, or null.
@@ -181,16 +209,15 @@ void PageDecoder::Reset(std::string_view page) {
   const bool dod = h_.value_dod;
   switch (h_.value_encoding) {
     case ValueEncoding::kInt:
-      fast_ = dod ? &Loop<IntCodec<true, false>, false> : &Loop<IntCodec<false, false>, false>;
-      checked_ = dod ? &Loop<IntCodec<true, false>, true> : &Loop<IntCodec<false, false>, true>;
+      if (dod) SelectLoops<IntCodec<true, false>>(h_.frame);
+      else SelectLoops<IntCodec<false, false>>(h_.frame);
       break;
     case ValueEncoding::kDecimal:
-      fast_ = dod ? &Loop<IntCodec<true, true>, false> : &Loop<IntCodec<false, true>, false>;
-      checked_ = dod ? &Loop<IntCodec<true, true>, true> : &Loop<IntCodec<false, true>, true>;
+      if (dod) SelectLoops<IntCodec<true, true>>(h_.frame);
+      else SelectLoops<IntCodec<false, true>>(h_.frame);
       break;
     default:
-      fast_ = &Loop<XorCodec, false>;
-      checked_ = &Loop<XorCodec, true>;
+      SelectLoops<XorCodec>(h_.frame);
       c_.seen_native = true;  // xor pages have no first-value code
       break;
   }
@@ -206,18 +233,44 @@ void PageDecoder::Reset(std::string_view page) {
   p_.base = reinterpret_cast<const uint8_t*>(page.data()) + kPageHeaderSize;
   p_.end_bits = size * 8;
   c_.ptr = p_.base;
+  uint32_t pos = 0;
+  if (h_.frame && h_.count != 0 && !ReadFrameFields(size, &pos)) return;
   if (size < kGuardBytes) {
-    EnterTail();
+    EnterTail(pos);
   } else {
     p_.limit = p_.base + (size - kGuardBytes);
+    BitBuffer in;
+    in.Init(p_.base, pos);  // pos < 80 bits: the load stays in the page
+    c_.ptr = in.ptr;
+    c_.bits = in.bits;
+    c_.count = in.count;
   }
+}
+
+template <typename Codec>
+void PageDecoder::SelectLoops(bool frame) {
+  fast_ = frame ? &Loop<Codec, true, false> : &Loop<Codec, false, false>;
+  checked_ = frame ? &Loop<Codec, true, true> : &Loop<Codec, false, true>;
+}
+
+bool PageDecoder::ReadFrameFields(uint32_t size, uint32_t* pos) {
+  BitReader r(p_.base, size);
+  const TimestampFrame f = ReadFrame(&r);
+  if (r.overrun()) {
+    Fail("truncated bit stream");
+    return false;
+  }
+  p_.frame_base = f.base;
+  p_.frame_escape = f.escape();
+  p_.frame_w = f.w;
+  *pos = r.pos();
+  return true;
 }
 
 // Moves decoding to a zero-padded copy of the stream's last bytes, where
 // every load stays in bounds.
-void PageDecoder::EnterTail() {
-  BitBuffer in{c_.ptr, c_.bits, c_.count};
-  const uint32_t pos = in.Pos(p_.base);
+void PageDecoder::EnterTail(uint32_t pos) {
+  BitBuffer in;
   const uint32_t byte = pos >> 3;
   const uint32_t n = p_.end_bits / 8 - byte;  // < kGuardBytes + 8
   std::memset(tail_bytes_, 0, sizeof(tail_bytes_));
@@ -241,7 +294,9 @@ void PageDecoder::Fail(const char* what) {
 uint32_t PageDecoder::Decode(Timestamp* t, Value* v, uint32_t max) {
   uint32_t n = 0;
   while (n < max && c_.left != 0) {
-    if (!p_.tail && c_.ptr > p_.limit) EnterTail();
+    if (!p_.tail && c_.ptr > p_.limit) {
+      EnterTail(BitBuffer{c_.ptr, c_.bits, c_.count}.Pos(p_.base));
+    }
     const bool steady = !p_.tail && c_.started >= 2 && c_.seen_native;
     n += (steady ? fast_ : checked_)(this, t + n, v + n, max - n);
     if (!status_.ok()) break;
@@ -253,7 +308,7 @@ uint32_t PageDecoder::Decode(Timestamp* t, Value* v, uint32_t max) {
 // buffer's loads stay kGuardBytes before the end of the stream, after the
 // page's first points; the checked loop decodes those first points (then
 // returns) and the tail copy, checking for overruns after every point.
-template <typename Codec, bool kChecked>
+template <typename Codec, bool kFrame, bool kChecked>
 uint32_t PageDecoder::Loop(PageDecoder* d, Timestamp* t, Value* v, uint32_t max) {
   Cursor c = d->c_;
   BitBuffer in{c.ptr, c.bits, c.count};
@@ -266,7 +321,10 @@ uint32_t PageDecoder::Loop(PageDecoder* d, Timestamp* t, Value* v, uint32_t max)
     if (in.ptr > p.limit) break;  // the caller moves to the tail copy
     if (kChecked && !p.tail && c.started >= 2 && c.seen_native) break;
     in.Refill();
-    if (!kChecked || c.started != 0) {
+    if (kFrame && (!kChecked || c.started != 0)) {
+      c.t += ReadFrameCode(&in, p);
+      if (Codec::NeedsRefill(in.count, c)) in.Refill();
+    } else if (!kChecked || c.started != 0) {
       uint64_t z1 = 0;
       const int kind = ReadCode(&in, c.ts_k, &z1);
       if (kind == kNonZero) {

@@ -14,9 +14,11 @@ Status DecodePageHeader(std::string_view page, PageHeader* h) {
     return Status::Corruption("page: shorter than its header");
   }
   const char* p = page.data();
-  if (static_cast<uint8_t>(p[0]) != kPageFormatVersion) {
+  const auto version = static_cast<uint8_t>(p[0]);
+  if (version != kPageFormatVersion && version != kFramePageFormatVersion) {
     return Status::Corruption("page: unknown format version");
   }
+  h->frame = version == kFramePageFormatVersion;
   const auto enc = static_cast<uint8_t>(p[1]);
   const uint8_t kind = enc & 0x3;
   const auto param = static_cast<uint8_t>(enc >> 4);
@@ -29,6 +31,9 @@ Status DecodePageHeader(std::string_view page, PageHeader* h) {
   }
   h->value_dod = (enc & 0x8) != 0;
   h->seconds = (enc & 0x4) != 0;
+  if (h->frame && h->seconds) {
+    return Status::Corruption("page: seconds flag on a frame page");
+  }
   h->param = param;
   h->count = DecodeFixed16(p + 2);
   h->first_t = static_cast<Timestamp>(DecodeFixed64(p + 4));
@@ -53,7 +58,7 @@ Status DecodePageHeader(std::string_view page, PageHeader* h) {
 }
 
 void EncodePageHeader(const PageHeader& h, char* dst) {
-  dst[0] = static_cast<char>(kPageFormatVersion);
+  dst[0] = static_cast<char>(h.frame ? kFramePageFormatVersion : kPageFormatVersion);
   dst[1] = static_cast<char>(EncodingByte(h.value_encoding, h.seconds, h.param, h.value_dod));
   EncodeFixed16(dst + 2, static_cast<uint16_t>(h.count));
   EncodeFixed64(dst + 4, static_cast<uint64_t>(h.first_t));

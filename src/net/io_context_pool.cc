@@ -1,8 +1,28 @@
 #include "sundial/net/io_context_pool.h"
 
 namespace sundial::net {
+namespace {
 
-IoContextPool::IoContextPool(size_t num_threads) {
+// Runs c until it is stopped, polling for up to spin after each event
+// before blocking again.
+void RunBusyPolling(asio::io_context* c, std::chrono::microseconds spin) {
+  using Clock = std::chrono::steady_clock;
+  while (c->run_one() > 0) {
+    Clock::time_point deadline = Clock::now() + spin;
+    while (!c->stopped()) {
+      if (c->poll() > 0) {
+        deadline = Clock::now() + spin;
+      } else if (Clock::now() >= deadline) {
+        break;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+IoContextPool::IoContextPool(size_t num_threads, std::chrono::microseconds busy_poll)
+    : busy_poll_(busy_poll) {
   if (num_threads == 0) {
     num_threads = std::thread::hardware_concurrency();
     if (num_threads == 0) num_threads = 1;
@@ -22,7 +42,11 @@ IoContextPool::~IoContextPool() {
 void IoContextPool::Start() {
   for (auto& ctx : contexts_) {
     asio::io_context* c = ctx.get();
-    threads_.emplace_back([c] { c->run(); });
+    if (busy_poll_.count() > 0) {
+      threads_.emplace_back([c, spin = busy_poll_] { RunBusyPolling(c, spin); });
+    } else {
+      threads_.emplace_back([c] { c->run(); });
+    }
   }
 }
 

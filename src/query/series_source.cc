@@ -38,7 +38,8 @@ class Grid {
 };
 
 // OpenTSDB Downsampler (fill policy none): one point per non-empty bucket,
-// or one point for the whole range with "all".
+// or one point for the whole range with "all". It folds the raw source's
+// buffered arrays directly.
 class DownsampleSource final : public PointSource {
  public:
   DownsampleSource(std::unique_ptr<RawSource> src, const DownsampleContext& ctx)
@@ -46,80 +47,93 @@ class DownsampleSource final : public PointSource {
 
   bool Next(Point* p) override {
     if (!started_) Start();
-    if (!have_next_) return false;
-    const bool all = ctx_.spec->all;
-    values_.clear();
-    Timestamp ts = 0;
-    if (all) {
-      while (have_next_ && next_.t < ctx_.query_end_ms) {
-        values_.push_back(next_.v.AsDouble());
-        Advance();
-      }
-      have_next_ = false;
-      if (values_.empty()) return false;
-      ts = ctx_.query_start_ms;
+    if (finished_ || !src_->Peek()) return false;
+    if (ctx_.spec->all) {
+      finished_ = true;
+      p->t = ctx_.query_start_ms;
+      return Bucket(ctx_.query_end_ms, &p->v);
+    }
+    const Timestamp t0 = src_->ts()[src_->pos()];
+    if (!grid_.calendar()) {
+      prev_ = grid_.Align(t0);
+      end_ = prev_ + ctx_.spec->interval_ms;
     } else {
-      if (!grid_.calendar()) {
-        prev_ = grid_.Align(next_.t);
-        end_ = prev_ + ctx_.spec->interval_ms;
-      } else {
-        while (next_.t >= end_) {
-          prev_ = grid_.Step(prev_, 1);
-          end_ = grid_.Step(end_, 1);
-        }
-      }
-      ts = prev_;
-      p->t = ts;
-      if (FoldBucket(&p->v)) return true;
-      while (have_next_ && next_.t < end_) {
-        values_.push_back(next_.v.AsDouble());
-        Advance();
+      while (t0 >= end_) {
+        prev_ = grid_.Step(prev_, 1);
+        end_ = grid_.Step(end_, 1);
       }
     }
-    p->t = ts;
-    p->v = Value::Float(RunDouble(*ctx_.spec->fn, values_.data(), values_.size()));
-    return true;
+    p->t = prev_;
+    return Bucket(end_, &p->v);
   }
 
  private:
-  // Sum, min and max fold the bucket [.., end_) as the points arrive
-  // instead of collecting them: the same result as RunDouble over the
-  // bucket's values (NaN skipped, added in time order; NaN when every
-  // value is NaN or, for min/max, when no value beats the infinity).
-  // False, having read nothing, for the other functions.
-  bool FoldBucket(Value* out) {
-    const AggFn fn = ctx_.spec->fn->fn;
-    if (fn != AggFn::kSum && fn != AggFn::kMin && fn != AggFn::kMax) return false;
-    const double inf = std::numeric_limits<double>::infinity();
-    double r = fn == AggFn::kSum ? 0.0 : (fn == AggFn::kMin ? inf : -inf);
-    size_t k = 0;
-    while (have_next_ && next_.t < end_) {
-      const double x = next_.v.AsDouble();
-      Advance();
-      if (std::isnan(x)) continue;
-      ++k;
-      if (fn == AggFn::kSum) {
-        r += x;
-      } else if (fn == AggFn::kMin ? x < r : x > r) {
-        r = x;
+  // Calls f(value as double) for each raw point below end, in time order,
+  // consuming them. Returns how many there were.
+  template <typename F>
+  size_t Scan(Timestamp end, F&& f) {
+    size_t total = 0;
+    while (src_->Peek()) {
+      const Timestamp* ts = src_->ts();
+      const Value* vs = src_->vs();
+      const size_t b = src_->pos(), e = src_->size();
+      size_t i = b;
+      while (i < e && ts[i] < end) {
+        f(vs[i].AsDouble());
+        ++i;
       }
+      total += i - b;
+      if (!src_->Consume(i - b) || i < e) break;
     }
-    const bool none = fn == AggFn::kSum ? k == 0 : std::isinf(r) && (fn == AggFn::kMin) == (r > 0);
-    *out = Value::Float(none ? std::numeric_limits<double>::quiet_NaN() : r);
+    return total;
+  }
+
+  // The bucket of the points below end. Sum, min, max and avg are folded
+  // as the points go by, with the same result as RunDouble over the
+  // bucket's values (NaN skipped, added in time order; NaN when every
+  // value is NaN or, for min/max, when no value beats the infinity); the
+  // other functions collect the values for RunDouble. False if the bucket
+  // has no point.
+  bool Bucket(Timestamp end, Value* out) {
+    const AggFn fn = ctx_.spec->fn->fn;
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const double inf = std::numeric_limits<double>::infinity();
+    if (fn == AggFn::kSum || fn == AggFn::kAvg) {
+      double r = 0.0;
+      size_t k = 0;
+      const size_t n = Scan(end, [&](double x) {
+        if (std::isnan(x)) return;
+        r += x;
+        ++k;
+      });
+      if (fn == AggFn::kAvg && k != 0) r /= static_cast<int32_t>(k);
+      *out = Value::Float(k == 0 ? nan : r);
+      return n > 0;
+    }
+    if (fn == AggFn::kMin || fn == AggFn::kMax) {
+      const bool is_min = fn == AggFn::kMin;
+      double r = is_min ? inf : -inf;
+      const size_t n = is_min ? Scan(end, [&](double x) { r = x < r ? x : r; })
+                              : Scan(end, [&](double x) { r = x > r ? x : r; });
+      // NaN never compares true, so it is skipped.
+      *out = Value::Float(std::isinf(r) && is_min == (r > 0) ? nan : r);
+      return n > 0;
+    }
+    values_.clear();
+    Scan(end, [&](double x) { values_.push_back(x); });
+    if (values_.empty()) return false;
+    *out = Value::Float(RunDouble(*ctx_.spec->fn, values_.data(), values_.size()));
     return true;
   }
 
-  void Advance() { have_next_ = src_->Next(&next_); }  // not virtual: RawSource is final
-
   void Start() {
     started_ = true;
-    Advance();
     if (ctx_.spec->all) {
-      while (have_next_ && next_.t < ctx_.query_start_ms) Advance();
+      src_->SkipBelow(ctx_.query_start_ms);
       return;
     }
-    if (have_next_ && grid_.calendar()) {
-      prev_ = grid_.CalendarStart(next_.t);
+    if (src_->Peek() && grid_.calendar()) {
+      prev_ = grid_.CalendarStart(src_->ts()[src_->pos()]);
       end_ = grid_.Step(prev_, 1);
     }
   }
@@ -128,8 +142,7 @@ class DownsampleSource final : public PointSource {
   const DownsampleContext ctx_;
   const Grid grid_;
   bool started_ = false;
-  bool have_next_ = false;
-  Point next_;
+  bool finished_ = false;  // "all": the one bucket was produced
   Timestamp prev_ = 0;  // current bucket start
   Timestamp end_ = 0;   // current bucket end (exclusive)
   std::vector<double> values_;
@@ -275,14 +288,37 @@ bool QueryBudget::Check() {
 RawSource::RawSource(std::unique_ptr<SampleIterator> it, QueryBudget* budget)
     : it_(std::move(it)), budget_(budget) {}
 
-bool RawSource::Prime() {
-  have_primed_point_ = Next(&first_);
-  return have_primed_point_;
-}
-
-bool RawSource::Exhausted() {
+bool RawSource::Fill() {
+  pos_ = n_ = 0;
+  if (done_) return false;
+  n_ = it_->NextBatch(ts_, vs_, kBatch);
+  if (n_ > 0) return true;
+  done_ = true;
   if (!it_->status().ok()) budget_->Fail(it_->status());
   return false;
+}
+
+bool RawSource::Stop() {
+  done_ = true;
+  pos_ = n_ = 0;
+  return false;
+}
+
+bool RawSource::SkipBelow(Timestamp t) {
+  while (pos_ < n_ && ts_[pos_] < t) ++pos_;
+  if (pos_ < n_) return true;
+  if (done_) return false;
+  // The buffer is used up and below t: let the iterator seek.
+  pos_ = n_ = 0;
+  if (!it_->Seek(t)) {
+    done_ = true;
+    if (!it_->status().ok()) budget_->Fail(it_->status());
+    return false;
+  }
+  ts_[0] = it_->t();
+  vs_[0] = it_->v();
+  n_ = 1;
+  return true;
 }
 
 std::unique_ptr<PointSource> BuildSeriesPipeline(std::unique_ptr<RawSource> raw,

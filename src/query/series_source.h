@@ -34,8 +34,11 @@ class QueryBudget {
   // client hit).
   QueryBudget(uint64_t max_points, int64_t deadline_ms, bool points_limit_is_soft = false);
   // Counts one raw point; false once a limit is hit (status() says which).
-  bool Charge() {
-    if (++points_ <= next_check_) return true;
+  bool Charge() { return Charge(1); }
+  // Counts n raw points at once; the same outcome as n calls of Charge().
+  bool Charge(uint64_t n) {
+    points_ += n;
+    if (points_ <= next_check_) return true;
     return Check();
   }
   const Status& status() const { return status_; }
@@ -64,33 +67,54 @@ class PointSource {
   virtual bool Next(Point* p) = 0;
 };
 
-// Raw storage points; the first point may be pre-read with Prime().
+// Raw storage points, read from storage kBatch at a time. A point is
+// charged to the budget when it is consumed (Next, Consume), not when it
+// is buffered. The first point may be pre-read with Prime().
 class RawSource final : public PointSource {
  public:
+  static constexpr size_t kBatch = 64;
+
   RawSource(std::unique_ptr<SampleIterator> it, QueryBudget* budget);
-  // Reads the first point. False if the series has none in the window.
-  bool Prime();
+  // Buffers the first point. False if the series has none in the window.
+  bool Prime() { return Peek(); }
   // Inline: stages holding a RawSource call it without a virtual hop.
   bool Next(Point* p) override {
-    if (have_primed_point_) {
-      have_primed_point_ = false;
-      *p = first_;
-      return true;
-    }
-    if (!it_->Next()) return Exhausted();
-    if (!budget_->Charge()) return false;
-    p->t = it_->t();
-    p->v = it_->v();
+    if (!Peek()) return false;
+    if (!budget_->Charge()) return Stop();
+    p->t = ts_[pos_];
+    p->v = vs_[pos_];
+    ++pos_;
     return true;
   }
 
+  // Batch access for stages that fold arrays. Peek() makes sure a point is
+  // buffered (false at the end); the unconsumed points are then
+  // ts()[pos()..size()) and vs()[pos()..size()).
+  bool Peek() { return pos_ < n_ || Fill(); }
+  const Timestamp* ts() const { return ts_; }
+  const Value* vs() const { return vs_; }
+  size_t pos() const { return pos_; }
+  size_t size() const { return n_; }
+  // Consumes k buffered points and charges them. False (and the source
+  // ends) once the budget ran out. REQUIRES: pos() + k <= size().
+  bool Consume(size_t k) {
+    pos_ += k;
+    return budget_->Charge(k) || Stop();
+  }
+  // Skips (without charging) the points below t. False at the end.
+  bool SkipBelow(Timestamp t);
+
  private:
-  bool Exhausted();  // records the iterator's error, if any; false
+  bool Fill();  // refills the buffer; at the end records the iterator's error; false
+  bool Stop();  // ends the source (budget exhausted); false
 
   std::unique_ptr<SampleIterator> it_;
   QueryBudget* const budget_;
-  bool have_primed_point_ = false;
-  Point first_;
+  bool done_ = false;
+  size_t pos_ = 0;
+  size_t n_ = 0;
+  Timestamp ts_[kBatch];
+  Value vs_[kBatch];
 };
 
 // Bucket boundaries of a downsampler.

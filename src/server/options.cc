@@ -90,6 +90,8 @@ const std::vector<OptionSpec> kOptionTable = {
      }},
     {"io_threads", "0", "I/O threads serving connections (0 = one per CPU core)",
      [](std::string_view v, Options* o) { return Uint32(v, 0, 1024, &o->io_threads); }},
+    {"io_busy_poll_us", "50", "after network events an I/O thread polls this many microseconds for more before sleeping (0 = off; off with one CPU online)",
+     [](std::string_view v, Options* o) { return Uint32(v, 0, 1000000, &o->io_busy_poll_us); }},
     {"max_connections", "1000", "open connections allowed; further ones are closed at once (0 = no limit)",
      [](std::string_view v, Options* o) {
        uint64_t n = 0;

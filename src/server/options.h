@@ -64,6 +64,7 @@ struct Options {
 
   net::ListenerOptions listener;  // bind, port, idle timeout
   uint32_t io_threads = 0;        // 0 = one per core
+  uint32_t io_busy_poll_us = 0;   // I/O threads' polling after activity; 0 = off
   size_t max_connections = 0;     // 0 = unlimited
   net::LineOptions line;
   http::HttpOptions http;

@@ -4,6 +4,8 @@
 #include <csignal>
 #include <thread>
 
+#include <unistd.h>
+
 #include <asio/post.hpp>
 #include <spdlog/spdlog.h>
 
@@ -19,6 +21,13 @@ namespace {
 
 // How long shutdown waits for connections to finish closing.
 constexpr std::chrono::milliseconds kCloseWait{3000};
+
+// The I/O threads' busy polling: off with one CPU online, where a spinning
+// thread would only delay the thread or client it is waiting for.
+std::chrono::microseconds BusyPoll(uint32_t us) {
+  const long cpus = ::sysconf(_SC_NPROCESSORS_ONLN);
+  return std::chrono::microseconds(cpus > 1 ? us : 0);
+}
 
 }  // namespace
 
@@ -61,7 +70,8 @@ Status Server::Start() {
   RegisterRoutes(&ctx_, &router_);
   put_factory_ = NewPutLineSinkFactory(&ctx_);
 
-  io_pool_ = std::make_unique<net::IoContextPool>(options_.io_threads);
+  io_pool_ = std::make_unique<net::IoContextPool>(options_.io_threads,
+                                                  BusyPoll(options_.io_busy_poll_us));
   listener_ = std::make_unique<net::Listener>(options_.listener, io_pool_.get(), &connections_,
                                               static_cast<net::SessionFactory*>(this));
   SUNDIAL_RETURN_IF_ERROR(listener_->Start());

@@ -61,6 +61,9 @@ std::vector<StatRecord> CollectStats(const ServiceContext& ctx) {
     add("rollup.dirty_pending", s.dirty_pending, {}, {}, false);
     add("rollup.disk_bytes", s.disk_bytes, {}, {}, false);
     add("rollup.errors", s.errors);
+    // Hours before this (Unix seconds) are answered from rollups; 0 = none yet.
+    add("rollup.watermark", s.watermark > 0 ? static_cast<uint64_t>(s.watermark / 1000) : 0, {},
+        {}, false);
   }
   return r;
 }

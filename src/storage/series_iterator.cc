@@ -22,33 +22,45 @@ std::vector<std::string> DamageLog::Take() {
   return out;
 }
 
-bool SeriesIterator::Cursor::Advance() {
+bool SeriesIterator::Cursor::Fill() {
+  pos = 0;
   if (use_sorted) {
-    if (++pos >= sorted.size()) return false;
-    t = sorted[pos].t;
-    v = sorted[pos].v;
-    return true;
+    n = 0;
+    while (n < kBatch && sorted_pos < sorted.size()) {
+      ts[n] = sorted[sorted_pos].t;
+      vs[n] = sorted[sorted_pos].v;
+      ++n;
+      ++sorted_pos;
+    }
+  } else {
+    n = dec.Decode(ts, vs, kBatch);
   }
-  if (!it.Next()) return false;
-  t = it.t();
-  v = it.v();
-  return true;
+  return n > 0;
 }
 
 bool SeriesIterator::Cursor::SeekTo(Timestamp lower) {
+  if (pos < n && ts[pos] >= lower) return true;
   if (use_sorted) {
-    auto p = std::lower_bound(sorted.begin() + static_cast<std::ptrdiff_t>(pos), sorted.end(),
-                              lower, [](const Sample& s, Timestamp x) { return s.t < x; });
-    pos = static_cast<size_t>(p - sorted.begin());
-    if (pos >= sorted.size()) return false;
-    t = sorted[pos].t;
-    v = sorted[pos].v;
-    return true;
+    // Skip whole batches by the sorted copy's order.
+    if (n == 0 || ts[n - 1] < lower) {
+      auto p = std::lower_bound(sorted.begin() + static_cast<std::ptrdiff_t>(sorted_pos),
+                                sorted.end(), lower,
+                                [](const Sample& s, Timestamp x) { return s.t < x; });
+      sorted_pos = static_cast<size_t>(p - sorted.begin());
+      return Fill();
+    }
+  } else if (!dec.status().ok() || lower > dec.header().max_t) {
+    n = pos = 0;
+    return false;
   }
-  if (!it.Seek(lower)) return false;
-  t = it.t();
-  v = it.v();
-  return true;
+  for (;;) {
+    while (++pos < n) {
+      if (ts[pos] >= lower) return true;
+    }
+    if (!Fill()) return false;
+    if (ts[0] >= lower) return true;
+    pos = 0;
+  }
 }
 
 SeriesIterator::SeriesIterator(SeriesId series, Timestamp start, Timestamp end,
@@ -77,11 +89,15 @@ void SeriesIterator::Open(Source* src) {
   } else {
     c->buf.swap(src->bytes);
   }
-  c->it.Reset(c->buf);
+  c->dec.Reset(c->buf);
   if (src->arrival_order) {
     // The open out-of-order page is small: sort it, last write wins.
     std::vector<Sample> pts;
-    while (c->it.Next()) pts.push_back(Sample{c->it.t(), c->it.v()});
+    Timestamp ts[Cursor::kBatch];
+    Value vs[Cursor::kBatch];
+    while (uint32_t k = c->dec.Decode(ts, vs, Cursor::kBatch)) {
+      for (uint32_t i = 0; i < k; ++i) pts.push_back(Sample{ts[i], vs[i]});
+    }
     std::stable_sort(pts.begin(), pts.end(),
                      [](const Sample& a, const Sample& b) { return a.t < b.t; });
     for (size_t i = 0; i < pts.size(); ++i) {
@@ -90,7 +106,7 @@ void SeriesIterator::Open(Source* src) {
     }
     c->use_sorted = true;
   }
-  if (c->SeekTo(lower_)) {
+  if (c->Fill() && c->SeekTo(lower_)) {
     active_.push_back(std::move(c));
   } else {
     Retire(c.get());
@@ -98,8 +114,8 @@ void SeriesIterator::Open(Source* src) {
 }
 
 void SeriesIterator::Retire(Cursor* c) {
-  if (!c->use_sorted && !c->it.status().ok() && damage_ != nullptr) {
-    damage_->Report(c->it.status().WithContext("series " + std::to_string(series_)));
+  if (!c->status().ok() && damage_ != nullptr) {
+    damage_->Report(c->status().WithContext("series " + std::to_string(series_)));
   }
 }
 
@@ -108,13 +124,13 @@ bool SeriesIterator::Next() {
   // at or before its next point, so that point is the answer as it is.
   if (active_.size() == 1 && !done_) {
     Cursor* c = active_[0].get();
-    const Timestamp t = c->t;
+    const Timestamp t = c->t();
     if (t <= end_ && t != kMaxTimestamp &&
         (next_ >= sources_.size() || sources_[next_].min_t > t)) {
       t_ = t;
-      v_ = c->v;
+      v_ = c->v();
       bool alive = c->Advance();
-      while (alive && c->t <= t) alive = c->Advance();
+      while (alive && c->t() <= t) alive = c->Advance();
       if (!alive) {
         Retire(c);
         active_.clear();
@@ -126,13 +142,13 @@ bool SeriesIterator::Next() {
   }
   while (!done_) {
     Timestamp frontier = kMaxTimestamp;
-    for (const auto& c : active_) frontier = std::min(frontier, c->t);
+    for (const auto& c : active_) frontier = std::min(frontier, c->t());
     while (next_ < sources_.size() && sources_[next_].min_t <= frontier) {
       Source* src = &sources_[next_++];
       if (src->max_t < lower_) continue;
       const size_t before = active_.size();
       Open(src);
-      if (active_.size() > before) frontier = std::min(frontier, active_.back()->t);
+      if (active_.size() > before) frontier = std::min(frontier, active_.back()->t());
     }
     if (active_.empty()) {
       if (next_ >= sources_.size()) break;
@@ -141,16 +157,16 @@ bool SeriesIterator::Next() {
     if (frontier > end_) break;
     const Cursor* best = nullptr;
     for (const auto& c : active_) {
-      if (c->t == frontier && (best == nullptr || c->priority >= best->priority)) best = c.get();
+      if (c->t() == frontier && (best == nullptr || c->priority >= best->priority)) best = c.get();
     }
     t_ = frontier;
-    v_ = best->v;
+    v_ = best->v();
     for (size_t i = 0; i < active_.size();) {
       Cursor* c = active_[i].get();
       // Pages written in order are strictly increasing; skip anything that
       // is not (a damaged or odd page) rather than go backwards.
       bool alive = true;
-      while (alive && c->t <= frontier) alive = c->Advance();
+      while (alive && c->t() <= frontier) alive = c->Advance();
       if (alive) {
         ++i;
       } else {
@@ -168,13 +184,64 @@ bool SeriesIterator::Next() {
   return false;
 }
 
+size_t SeriesIterator::NextBatch(Timestamp* out_t, Value* out_v, size_t max) {
+  size_t k = 0;
+  while (k < max) {
+    // The fast path of Next(), a batch at a time: one open page, and its
+    // points up to the next source's first timestamp (and end_) are the
+    // answer as they are, less any that do not increase.
+    if (active_.size() == 1 && !done_) {
+      Cursor* c = active_[0].get();
+      Timestamp bound = end_ < kMaxTimestamp ? end_ : kMaxTimestamp - 1;
+      if (next_ < sources_.size() && sources_[next_].min_t <= bound) {
+        bound = sources_[next_].min_t - 1;
+      }
+      if (c->t() <= bound) {
+        Timestamp lower = lower_;
+        bool alive = true;
+        for (;;) {
+          const Timestamp t = c->ts[c->pos];
+          if (t > bound) break;
+          if (t >= lower) {
+            if (k == max) break;  // the cursor stays on a point >= lower_
+            out_t[k] = t;
+            out_v[k] = c->vs[c->pos];
+            ++k;
+            lower = t + 1;
+          }
+          if (!c->Advance()) {
+            alive = false;
+            break;
+          }
+        }
+        if (lower != lower_) {
+          t_ = lower - 1;
+          v_ = out_v[k - 1];
+          lower_ = lower;
+          positioned_ = true;
+        }
+        if (!alive) {
+          Retire(c);
+          active_.clear();
+        }
+        continue;
+      }
+    }
+    if (!Next()) break;
+    out_t[k] = t_;
+    out_v[k] = v_;
+    ++k;
+  }
+  return k;
+}
+
 bool SeriesIterator::Seek(Timestamp t) {
   if (done_) return false;
   if (positioned_ && t_ >= t) return true;
   if (t > lower_) {
     lower_ = t;
     for (size_t i = 0; i < active_.size();) {
-      if (active_[i]->t >= t || active_[i]->SeekTo(t)) {
+      if (active_[i]->t() >= t || active_[i]->SeekTo(t)) {
         ++i;
       } else {
         Retire(active_[i].get());

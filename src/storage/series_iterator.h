@@ -23,7 +23,7 @@
 #include "storage/partition_set.h"
 #include "sundial/common/mutex.h"
 #include "sundial/common/sample_iterator.h"
-#include "sundial/compress/page_iterator.h"
+#include "sundial/compress/page_decoder.h"
 
 namespace sundial::storage {
 
@@ -68,20 +68,36 @@ class SeriesIterator final : public SampleIterator {
   Timestamp t() const override { return t_; }
   Value v() const override { return v_; }
   Status status() const override { return status_; }
+  // Copies runs of points straight out of a page's decoded batch while
+  // one page is open and no other source starts before them (the usual
+  // case); falls back to Next() around page and source boundaries.
+  size_t NextBatch(Timestamp* t, Value* v, size_t max) override;
 
  private:
+  // One open source: its points are decoded kBatch at a time into ts/vs
+  // (from the page, or from the sorted copy of an arrival-order page), and
+  // the current point is ts[pos], vs[pos].
   struct Cursor {
+    static constexpr uint32_t kBatch = 64;
     uint32_t priority = 0;
     std::string buf;
-    compress::PageIterator it;
+    compress::PageDecoder dec;
     std::vector<Sample> sorted;  // for arrival-order pages
-    size_t pos = 0;
+    size_t sorted_pos = 0;       // next point of sorted to load into ts/vs
     bool use_sorted = false;
-    Timestamp t = 0;
-    Value v;
+    uint32_t pos = 0;            // current point in ts/vs
+    uint32_t n = 0;              // points in ts/vs
+    Timestamp ts[kBatch];
+    Value vs[kBatch];
+    Timestamp t() const { return ts[pos]; }
+    Value v() const { return vs[pos]; }
+    // Loads the next batch and moves to its first point. False when
+    // exhausted.
+    bool Fill();
     // Moves to the first point >= lower. False when exhausted.
     bool SeekTo(Timestamp lower);
-    bool Advance();
+    bool Advance() { return ++pos < n || Fill(); }
+    Status status() const { return use_sorted ? Status::OK() : dec.status(); }
   };
   // Opens source i; adds a cursor if it has a point in range.
   void Open(Source* src);

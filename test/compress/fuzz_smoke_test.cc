@@ -33,6 +33,9 @@ TEST(FuzzSmoke, PageDecodeOnMutatedPages) {
     }
     seeds.emplace_back(b.data());
   }
+  for (const auto& p : BuildPages(JitteryMs(600, 5))) {
+    if (PageIterator(p).header().frame) seeds.push_back(p);  // version 2
+  }
   for (int i = 0; i < 20000; ++i) {
     std::string p = seeds[rng() % seeds.size()];
     const int edits = 1 + static_cast<int>(rng() % 6);
@@ -44,8 +47,8 @@ TEST(FuzzSmoke, PageDecodeOnMutatedPages) {
   }
   for (int i = 0; i < 5000; ++i) {
     auto b = RandomBytes(&rng, 600);
-    if (b.size() > 1) b[0] = 1;  // a valid version, to get past the header
-    if (b.size() > 2) b[1] &= 0xf7;
+    if (b.size() > 1) b[0] = static_cast<uint8_t>(1 + i % 2);  // a valid version
+    if (b.size() > 2) b[1] &= i % 2 ? 0xf3 : 0xf7;  // no seconds flag in version 2
     FuzzPageDecode(b.data(), b.size());
   }
 }

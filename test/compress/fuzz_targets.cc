@@ -133,6 +133,9 @@ void FuzzPageRoundTrip(const uint8_t* data, size_t size) {
       case 2: step = static_cast<uint64_t>(static_cast<int8_t>(in.Take(1)) * 1000); break;
       case 3: step = static_cast<uint64_t>(static_cast<int16_t>(in.Take(2))); break;
       case 4: t = static_cast<Timestamp>(in.Take(8)); break;
+      case 5:  // jittery milliseconds: pages after the first may use a frame
+        step = static_cast<uint64_t>(10000 + static_cast<int8_t>(in.Take(1)) * 8);
+        break;
       default: step = 10000; break;
     }
     t = static_cast<Timestamp>(static_cast<uint64_t>(t) + step);

@@ -341,5 +341,68 @@ TEST(PageBuilder, RandomisedRoundTrips) {
   }
 }
 
+// Jittery millisecond timestamps: the first page fits a frame, the pages
+// after it use it (smaller), and gaps, backward and repeated steps are
+// escaped.
+TEST(PageBuilder, JitteryMillisecondTimestampsUseFrames) {
+  const uint32_t seed = TestSeed();
+  Samples in = JitteryMs(5000, seed);
+  in[3000].t = in[2999].t - 5;  // backward
+  in[3001].t = in[3000].t;      // repeated
+  ExpectRoundTrip(in);
+  const auto pages = BuildPages(in);
+  ASSERT_GT(pages.size(), 10u);
+  size_t frame_pages = 0;
+  for (size_t i = 0; i < pages.size(); ++i) {
+    PageIterator it(pages[i]);
+    ASSERT_TRUE(it.status().ok());
+    if (i == 0) {
+      EXPECT_FALSE(it.header().frame);
+    }
+    if (it.header().frame) {
+      ++frame_pages;
+      EXPECT_FALSE(it.header().seconds);
+      // Frame pages hold more points than the delta-of-delta first page.
+      if (i + 1 < pages.size()) {
+        EXPECT_GT(it.header().count, PageIterator(pages[0]).header().count);
+      }
+    }
+  }
+  EXPECT_GE(frame_pages + 2, pages.size());
+}
+
+// A builder whose timestamps turn regular drops the frame: the page after
+// the one that shows it uses delta-of-delta codes (and runs) again.
+TEST(PageBuilder, FramesEndWhenTimestampsTurnRegular) {
+  Samples in = JitteryMs(1500, 7);
+  const Timestamp t0 = in.back().t;
+  for (int i = 1; i <= 3000; ++i) in.push_back({t0 + i * 10000, Value::Int(42)});
+  ExpectRoundTrip(in);
+  const auto pages = BuildPages(in);
+  PageIterator last(pages.back());
+  bool seen_frame = false;
+  for (const auto& p : pages) seen_frame |= PageIterator(p).header().frame;
+  EXPECT_TRUE(seen_frame);
+  EXPECT_FALSE(last.header().frame);
+  EXPECT_GT(last.header().count, 1000u);  // runs
+}
+
+// Every kind of value in frame pages, and a builder reused across series.
+TEST(PageBuilder, FramePagesWithEveryValueEncoding) {
+  const Samples base = JitteryMs(3000, 11);
+  for (int kind = 0; kind < 4; ++kind) {
+    Samples in = base;
+    for (size_t i = 0; i < in.size(); ++i) {
+      const auto x = static_cast<int64_t>(i);
+      if (kind == 1) in[i].v = F(static_cast<double>(x % 97) / 100);
+      if (kind == 2) in[i].v = F(std::sin(static_cast<double>(x)));
+      if (kind == 3) in[i].v = x % 9 == 0 ? F(0.5) : I(x * 1000);
+    }
+    ExpectRoundTrip(in);
+    ExpectRoundTrip(in, 128, true);
+    ExpectRoundTrip(in, kMaxPageSize);
+  }
+}
+
 }  // namespace
 }  // namespace sundial::compress

@@ -33,6 +33,10 @@ void ReferencePageReader::Reset(std::string_view page) {
   const size_t n = page.size() < kMaxPageSize ? page.size() : kMaxPageSize;
   in_ = BitReader(reinterpret_cast<const uint8_t*>(page.data()) + kPageHeaderSize,
                   static_cast<uint32_t>(n - kPageHeaderSize));
+  if (h_.frame && left_ != 0) {
+    frame_ = ReadFrame(&in_);
+    if (in_.overrun()) Fail("truncated bit stream");
+  }
 }
 
 bool ReferencePageReader::Fail(const char* what) {
@@ -137,6 +141,12 @@ bool ReferencePageReader::Next() {
   }
   if (__builtin_expect(run_left_ != 0 || first_, 0)) return NextSpecial();
   BitReader in(in_.data(), in_.size(), in_.pos());  // kept in registers
+  if (h_.frame) {
+    delta_ = ReadFrameDelta(&in, frame_);
+    if (!DecodeValue(&in)) return false;
+    x_ = static_cast<int64_t>(static_cast<uint64_t>(x_) + delta_);
+    return Finish(in);
+  }
   RiceState rice{ts_rice_};
   const DodCode c = ReadDod(&in, &rice, !second_);
   ts_rice_ = rice.a;

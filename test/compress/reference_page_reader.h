@@ -1,5 +1,5 @@
-// ReferencePageReader: a plain point-at-a-time decoder of page format v1
-// (page_format.h), kept as the specification the fast PageDecoder is
+// ReferencePageReader: a plain point-at-a-time decoder of page formats v1
+// and v2 (page_format.h), kept as the specification the fast PageDecoder is
 // checked against: both must return the same points and fail at the same
 // point on any input.
 #pragma once
@@ -12,6 +12,7 @@
 #include "sundial/common/types.h"
 #include "sundial/compress/bit_stream.h"
 #include "sundial/compress/page_format.h"
+#include "compress/timestamp_code.h"
 
 namespace sundial::compress {
 
@@ -71,6 +72,7 @@ class ReferencePageReader {
   uint8_t lead_ = 0xff;     // xor window; 0xff: none yet
   uint8_t trail_ = 0;
   bool first_ = true;
+  TimestampFrame frame_;    // version 2 pages
 };
 
 }  // namespace sundial::compress

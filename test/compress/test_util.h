@@ -41,6 +41,22 @@ inline std::vector<std::string> BuildPages(const std::vector<Sample>& in,
   return pages;
 }
 
+// Millisecond timestamps 10 s +- 1 s apart with a gap now and then, and a
+// small int walk: pages after the first use frame timestamps.
+inline std::vector<Sample> JitteryMs(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<Sample> out;
+  Timestamp t = 1700000000123;
+  int64_t v = 500;
+  for (size_t i = 0; i < n; ++i) {
+    t += 9000 + static_cast<Timestamp>(rng() % 2001);
+    if (rng() % 100 == 0) t += static_cast<Timestamp>(rng() % 600000);
+    v += static_cast<int64_t>(rng() % 11) - 5;
+    out.push_back({t, Value::Int(v)});
+  }
+  return out;
+}
+
 // Decodes pages back into samples; *ok is false on any decode error.
 inline std::vector<Sample> ReadPages(const std::vector<std::string>& pages, bool* ok) {
   std::vector<Sample> out;

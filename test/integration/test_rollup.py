@@ -68,11 +68,13 @@ def put(server, pts):
 
 
 def all_built(server, hours=0):
-    """At least `hours` series-hours built since start, a finished pass and
-    no hour waiting for a rebuild (late points mark theirs before the put
-    is answered)."""
+    """At least `hours` series-hours built since start, the watermark past
+    the data (only hours below it are read from rollups; it moves after a
+    day's file is written), a finished pass and no hour waiting for a
+    rebuild (late points mark theirs before the put is answered)."""
     s = stats(server)
     return (s["tsd.rollup.hours_built"] >= hours and s["tsd.rollup.passes"] > 0
+            and s["tsd.rollup.watermark"] >= T0 + 6 * 3600
             and s["tsd.rollup.dirty_pending"] == 0)
 
 
@@ -119,3 +121,13 @@ def test_rollups_can_be_turned_off(server_factory):
     put(s, pts)
     assert query_avg(s) == expected_avg(pts, 3600)
     assert stats(s) == {}
+
+
+def test_rollup_watermark_is_reported_in_seconds(server_factory):
+    s = server_factory(args=ARGS)
+    put(s, points()[:10])
+    wait_for(lambda: stats(s)["tsd.rollup.watermark"] >= T0 + 6 * 3600)
+    # An hour boundary, and closed hours only: never past the current hour.
+    w = stats(s)["tsd.rollup.watermark"]
+    now = int(time.time())
+    assert w % 3600 == 0 and w <= now - now % 3600

@@ -419,5 +419,77 @@ TEST(StorageImpl, IteratorSeekAndRange) {
   EXPECT_TRUE(testing::ReadAll(db.get(), id, 50000, 40000).empty());
 }
 
+// NextBatch hands out the points Next() would, whatever the batch sizes,
+// across sealed, pending, head and out-of-order pages, and mixed with
+// Next() and Seek().
+TEST(StorageImpl, IteratorBatchesMatchNext) {
+  const uint64_t seed = testing::TestSeed(std::random_device{}());
+  std::mt19937_64 rng(seed);
+  TempDir dir;
+  auto o = SmallOptions(dir.path());
+  o.partition_duration_ms = 3600 * 1000;
+  auto db = OpenDb(o);
+  auto* impl = static_cast<StorageImpl*>(db.get());
+  const SeriesId id = Resolve(db.get(), "temp", "batch");
+  Timestamp t = 0;
+  for (int round = 0; round < 20; ++round) {
+    std::vector<SeriesPoint> batch;
+    for (int i = 0; i < 400; ++i) {
+      t += 1 + static_cast<Timestamp>(rng() % 3000);
+      batch.push_back({id, t, Value::Int(static_cast<int64_t>(rng() % 100))});
+      if (rng() % 8 == 0) {  // a late point, maybe on an existing timestamp
+        const Timestamp late = static_cast<Timestamp>(rng() % static_cast<uint64_t>(t + 1));
+        batch.push_back({id, late, Value::Float(static_cast<double>(rng() % 1000) / 10)});
+      }
+    }
+    ASSERT_TRUE(db->Append(batch.data(), batch.size()).ok());
+    if (round % 3 == 1) {
+      ASSERT_TRUE(impl->TEST_FlushAll().ok());
+    }
+  }
+  for (int q = 0; q < 200; ++q) {
+    const Timestamp a = static_cast<Timestamp>(rng() % static_cast<uint64_t>(t));
+    const Timestamp b = a + static_cast<Timestamp>(rng() % static_cast<uint64_t>(t));
+    std::vector<Sample> want;
+    auto ref = db->NewIterator(id, a, b);
+    while (ref->Next()) want.push_back({ref->t(), ref->v()});
+    ASSERT_TRUE(ref->status().ok());
+    auto it = db->NewIterator(id, a, b);
+    std::vector<Sample> got;
+    Timestamp ts[100];
+    Value vs[100];
+    for (;;) {
+      const uint64_t r = rng() % 10;
+      if (r == 0) {
+        if (!it->Next()) break;
+        got.push_back({it->t(), it->v()});
+        continue;
+      }
+      if (r == 1 && !want.empty()) {  // seek to a point we will read next anyway
+        const size_t next = got.size();
+        if (next < want.size()) {
+          ASSERT_TRUE(it->Seek(want[next].t)) << "seed " << seed;
+          if (next == 0 || it->t() != got.back().t) got.push_back({it->t(), it->v()});
+        }
+        continue;
+      }
+      const size_t max = 1 + rng() % 100;
+      const size_t n = it->NextBatch(ts, vs, max);
+      ASSERT_LE(n, max);
+      for (size_t i = 0; i < n; ++i) got.push_back({ts[i], vs[i]});
+      if (n > 0) {
+        EXPECT_EQ(it->t(), ts[n - 1]);
+      }
+      if (n < max) break;
+    }
+    EXPECT_TRUE(it->status().ok());
+    ASSERT_EQ(got.size(), want.size()) << "seed " << seed << " range " << a << ".." << b;
+    for (size_t i = 0; i < want.size(); ++i) {
+      ASSERT_EQ(got[i].t, want[i].t) << "seed " << seed << " at " << i;
+      ASSERT_TRUE(got[i].v.BitEquals(want[i].v)) << "seed " << seed << " at " << i;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace sundial::storage

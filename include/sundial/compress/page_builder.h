@@ -26,6 +26,13 @@
 //     escaped (raw 64 bits) while such values are rare (< 1/4 of the page);
 //     once they are common, the page is re-encoded with that type native
 //     (ints; floats as decimal or xor).
+//   - millisecond timestamps with jitter: when a page's delta-of-delta
+//     codes turn out costly, Reset() fits a frame (page_format.h, version
+//     2) to that page's deltas and, if it is clearly cheaper, the pages
+//     after it use frame timestamps from their first point, for as long as
+//     the frame holds (few escapes, steps that are not mostly repeats).
+//     The choice carries across Reset() only, so a builder reused for the
+//     next page of its series (as storage does) keeps it.
 // If a re-encoded page no longer fits its capacity, the value is escaped
 // instead, and if that does not fit either, Append returns false: the caller
 // seals the page and starts a new one.
@@ -94,7 +101,9 @@ class PageBuilder {
   bool value_dod() const { return st_.vdod; }
   bool seconds() const { return st_.seconds; }
 
-  // Empties the page for reuse, keeping the buffer.
+  // Empties the page for reuse, keeping the buffer (and the timestamp
+  // frame chosen from the page's points, see above). May allocate a
+  // temporary array when it fits a new frame.
   void Reset();
 
   // Heap plus object bytes held by this builder.
@@ -128,14 +137,29 @@ class PageBuilder {
     bool vdod = false;         // values coded as delta-of-delta
     uint64_t ts_rice = 0;      // adaptive code states (src/compress/rice_code.h)
     uint64_t val_rice = 0;
+    uint32_t ts_bits = 0;      // bits of all timestamp codes
+    bool frame = false;        // frame timestamps (version 2)
+    uint8_t frame_w = 0;       //   the frame's width
+    uint16_t frame_escapes = 0;
+    uint16_t same_steps = 0;   //   steps equal to the one before
+    uint64_t frame_base = 0;
     Timestamp first_t = 0, min_t = 0, max_t = 0, last_t = 0;
+  };
+  // The frame the next page starts with (w == 0: none).
+  struct FrameChoice {
+    uint64_t base = 0;
+    uint8_t w = 0;
+    uint8_t wait = 0;  // pages to skip before fitting again
   };
 
   enum class Result : uint8_t { kOk, kFull, kNotNative };
   static constexpr uint8_t kMaxReencodes = 24;  // per page, bounds the work
   static constexpr uint16_t kOrderCheckPoints = 32;
 
+  // The steady path for pages of encoding E (== st_.enc).
+  template <ValueEncoding E>
   bool AppendSteady(Timestamp t, Value v);
+  bool AppendSlow(Timestamp t, Value v);
   bool FinishSteady(Timestamp t, Timestamp lo, Timestamp hi);
   void ChooseInitialEncoding(Timestamp t, Value v);
   // Encodes one point in the current encoding. A value that is not native
@@ -143,8 +167,16 @@ class PageBuilder {
   // kFull/kNotNative nothing changed.
   Result EncodePoint(Timestamp t, Value v, bool allow_escape);
   struct ValueStep;
+  // Each for pages of encoding E, and for st_.enc (the *Any forms).
+  template <ValueEncoding E>
   bool Native(Value v, uint64_t bits, uint64_t* native) const;
+  bool NativeAny(Value v, uint64_t bits, uint64_t* native) const;
+  template <ValueEncoding E>
   bool ZeroCode(uint64_t native, uint64_t* dprime) const;
+  bool ZeroCodeAny(uint64_t native, uint64_t* dprime) const;
+  ValueStep WriteValueAny(BitWriter* w, Value v, uint64_t bits, uint64_t native,
+                          bool is_native) const;
+  template <ValueEncoding E>
   ValueStep WriteValue(BitWriter* w, Value v, uint64_t bits, uint64_t native,
                        bool is_native) const;
   void StartRun(BitWriter* w);
@@ -157,6 +189,9 @@ class PageBuilder {
   // too many re-encodes) restores the page and returns false.
   bool Reencode(ValueEncoding enc, uint8_t param, bool seconds, bool vdod);
   bool SwitchOrder();
+  // Called by Reset(): keeps, drops or fits the next page's frame.
+  void ChooseNextFrame();
+  bool FitFrame();
   void WriteHeader();
   void UpdateHeader(Timestamp t);
 
@@ -164,6 +199,7 @@ class PageBuilder {
   bool allow_value_dod_;
   std::unique_ptr<uint8_t[]> buf_;  // page_size_ + kSlack bytes
   State st_;
+  FrameChoice next_frame_;
 };
 
 }  // namespace sundial::compress

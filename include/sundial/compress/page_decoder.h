@@ -85,15 +85,23 @@ class PageDecoder {
     uint64_t unit = 1;               // ms per timestamp unit
     uint64_t min_t = 0;              // the header's range, for checks
     uint64_t span = 0;               //   (max_t - min_t)
+    uint64_t frame_base = 0;         // frame pages (version 2): the frame,
+    uint64_t frame_escape = 0;       //   its escape code (2^w - 1)
+    int frame_w = 0;                 //   and width
   };
   // One point loop per value encoding; kChecked: the first points of a
   // page and the tail copy, with a bounds check per point.
   using LoopFn = uint32_t (*)(PageDecoder*, Timestamp*, Value*, uint32_t);
-  template <typename Codec, bool kChecked>
+  template <typename Codec, bool kFrame, bool kChecked>
   static uint32_t Loop(PageDecoder* d, Timestamp* t, Value* v, uint32_t max);
+  template <typename Codec>
+  void SelectLoops(bool frame);
 
   void Fail(const char* what);
-  void EnterTail();
+  // Continues at bit pos of the stream, from the tail copy.
+  void EnterTail(uint32_t pos);
+  // Reads a version 2 page's frame; returns the bit position after it.
+  bool ReadFrameFields(uint32_t size, uint32_t* pos);
 
   // The last bytes of a stream are decoded from a copy in tail_bytes_.
   static constexpr uint32_t kGuardBytes = 48;

@@ -1,15 +1,19 @@
-// Page format, version 1: a compressed run of (timestamp, value) points of
-// one series.
+// Page format, versions 1 and 2: a compressed run of (timestamp, value)
+// points of one series. Version 2 differs from version 1 only in its
+// timestamp codes ("frame" timestamps, below); a writer uses version 1 for
+// every page that does not use them, so version 1 pages are unchanged.
 //
 // A page is a fixed 20-byte header followed by a bit stream. All header
 // integers are little-endian. Nothing is padded; callers may store a page in
 // a larger zero-filled slot (the reader stops after `count` points).
 //
 //   offset size field
-//   0      1    version       kPageFormatVersion (1)
+//   0      1    version       1, or 2 (kFramePageFormatVersion): frame
+//                             timestamps
 //   1      1    encoding      bits 0-1 value encoding: 0 int, 1 decimal, 2 xor
 //                             bit  2   timestamps coded in seconds (all are
-//                                      multiples of 1000 ms)
+//                                      multiples of 1000 ms); always 0 in
+//                                      version 2
 //                             bit  3   values coded as delta-of-delta
 //                                      (int and decimal pages only)
 //                             bits 4-7 parameter p: the decimal scale s in
@@ -77,8 +81,21 @@
 //                             with w 64 is otherwise impossible)
 // The encoder picks the cheapest code that holds x.
 //
+// Frame timestamps (version 2). For timestamps with jitter (say 10 s +- 1 s
+// in ms) the delta-of-delta codes above cost ~14 bits and, adaptive and
+// variable-length, must be decoded one after the other; a fixed-width delta
+// relative to a page-wide base ("frame of reference") is smaller and needs
+// no state. When count > 0 the bit stream starts with the frame:
+//   5 bits w - 1 (w = 1..32), 6 bits b, b bits zigzag(base)
+// (base: a wrapping uint64 delta in ms). Point 0 is its value code only, as
+// in version 1. Every later point is a timestamp code then a value code:
+//   w bits f, f < 2^w - 1         delta = base + f
+//   w bits f = 2^w - 1 (all ones) + 6 bits e + e bits z   delta = unzigzag(z)
+// and t = t_prev + delta (wrapping). There are no run codes. Value codes are
+// exactly those of version 1.
+//
 // Version policy: a reader rejects any other version as Corruption. A new
-// layout gets a new version number; version 1 stays readable.
+// layout gets a new version number; versions 1 and 2 stay readable.
 #pragma once
 
 #include <cstddef>
@@ -91,6 +108,8 @@
 namespace sundial::compress {
 
 constexpr uint8_t kPageFormatVersion = 1;
+constexpr uint8_t kFramePageFormatVersion = 2;  // frame timestamps
+constexpr int kMaxFrameWidth = 32;
 constexpr uint32_t kPageHeaderSize = 20;
 constexpr uint32_t kMinPageSize = 128;
 constexpr uint32_t kMaxPageSize = 65536;
@@ -115,6 +134,7 @@ struct PageHeader {
   // delta shift (0..15). Xor pages: 0.
   uint8_t param = 0;
   bool value_dod = false;  // int/decimal values coded as delta-of-delta
+  bool frame = false;      // frame timestamps (version 2); then !seconds
   uint32_t count = 0;
   Timestamp first_t = 0;
   Timestamp min_t = 0;

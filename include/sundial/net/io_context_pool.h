@@ -10,6 +10,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <memory>
 #include <thread>
@@ -23,7 +24,10 @@ namespace sundial::net {
 class IoContextPool {
  public:
   // num_threads == 0 means one per hardware thread (at least 1).
-  explicit IoContextPool(size_t num_threads);
+  // busy_poll: how long a thread polls for more events after the last one
+  // before it blocks (0: it blocks at once).
+  explicit IoContextPool(size_t num_threads,
+                         std::chrono::microseconds busy_poll = std::chrono::microseconds(0));
   ~IoContextPool();  // Stop() + Join()
 
   IoContextPool(const IoContextPool&) = delete;
@@ -46,6 +50,7 @@ class IoContextPool {
  private:
   using WorkGuard = asio::executor_work_guard<asio::io_context::executor_type>;
 
+  const std::chrono::microseconds busy_poll_;
   std::vector<std::unique_ptr<asio::io_context>> contexts_;
   std::vector<WorkGuard> guards_;
   std::vector<std::thread> threads_;
