@@ -57,7 +57,18 @@ void PageBuilder::WriteHeader() {
 }
 
 bool PageBuilder::Append(Timestamp t, Value v) {
-  if (AppendSteady(t, v)) return true;
+  bool done;
+  switch (st_.enc) {
+    case ValueEncoding::kInt: done = AppendSteady<ValueEncoding::kInt>(t, v); break;
+    case ValueEncoding::kDecimal: done = AppendSteady<ValueEncoding::kDecimal>(t, v); break;
+    default: done = AppendSteady<ValueEncoding::kXor>(t, v); break;
+  }
+  return done || AppendSlow(t, v);
+}
+
+// Everything AppendSteady does not take: the first points, runs, escapes,
+// re-encodes, a full page.
+bool PageBuilder::AppendSlow(Timestamp t, Value v) {
   if (st_.count == 0) {
     ChooseInitialEncoding(t, v);
     const Result r = EncodePoint(t, v, true);
@@ -125,38 +136,58 @@ void PageBuilder::ChooseInitialEncoding(Timestamp t, Value v) {
 }
 
 // Whether v is native to the page's encoding; *native is its native form.
+// E is the page's encoding, s.enc (one copy of the steady path for each).
+template <ValueEncoding E>
 SUNDIAL_INLINE bool PageBuilder::Native(Value v, uint64_t bits, uint64_t* native) const {
   const State& s = st_;
-  switch (s.enc) {
-    case ValueEncoding::kInt:
-      *native = bits;
-      return v.is_int() &&
-             (!s.has_native || ((bits - s.prev_native) & LowBits(s.param)) == 0);
-    case ValueEncoding::kDecimal: {
-      int64_t m = 0;
-      if (v.is_int() || !DecimalFits(v.float_value(), s.param, &m)) return false;
-      *native = static_cast<uint64_t>(m);
-      return !s.has_native || ZigZag(*native - s.prev_native) < kMaxDecimalZigZag;
-    }
-    default:
-      *native = bits;
-      return !v.is_int();
+  if (E == ValueEncoding::kInt) {
+    *native = bits;
+    return v.is_int() && (!s.has_native || ((bits - s.prev_native) & LowBits(s.param)) == 0);
+  }
+  if (E == ValueEncoding::kDecimal) {
+    int64_t m = 0;
+    if (v.is_int() || !DecimalFits(v.float_value(), s.param, &m)) return false;
+    *native = static_cast<uint64_t>(m);
+    return !s.has_native || ZigZag(*native - s.prev_native) < kMaxDecimalZigZag;
+  }
+  *native = bits;
+  return !v.is_int();
+}
+
+bool PageBuilder::NativeAny(Value v, uint64_t bits, uint64_t* native) const {
+  switch (st_.enc) {
+    case ValueEncoding::kInt: return Native<ValueEncoding::kInt>(v, bits, native);
+    case ValueEncoding::kDecimal: return Native<ValueEncoding::kDecimal>(v, bits, native);
+    default: return Native<ValueEncoding::kXor>(v, bits, native);
   }
 }
 
 // Whether native (native to the page) would be coded as the single bit "0";
 // *dprime is then its step as the state keeps it.
+template <ValueEncoding E>
 SUNDIAL_INLINE bool PageBuilder::ZeroCode(uint64_t native, uint64_t* dprime) const {
   const State& s = st_;
-  if (s.enc == ValueEncoding::kXor) return native == s.prev_native;
+  if (E == ValueEncoding::kXor) return native == s.prev_native;
   if (!s.has_native) return native == 0;
   uint64_t d = native - s.prev_native;
-  if (s.enc == ValueEncoding::kInt) {
+  if (E == ValueEncoding::kInt) {
     d = static_cast<uint64_t>(static_cast<int64_t>(d) >> s.param);
   }
   *dprime = d;
   return (s.vdod ? d - s.prev_vdelta : d) == 0;
 }
+
+bool PageBuilder::ZeroCodeAny(uint64_t native, uint64_t* dprime) const {
+  switch (st_.enc) {
+    case ValueEncoding::kInt: return ZeroCode<ValueEncoding::kInt>(native, dprime);
+    case ValueEncoding::kDecimal: return ZeroCode<ValueEncoding::kDecimal>(native, dprime);
+    default: return ZeroCode<ValueEncoding::kXor>(native, dprime);
+  }
+}
+
+// BitWidth(z) without a branch, but 63 for z >= 2^63: good enough for the
+// cost estimates that choose the value order.
+SUNDIAL_INLINE int CostWidth(uint64_t z) { return 63 - __builtin_clzll((z << 1) | 1); }
 
 // The value side of the encoder state after one value code.
 struct PageBuilder::ValueStep {
@@ -168,19 +199,20 @@ struct PageBuilder::ValueStep {
 };
 
 // Writes the value code of v (native, or escaped when !is_native).
+template <ValueEncoding E>
 SUNDIAL_INLINE PageBuilder::ValueStep PageBuilder::WriteValue(BitWriter* w, Value v, uint64_t bits,
                                                               uint64_t native, bool is_native) const {
   const State& s = st_;
   ValueStep n{s.val_rice, s.prev_vdelta, s.cost_delta, s.cost_dod, s.lead, s.trail, false};
   if (!is_native) {
-    if (s.enc == ValueEncoding::kXor) {
+    if (E == ValueEncoding::kXor) {
       WriteXorIntEscape(w, bits);
     } else {
       WriteIntEscape(w, v.is_int(), bits);
     }
     return n;
   }
-  if (s.enc == ValueEncoding::kXor) {
+  if (E == ValueEncoding::kXor) {
     n.zero = native == s.prev_native;
     WriteXor(w, native, s.prev_native, &n.lead, &n.trail);
     return n;
@@ -188,15 +220,15 @@ SUNDIAL_INLINE PageBuilder::ValueStep PageBuilder::WriteValue(BitWriter* w, Valu
   uint64_t code = native;  // the first native value: its own code
   if (s.has_native) {
     uint64_t d = native - s.prev_native;
-    if (s.enc == ValueEncoding::kInt) {
+    if (E == ValueEncoding::kInt) {
       d = static_cast<uint64_t>(static_cast<int64_t>(d) >> s.param);
     }
     const uint64_t dd = d - s.prev_vdelta;
     code = s.vdod ? dd : d;
     n.vdelta = d;
     // Rough costs of both orders, to pick the cheaper one (SwitchOrder).
-    n.cost_delta += 1 + static_cast<uint32_t>(BitWidth(ZigZag(d)));
-    n.cost_dod += 1 + static_cast<uint32_t>(BitWidth(ZigZag(dd)));
+    n.cost_delta += 1 + static_cast<uint32_t>(CostWidth(ZigZag(d)));
+    n.cost_dod += 1 + static_cast<uint32_t>(CostWidth(ZigZag(dd)));
   }
   n.zero = code == 0;
   RiceState rice{n.rice};
@@ -205,11 +237,24 @@ SUNDIAL_INLINE PageBuilder::ValueStep PageBuilder::WriteValue(BitWriter* w, Valu
   return n;
 }
 
+PageBuilder::ValueStep PageBuilder::WriteValueAny(BitWriter* w, Value v, uint64_t bits,
+                                                  uint64_t native, bool is_native) const {
+  switch (st_.enc) {
+    case ValueEncoding::kInt:
+      return WriteValue<ValueEncoding::kInt>(w, v, bits, native, is_native);
+    case ValueEncoding::kDecimal:
+      return WriteValue<ValueEncoding::kDecimal>(w, v, bits, native, is_native);
+    default:
+      return WriteValue<ValueEncoding::kXor>(w, v, bits, native, is_native);
+  }
+}
+
 // The common case, in one pass: a value native to the page, after its
 // first two points, with no run open and room left. Codes the point exactly
 // as EncodePoint would. Returns false, changing nothing, when any of that
 // does not hold (Append then takes the general path).
-inline bool PageBuilder::AppendSteady(Timestamp t, Value v) {
+template <ValueEncoding E>
+SUNDIAL_INLINE bool PageBuilder::AppendSteady(Timestamp t, Value v) {
   State& s = st_;
   if (s.count < 2 || !s.has_native || s.count >= kMaxPointsPerPage) return false;
   const Timestamp lo = t < s.min_t ? t : s.min_t;
@@ -221,7 +266,9 @@ inline bool PageBuilder::AppendSteady(Timestamp t, Value v) {
     // too, or t is not): a 32-bit division where it fits, as a 64-bit one
     // is a library call on 32-bit CPUs.
     const auto step = static_cast<uint64_t>(t) - static_cast<uint64_t>(s.last_t);
-    if (step + 0x80000000u <= 0xffffffffu) {
+    if (step == s.prev_step) {  // the step before, in whole seconds
+      x = static_cast<int64_t>(static_cast<uint64_t>(s.prev_x) + s.prev_delta);
+    } else if (step + 0x80000000u <= 0xffffffffu) {
       const auto step32 = static_cast<int32_t>(static_cast<int64_t>(step));
       if (step32 % 1000 != 0) return false;
       x = s.prev_x + step32 / 1000;
@@ -233,7 +280,7 @@ inline bool PageBuilder::AppendSteady(Timestamp t, Value v) {
   const uint64_t bits = v.is_int() ? static_cast<uint64_t>(v.int_value())
                                    : DoubleToBits(v.float_value());
   uint64_t native;
-  if (!Native(v, bits, &native)) return false;
+  if (!Native<E>(v, bits, &native)) return false;
   const uint64_t delta = static_cast<uint64_t>(x) - static_cast<uint64_t>(s.prev_x);
   const uint64_t dod = delta - s.prev_delta;
   BitWriter w(buf_.get() + kPageHeaderSize, s.pos);
@@ -241,7 +288,7 @@ inline bool PageBuilder::AppendSteady(Timestamp t, Value v) {
     // A point coded "00" extends the open run in place; others go the
     // general way.
     uint64_t dprime = 0;
-    if (dod != 0 || !ZeroCode(native, &dprime)) return false;
+    if (dod != 0 || !ZeroCode<E>(native, &dprime)) return false;
     ++s.run_len;
     w.Overwrite(s.run_at, s.run_len, kRunCountBits);
     s.prev_x = x;
@@ -258,15 +305,18 @@ inline bool PageBuilder::AppendSteady(Timestamp t, Value v) {
     WriteDod(&w, dod, &ts_rice, true);
   }
   const uint32_t ts_bits = w.pos() - s.pos;
-  const ValueStep n = WriteValue(&w, v, bits, native, true);
+  const ValueStep n = WriteValue<E>(&w, v, bits, native, true);
   if (w.pos() > (page_size_ - kPageHeaderSize) * 8) {
     w.Truncate(s.pos);
     return false;
   }
   s.pos = w.pos();
-  s.ts_bits += ts_bits;
-  s.frame_escapes = static_cast<uint16_t>(s.frame_escapes + escape);
-  s.same_steps = static_cast<uint16_t>(s.same_steps + (dod == 0));
+  if (s.frame) {
+    s.frame_escapes = static_cast<uint16_t>(s.frame_escapes + escape);
+    s.same_steps = static_cast<uint16_t>(s.same_steps + (dod == 0));
+  } else {
+    s.ts_bits += ts_bits;
+  }
   s.ts_rice = ts_rice.a;
   s.val_rice = n.rice;
   s.prev_vdelta = n.vdelta;
@@ -288,6 +338,7 @@ SUNDIAL_INLINE bool PageBuilder::FinishSteady(Timestamp t, Timestamp lo, Timesta
   State& s = st_;
   s.min_t = lo;
   s.max_t = hi;
+  s.prev_step = static_cast<uint64_t>(t) - static_cast<uint64_t>(s.last_t);
   s.last_t = t;
   ++s.count;
   UpdateHeader(t);
@@ -307,9 +358,9 @@ PageBuilder::Result PageBuilder::EncodePoint(Timestamp t, Value v,
   BitWriter w(buf_.get() + kPageHeaderSize, s.pos);
 
   uint64_t native = 0;
-  const bool is_native = Native(v, bits, &native);
+  const bool is_native = NativeAny(v, bits, &native);
   uint64_t dprime = 0;  // the value's step, as WriteValue codes it
-  if (s.run_len != 0 && dod == 0 && is_native && ZeroCode(native, &dprime)) {
+  if (s.run_len != 0 && dod == 0 && is_native && ZeroCodeAny(native, &dprime)) {
     // A point coded "00" extends the open run in place.
     ++s.run_len;
     w.Overwrite(s.run_at, s.run_len, kRunCountBits);
@@ -326,7 +377,7 @@ PageBuilder::Result PageBuilder::EncodePoint(Timestamp t, Value v,
     if (s.count != 0 && s.frame) escape = WriteFrameDelta(&w, frame, delta);
     if (s.count != 0 && !s.frame) WriteDod(&w, dod, &ts_rice, s.count >= 2);
     const uint32_t ts_bits = w.pos() - s.pos;
-    const ValueStep n = WriteValue(&w, v, bits, native, is_native);
+    const ValueStep n = WriteValueAny(&w, v, bits, native, is_native);
     if (w.pos() > (page_size_ - kPageHeaderSize) * 8) {
       w.Truncate(s.pos);
       return Result::kFull;
@@ -361,6 +412,7 @@ PageBuilder::Result PageBuilder::EncodePoint(Timestamp t, Value v,
   } else {
     if (t < s.min_t) s.min_t = t;
     if (t > s.max_t) s.max_t = t;
+    s.prev_step = static_cast<uint64_t>(t) - static_cast<uint64_t>(s.last_t);
   }
   s.last_t = t;
   ++s.count;

@@ -10,8 +10,7 @@ HttpPutHandler::HttpPutHandler(storage::Storage* storage, const IngestOptions* o
                                const PointRules* rules, IngestStats* stats)
     : storage_(storage), rules_(rules), stats_(stats), resolver_(storage, options, rules) {}
 
-bool HttpPutHandler::CheckPoint(const JsonPutPoint& p, storage::SeriesPoint* sp,
-                                std::string* error) {
+bool HttpPutHandler::CheckPoint(const JsonPutPoint& p, std::string* error) {
   // IncomingDataPoint.validate(), in order.
   const char* invalid = nullptr;
   if (p.is_null) {
@@ -63,7 +62,7 @@ bool HttpPutHandler::CheckPoint(const JsonPutPoint& p, storage::SeriesPoint* sp,
         return *error = error_.message, false;
     }
   }
-  *sp = storage::SeriesPoint{id, PutTimestampToMs(p.timestamp), value.value};
+  AddPoint(&batch_, id, PutTimestampToMs(p.timestamp), value.value);
   return true;
 }
 
@@ -105,12 +104,7 @@ void HttpPutHandler::Handle(std::string_view body, bool want_details, HttpPutOut
       if (ahead.has_metric && ahead.has_tags) resolver_.Prefetch(ahead.metric, ahead.tags_raw);
     }
     const JsonPutPoint& p = points[i];
-    storage::SeriesPoint sp;
-    if (CheckPoint(p, &sp, &error)) {
-      batch_.push_back(sp);
-    } else {
-      AddFailure(p, error, want_details, out);
-    }
+    if (!CheckPoint(p, &error)) AddFailure(p, error, want_details, out);
   }
   constexpr auto kRelaxed = std::memory_order_relaxed;
   stats_->http_points.fetch_add(points.size(), kRelaxed);

@@ -230,7 +230,13 @@ bool PutJsonParser::Reader::ParseNumber(std::string_view* out, Kind* kind) {
   const char* start = p_;
   static constexpr std::string_view kNonNumeric[] = {"NaN",       "Infinity", "+Infinity",
                                                      "-Infinity", "+INF",     "-INF"};
+  // Only a number starting with one of these can be a token: skip the
+  // comparisons for plain numbers.
+  const char c0 = Peek();
+  const bool maybe_token = c0 == 'N' || c0 == 'I' || c0 == '+' ||
+                           (c0 == '-' && end_ - p_ >= 2 && p_[1] == 'I');
   for (std::string_view tok : kNonNumeric) {
+    if (!maybe_token) break;
     if (ConsumeLiteral(tok)) {
       // A longer word ("-INFINITE", "NaNa") is not the token.
       if (p_ < end_ && (std::isalnum(static_cast<unsigned char>(*p_)) != 0)) {
@@ -502,6 +508,7 @@ bool PutJsonParser::Parse(std::string_view body, std::string* message, std::stri
   tags_.clear();
   arena_.clear();
   details->clear();
+  last_fast_ = false;
   const std::string_view content = JavaTrim(body);
   if (content.empty()) {
     *message = "Missing request content";
@@ -510,6 +517,11 @@ bool PutJsonParser::Parse(std::string_view body, std::string* message, std::stri
   if (content[0] != '{' && content[0] != '[') {
     *message = "The JSON must start as an object or an array";
     return false;
+  }
+  if (fast_ && content[0] == '[') {
+    if (ParseCommonShape(content)) return last_fast_ = true;
+    points_.clear();
+    tags_.clear();
   }
   Reader reader(content, this);
   if (!reader.ParseTop()) {

@@ -144,18 +144,20 @@ void TelnetPutHandler::HandlePut(std::string_view line, std::string* reply) {
     SetError(&error, PutErrorKind::kIllegalArgument, "empty metric name");
     return Reject(error, reply);
   }
-  // Rows 3 and 4.
-  if (ts_text.find('.') != std::string_view::npos) {
-    scratch_.clear();
-    for (char c : ts_text) {
-      if (c != '.') scratch_.push_back(c);
-    }
-    ts_text = scratch_;
-  }
+  // Rows 3 and 4. Plain digits (the usual form) have no '.' to drop.
   int64_t ts;
-  if (!FastParseDigits(ts_text, &ts) && !ParseJavaLong(ts_text, &ts, &error.message)) {
-    error.kind = PutErrorKind::kInvalidValue;
-    return Reject(error, reply);
+  if (!FastParseDigits(ts_text, &ts)) {
+    if (ts_text.find('.') != std::string_view::npos) {
+      scratch_.clear();
+      for (char c : ts_text) {
+        if (c != '.') scratch_.push_back(c);
+      }
+      ts_text = scratch_;
+    }
+    if (!FastParseDigits(ts_text, &ts) && !ParseJavaLong(ts_text, &ts, &error.message)) {
+      error.kind = PutErrorKind::kInvalidValue;
+      return Reject(error, reply);
+    }
   }
   if (ts <= 0) {
     SetError(&error, PutErrorKind::kIllegalArgument, "invalid timestamp: " + std::to_string(ts));
@@ -190,7 +192,7 @@ void TelnetPutHandler::HandlePut(std::string_view line, std::string* reply) {
       !resolver_.Resolve(metric, tags_.data(), tags_.size(), metric, tag_text, &id, &error)) {
     return Reject(error, reply);
   }
-  batch_.push_back(storage::SeriesPoint{id, PutTimestampToMs(ts), value.value});
+  AddPoint(&batch_, id, PutTimestampToMs(ts), value.value);
   if (batch_.size() >= options_->max_batch_points) (void)Flush(reply);
 }
 

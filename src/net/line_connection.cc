@@ -12,7 +12,7 @@ LineConnection::LineConnection(asio::ip::tcp::socket socket,
       handler_(std::move(handler)),
       options_(options),
       manager_(manager),
-      framer_(options.max_line_length, options.read_size),
+      framer_(options.max_line_length, options.read_size, options.max_read_size),
       reply_(options.max_pending_reply),
       idle_(socket_.get_executor()) {}
 

@@ -14,8 +14,10 @@ const char* LastNewline(const char* p, size_t n) {
 
 }  // namespace
 
-LineFramer::LineFramer(size_t max_line_length, size_t read_size)
-    : max_line_(max_line_length), read_size_(read_size) {
+LineFramer::LineFramer(size_t max_line_length, size_t read_size, size_t max_read_size)
+    : max_line_(max_line_length),
+      read_size_(read_size),
+      max_read_size_(max_read_size > read_size ? max_read_size : read_size) {
   assert(max_line_length > 0 && read_size > 0);
   cap_ = read_size_ + 1;
   buf_.reset(new char[cap_]);
@@ -23,6 +25,10 @@ LineFramer::LineFramer(size_t max_line_length, size_t read_size)
 
 LineFramer::Result LineFramer::Commit(size_t n) {
   assert(n <= write_size());
+  // The read filled all the room: the sender is ahead, read more at once.
+  if (n == write_size() && read_size_ < max_read_size_) {
+    read_size_ = read_size_ * 2 < max_read_size_ ? read_size_ * 2 : max_read_size_;
+  }
   const size_t old_end = end_;
   end_ += n;
   if (const char* nl = LastNewline(buf_.get() + old_end, n)) {

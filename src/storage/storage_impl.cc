@@ -165,10 +165,33 @@ Status StorageImpl::ResolveSeries(std::string_view metric, const TagRef* tags, s
   return dict_->Resolve(metric, tags, num_tags, id, &created);
 }
 
+namespace {
+
+// How many points ahead Append starts loading a series' state; far enough
+// to cover a miss to memory, near enough that the lines are still cached
+// when the point is applied.
+constexpr size_t kPrefetchAhead = 8;
+
+// Starts loading what appending to s's head will touch: the builder's
+// state, the page header and the write position (from the hints).
+inline void PrefetchAppendTarget(const MemSeries* s) {
+  const auto* b = static_cast<const char*>(s->hint_builder.load(std::memory_order_relaxed));
+  if (b == nullptr) return;
+  __builtin_prefetch(b, 1);
+  __builtin_prefetch(b + 64, 1);
+  __builtin_prefetch(b + sizeof(compress::PageBuilder) - 1, 1);
+  const char* page = s->hint_page.load(std::memory_order_relaxed);
+  __builtin_prefetch(page, 1);
+  __builtin_prefetch(page + s->hint_used.load(std::memory_order_relaxed), 1);
+}
+
+}  // namespace
+
 Status StorageImpl::Append(const SeriesPoint* points, size_t n) {
   if (n == 0) return Status::OK();
   constexpr Timestamp kLimit = Timestamp{1} << 62;
   for (size_t i = 0; i < n; ++i) {
+    if (i + kPrefetchAhead < n) series_.Prefetch(points[i + kPrefetchAhead].series);
     if (series_.Get(points[i].series) == nullptr) {
       return Status::InvalidArgument("unknown series id", std::to_string(points[i].series));
     }
@@ -185,6 +208,10 @@ Status StorageImpl::Append(const SeriesPoint* points, size_t n) {
     SUNDIAL_RETURN_IF_ERROR(wal_->Append(record, &lsn));
     Timestamp oldest = kMaxTimestamp;
     for (size_t i = 0; i < n; ++i) {
+      if (i + 2 * kPrefetchAhead < n) series_.Prefetch(points[i + 2 * kPrefetchAhead].series);
+      if (i + kPrefetchAhead < n) {
+        PrefetchAppendTarget(series_.Get(points[i + kPrefetchAhead].series));
+      }
       const SeriesPoint& p = points[i];
       ApplyPoint(p.series, series_.Get(p.series), p.t, p.v);
       newest = std::max(newest, p.t);
@@ -266,13 +293,18 @@ bool StorageImpl::TryApply(SeriesId id, MemSeries* s, Timestamp t, Value v, Part
 }
 
 void StorageImpl::AppendHead(SeriesId id, MemSeries* s, Timestamp t, Value v) {
-  if (!s->head) s->head = std::make_unique<compress::PageBuilder>(options_.page_size);
+  if (!s->head) {
+    s->head = std::make_unique<compress::PageBuilder>(options_.page_size);
+    s->hint_builder.store(s->head.get(), std::memory_order_relaxed);
+    s->hint_page.store(s->head->data().data(), std::memory_order_relaxed);
+  }
   if (!s->head->Append(t, v)) {
     FreezeHead(id, s);
     const bool ok = s->head->Append(t, v);  // the first point of a page always fits
     (void)ok;
   }
   s->max_t = t;
+  s->hint_used.store(s->head->size(), std::memory_order_relaxed);
 }
 
 void StorageImpl::AppendOoo(SeriesId id, MemSeries* s, Timestamp start, Timestamp end,

@@ -102,6 +102,14 @@ struct MemSeries {
   std::unique_ptr<compress::PageBuilder> head GUARDED_BY(lock);
   std::unique_ptr<compress::PageBuilder> ooo GUARDED_BY(lock);
   PendingPage* pending GUARDED_BY(lock) = nullptr;  // newest first; owned
+  // Where the next in-order append will write: the head's builder and its
+  // page bytes up to the write position. Published (relaxed) after each
+  // head append so that Append can prefetch a batch's pages without the
+  // lock. Hints only: they may be stale or null, and are never dereferenced
+  // (a prefetch of a stale address is harmless).
+  std::atomic<const void*> hint_builder{nullptr};
+  std::atomic<const char*> hint_page{nullptr};
+  std::atomic<uint32_t> hint_used{0};
 };
 
 // Dense array of MemSeries by id, in blocks that never move, so that Append
@@ -124,6 +132,16 @@ class SeriesTable {
     if (block == nullptr) return nullptr;
     MemSeries* s = &block[id & (kBlockSize - 1)];
     return s->valid.load(std::memory_order_acquire) ? s : nullptr;
+  }
+  // Starts loading id's MemSeries into the cache (no effect if id is not
+  // allocated). Touches only the block table.
+  void Prefetch(SeriesId id) const {
+    if ((id >> kBlockBits) >= kMaxBlocks) return;
+    const MemSeries* block = blocks_[id >> kBlockBits].load(std::memory_order_relaxed);
+    if (block == nullptr) return;
+    const char* s = reinterpret_cast<const char*>(&block[id & (kBlockSize - 1)]);
+    __builtin_prefetch(s, 1);
+    __builtin_prefetch(s + sizeof(MemSeries) - 1, 1);
   }
   // Makes id valid, allocating its block if needed. False if id is too big.
   bool Create(SeriesId id);

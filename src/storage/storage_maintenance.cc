@@ -129,6 +129,7 @@ void StorageImpl::SealEnded(bool all, bool assume_idle) {
     if (s->head && (all || s->head_end <= cutoff)) {
       FreezeHead(id, s);
       s->head.reset();  // an idle series keeps no page buffer
+      s->hint_builder.store(nullptr, std::memory_order_relaxed);
     }
     if (s->ooo && (all || s->ooo_end <= cutoff)) FreezeOoo(id, s);
   });

@@ -83,11 +83,34 @@ TEST(LineFramer, RandomChunkingPreservesBytes) {
     data += (rng() % 4 == 0) ? "\r\n" : "\n";
   }
   for (size_t chunk : {1u, 3u, 64u, 1000u, 70000u}) {
-    LineFramer f(512, 128);
-    bool too_long = false;
-    EXPECT_EQ(FeedAll(&f, data, chunk, &too_long), data) << "chunk " << chunk;
-    EXPECT_FALSE(too_long);
+    for (size_t max_read : {0u, 1024u}) {
+      LineFramer f(512, 128, max_read);
+      bool too_long = false;
+      EXPECT_EQ(FeedAll(&f, data, chunk, &too_long), data) << "chunk " << chunk;
+      EXPECT_FALSE(too_long);
+    }
   }
+}
+
+TEST(LineFramer, ReadSizeGrowsOnlyWhileReadsFillTheRoom) {
+  const std::string line = std::string(99, 'x') + "\n";
+  std::string data;
+  for (int i = 0; i < 200; ++i) data += line;
+  // Reads smaller than the room: the read size stays.
+  LineFramer slow(1024, 256, 4096);
+  bool too_long = false;
+  EXPECT_EQ(FeedAll(&slow, data, 100, &too_long), data);
+  EXPECT_EQ(slow.read_size(), 256u);
+  // Reads that fill the room: it doubles up to the maximum, not beyond.
+  LineFramer busy(1024, 256, 4096);
+  EXPECT_EQ(FeedAll(&busy, data, 1u << 20, &too_long), data);
+  EXPECT_FALSE(too_long);
+  EXPECT_EQ(busy.read_size(), 4096u);
+  EXPECT_GE(busy.write_size(), 4096u / 2);
+  // Without a larger maximum it never grows.
+  LineFramer fixed(1024, 256);
+  EXPECT_EQ(FeedAll(&fixed, data, 1u << 20, &too_long), data);
+  EXPECT_EQ(fixed.read_size(), 256u);
 }
 
 }  // namespace

@@ -131,6 +131,7 @@ class PageBuilder {
     uint64_t prev_native = 0;  // int, mantissa or float bits of the last native value
     int64_t prev_x = 0;        // last timestamp in page units
     uint64_t prev_delta = 0;   // in page units, wrapping
+    uint64_t prev_step = 0;    // the same in ms: t - the timestamp before
     uint64_t prev_vdelta = 0;  // last native value delta (int/decimal pages)
     uint32_t cost_delta = 0;   // estimated value bits in either order
     uint32_t cost_dod = 0;
@@ -156,7 +157,10 @@ class PageBuilder {
   static constexpr uint8_t kMaxReencodes = 24;  // per page, bounds the work
   static constexpr uint16_t kOrderCheckPoints = 32;
 
+  // The steady path for pages of encoding E (== st_.enc).
+  template <ValueEncoding E>
   bool AppendSteady(Timestamp t, Value v);
+  bool AppendSlow(Timestamp t, Value v);
   bool FinishSteady(Timestamp t, Timestamp lo, Timestamp hi);
   void ChooseInitialEncoding(Timestamp t, Value v);
   // Encodes one point in the current encoding. A value that is not native
@@ -164,8 +168,16 @@ class PageBuilder {
   // kFull/kNotNative nothing changed.
   Result EncodePoint(Timestamp t, Value v, bool allow_escape);
   struct ValueStep;
+  // Each for pages of encoding E, and for st_.enc (the *Any forms).
+  template <ValueEncoding E>
   bool Native(Value v, uint64_t bits, uint64_t* native) const;
+  bool NativeAny(Value v, uint64_t bits, uint64_t* native) const;
+  template <ValueEncoding E>
   bool ZeroCode(uint64_t native, uint64_t* dprime) const;
+  bool ZeroCodeAny(uint64_t native, uint64_t* dprime) const;
+  ValueStep WriteValueAny(BitWriter* w, Value v, uint64_t bits, uint64_t native,
+                          bool is_native) const;
+  template <ValueEncoding E>
   ValueStep WriteValue(BitWriter* w, Value v, uint64_t bits, uint64_t native,
                        bool is_native) const;
   void StartRun(BitWriter* w);

@@ -54,9 +54,9 @@ class HttpPutHandler {
   void Handle(std::string_view body, bool want_details, HttpPutOutcome* out);
 
  private:
-  // Validates one point and resolves its series. Returns false with *error
-  // set to the "details" text of §4.3.
-  bool CheckPoint(const JsonPutPoint& p, storage::SeriesPoint* sp, std::string* error);
+  // Validates one point, resolves its series and adds it to batch_.
+  // Returns false with *error set to the "details" text of §4.3.
+  bool CheckPoint(const JsonPutPoint& p, std::string* error);
   void AddFailure(const JsonPutPoint& p, std::string_view error, bool want_details,
                   HttpPutOutcome* out);
 

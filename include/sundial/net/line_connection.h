@@ -30,7 +30,8 @@ namespace sundial::net {
 
 struct LineOptions {
   size_t max_line_length = 64 * 1024;
-  size_t read_size = 64 * 1024;
+  size_t read_size = 64 * 1024;  // the first reads
+  size_t max_read_size = 512 * 1024;  // a busy connection's (LineFramer)
   size_t max_pending_reply = 256 * 1024;  // reply bytes queued per connection
   std::chrono::milliseconds idle_timeout{0};  // 0 = none
 };

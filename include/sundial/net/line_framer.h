@@ -15,8 +15,11 @@
 //    As in OpenTSDB, a longer line that arrives whole in one read is not
 //    rejected here.
 //
-// Memory: starts at read_size bytes and grows, only while a long partial
-// line is buffered, up to max_line_length + read_size.
+// Memory: starts at read_size bytes and grows while a long partial line is
+// buffered, up to max_line_length + read_size. A stream that keeps filling
+// the whole room (a busy sender) doubles read_size, up to max_read_size:
+// fewer, larger reads cost less per byte, while an idle or slow connection
+// keeps the small buffer. The buffer never shrinks.
 //
 // Thread-safety: none; one framer per connection.
 #pragma once
@@ -31,8 +34,9 @@ class LineFramer {
  public:
   enum class Result { kOk, kLineTooLong };
 
-  // REQUIRES: max_line_length > 0, read_size > 0.
-  LineFramer(size_t max_line_length, size_t read_size);
+  // REQUIRES: max_line_length > 0, read_size > 0. A max_read_size below
+  // read_size means read_size (no growth).
+  LineFramer(size_t max_line_length, size_t read_size, size_t max_read_size = 0);
 
   LineFramer(const LineFramer&) = delete;
   LineFramer& operator=(const LineFramer&) = delete;
@@ -69,11 +73,15 @@ class LineFramer {
   // Bytes buffered after the last complete line.
   size_t partial_size() const { return end_ - lines_end_; }
 
+  // The current read size (see Memory above).
+  size_t read_size() const { return read_size_; }
+
  private:
   void MakeRoom();
 
   const size_t max_line_;
-  const size_t read_size_;
+  size_t read_size_;
+  const size_t max_read_size_;
   std::unique_ptr<char[]> buf_;
   size_t cap_ = 0;        // capacity; always > end_: one spare byte for '\n'
   size_t lines_end_ = 0;  // one past the last '\n' in [0, end_)
