@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <tuple>
 
 #include "storage/cold_file.h"
 #include "storage/fuzz_targets.h"
@@ -77,20 +78,43 @@ std::string Text(const std::vector<Sample>& pts) {
   return out;
 }
 
+struct ColdSeries {
+  SeriesId id = 0;
+  std::vector<std::string> pages;
+  std::vector<ColdPage> times;
+};
+
+// Writes a cold file at path with, per (id, points, first time), the pages
+// of MakePages (salted with the id); returns what it wrote.
+std::vector<ColdSeries> WriteCold(const std::string& path, uint32_t replaced_id,
+                                  const std::vector<std::tuple<SeriesId, int, Timestamp>>& specs) {
+  auto env = NewPosixEnv();
+  ColdFileWriter w(env.get(), 0);
+  EXPECT_TRUE(w.Open(path, replaced_id).ok());
+  std::vector<ColdSeries> out;
+  for (const auto& [id, n, t0] : specs) {
+    ColdSeries s;
+    s.id = id;
+    MakePages(n, t0, id, &s.pages, &s.times);
+    EXPECT_TRUE(w.AddSeries(id, s.pages, s.times).ok());
+    out.push_back(std::move(s));
+  }
+  EXPECT_TRUE(w.Finish().ok());
+  return out;
+}
+
 TEST(ColdFile, RoundTripsPagesOfSeveralSeries) {
   TempDir dir;
   auto env = NewPosixEnv();
   const std::string path = dir.path() + "/cold";
-  ColdFileWriter w(env.get(), 0);
-  ASSERT_TRUE(w.Open(path, 77).ok());
-  std::vector<std::vector<std::string>> pages(3);
-  std::vector<std::vector<ColdPage>> times(3);
+  const auto written = WriteCold(path, 77, {{2, 100, 1000}, {5, 200, 1001}, {900, 300, 1002}});
   const SeriesId ids[] = {2, 5, 900};
-  for (int s = 0; s < 3; ++s) {
-    MakePages(100 * (s + 1), 1000 + s, s, &pages[s], &times[s]);
-    ASSERT_TRUE(w.AddSeries(ids[s], pages[s], times[s]).ok());
+  std::vector<std::vector<std::string>> pages;
+  std::vector<std::vector<ColdPage>> times;
+  for (const ColdSeries& cs : written) {
+    pages.push_back(cs.pages);
+    times.push_back(cs.times);
   }
-  ASSERT_TRUE(w.Finish().ok());
 
   std::unique_ptr<ColdFile> c;
   Status st = ColdFile::Open(env.get(), path, 0, kHour, &c);
@@ -127,15 +151,7 @@ TEST(ColdFile, DamageIsReportedNotFollowed) {
   TempDir dir;
   auto env = NewPosixEnv();
   const std::string path = dir.path() + "/cold";
-  ColdFileWriter w(env.get(), 0);
-  ASSERT_TRUE(w.Open(path, 1).ok());
-  std::vector<std::string> a, b;
-  std::vector<ColdPage> ta, tb;
-  MakePages(300, 0, 1, &a, &ta);
-  MakePages(300, 0, 2, &b, &tb);
-  ASSERT_TRUE(w.AddSeries(1, a, ta).ok());
-  ASSERT_TRUE(w.AddSeries(2, b, tb).ok());
-  ASSERT_TRUE(w.Finish().ok());
+  const auto written = WriteCold(path, 1, {{1, 300, 0}, {2, 300, 0}});
   const std::string good = ReadFileBytes(path);
 
   // A flipped byte in the first block fails series 1 only.
@@ -147,7 +163,7 @@ TEST(ColdFile, DamageIsReportedNotFollowed) {
   std::vector<ColdPage> pages;
   EXPECT_TRUE(c->PagesOf(1, 0, kHour, &pages).IsCorruption());
   ASSERT_TRUE(c->PagesOf(2, 0, kHour, &pages).ok());
-  EXPECT_EQ(pages.size(), b.size());
+  EXPECT_EQ(pages.size(), written[1].pages.size());
 
   // A damaged index, footer or a cut file does not open.
   for (size_t at : {good.size() - kColdFooterSize - 3, good.size() - 2, size_t{3}}) {
@@ -162,15 +178,8 @@ TEST(ColdFile, DamageIsReportedNotFollowed) {
 
 TEST(ColdFile, FuzzSmoke) {
   TempDir dir;
-  auto env = NewPosixEnv();
   const std::string path = dir.path() + "/cold";
-  ColdFileWriter w(env.get(), 0);
-  ASSERT_TRUE(w.Open(path, 1).ok());
-  std::vector<std::string> a;
-  std::vector<ColdPage> ta;
-  MakePages(200, 0, 1, &a, &ta);
-  ASSERT_TRUE(w.AddSeries(4, a, ta).ok());
-  ASSERT_TRUE(w.Finish().ok());
+  WriteCold(path, 1, {{4, 200, 0}, {9, 50, 7}});
   const std::string good = ReadFileBytes(path);
   std::mt19937_64 rng(testing::TestSeed(23));
   for (int i = 0; i < 2000; ++i) {
