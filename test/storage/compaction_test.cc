@@ -166,7 +166,8 @@ TEST(ColdFile, DamageIsReportedNotFollowed) {
   EXPECT_EQ(pages.size(), written[1].pages.size());
 
   // A damaged index, footer or a cut file does not open.
-  for (size_t at : {good.size() - kColdFooterSize - 3, good.size() - 2, size_t{3}}) {
+  const size_t n = good.size();
+  for (size_t at : {n - static_cast<size_t>(kColdFooterSize) - 3, n - 2, size_t{3}}) {
     bad = good;
     bad[at] ^= 0x01;
     WriteFileBytes(path, bad);
