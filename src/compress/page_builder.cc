@@ -119,11 +119,9 @@ SUNDIAL_INLINE void PageBuilder::UpdateHeader(Timestamp t) {
 void PageBuilder::ChooseInitialEncoding(Timestamp t, Value v) {
   st_ = State();
   st_.seconds = t % 1000 == 0;
-  if (next_frame_.w != 0) {
+  if (frame_w_ != 0) {
     st_.seconds = false;
     st_.frame = true;
-    st_.frame_w = next_frame_.w;
-    st_.frame_base = next_frame_.base;
   }
   if (v.is_int()) {
     st_.enc = ValueEncoding::kInt;
@@ -300,7 +298,7 @@ SUNDIAL_INLINE bool PageBuilder::AppendSteady(Timestamp t, Value v) {
   RiceState ts_rice{s.ts_rice};
   bool escape = false;
   if (s.frame) {
-    escape = WriteFrameDelta(&w, TimestampFrame{s.frame_base, s.frame_w}, delta);
+    escape = WriteFrameDelta(&w, TimestampFrame{frame_base_, frame_w_}, delta);
   } else {
     WriteDod(&w, dod, &ts_rice, true);
   }
@@ -371,7 +369,7 @@ PageBuilder::Result PageBuilder::EncodePoint(Timestamp t, Value v,
   } else {
     if (!is_native && !allow_escape) return Result::kNotNative;
     RiceState ts_rice{s.ts_rice};
-    const TimestampFrame frame{s.frame_base, s.frame_w};
+    const TimestampFrame frame{frame_base_, frame_w_};
     bool escape = false;
     if (s.count == 0 && s.frame) WriteFrame(&w, frame);
     if (s.count != 0 && s.frame) escape = WriteFrameDelta(&w, frame, delta);
@@ -537,8 +535,6 @@ bool PageBuilder::Reencode(ValueEncoding enc, uint8_t param, bool seconds, bool 
   st_.vdod = vdod && enc != ValueEncoding::kXor;
   st_.reencodes = saved.reencodes;
   st_.frame = saved.frame;  // frame pages are millisecond pages: !seconds
-  st_.frame_w = saved.frame_w;
-  st_.frame_base = saved.frame_base;
   PageIterator it(std::string_view(reinterpret_cast<const char*>(old.get()), n));
   bool ok = true;
   while (ok && it.Next()) ok = EncodePoint(it.t(), it.v(), true) == Result::kOk;
@@ -559,15 +555,15 @@ bool PageBuilder::Reencode(ValueEncoding enc, uint8_t param, bool seconds, bool 
 void PageBuilder::ChooseNextFrame() {
   const State& s = st_;
   if (s.frame) {
-    if (s.frame_escapes * 16u > s.count || s.same_steps * 2u > s.count) next_frame_.w = 0;
+    if (s.frame_escapes * 16u > s.count || s.same_steps * 2u > s.count) frame_w_ = 0;
     return;
   }
   if (s.seconds || s.count < kOrderCheckPoints || s.ts_bits < 4u * s.count) return;
-  if (next_frame_.wait != 0) {
-    --next_frame_.wait;
+  if (frame_wait_ != 0) {
+    --frame_wait_;
     return;
   }
-  if (!FitFrame()) next_frame_.wait = 16;  // timestamps a frame does not suit
+  if (!FitFrame()) frame_wait_ = 16;  // timestamps a frame does not suit
 }
 
 // Finds the frame that codes this page's deltas in the fewest bits; keeps
@@ -612,8 +608,8 @@ bool PageBuilder::FitFrame() {
   }
   best += kFrameWidthBits + kFrameBaseLenBits + BitWidth(ZigZag(choice.base));
   if (best * 8 >= uint64_t{st_.ts_bits} * 7) return false;
-  next_frame_.base = choice.base;
-  next_frame_.w = static_cast<uint8_t>(choice.w);
+  frame_base_ = choice.base;
+  frame_w_ = static_cast<uint8_t>(choice.w);
   return true;
 }
 
