@@ -4,6 +4,8 @@
 //   storage_append_bench append [series=10000] [points_per_series=1000]
 //   storage_append_bench rss <series> [points_per_series=30]
 //   storage_append_bench disk [points_per_fixture=1000000]
+//     (also after compacting every partition into cold files, and how long
+//     the compaction took per point)
 //   storage_append_bench sim [series=10000] [days=7]
 //   storage_append_bench all        (the above, RSS and sim in child processes;
 //                                    sim at 10k series for 7 days, 100k for 1 h)
@@ -201,9 +203,33 @@ void Disk(size_t points_per_fixture) {
     }  // clean shutdown
     const uint64_t pages = DirBytes(dir + "/part");
     const uint64_t total = DirBytes(dir);
+    // Then every partition compacted into cold files.
+    double compact_ms = 0;
+    uint64_t cold = 0;
+    {
+      std::unique_ptr<StorageImpl> db;
+      Check(StorageImpl::Open(o, NewPosixEnv(), &db), "reopen");
+      const auto t0 = std::chrono::steady_clock::now();
+      Check(db->TEST_Compact(kMaxTimestamp), "compact");
+      compact_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                       .count();
+      cold = DirBytes(dir + "/part");
+      size_t read = 0;
+      for (SeriesId id = 0; id < fx.series.size(); ++id) {
+        auto it = db->NewIterator(id, kMinTimestamp, kMaxTimestamp);
+        while (it->Next()) ++read;
+      }
+      if (read != fx.points()) {
+        std::fprintf(stderr, "%s: %zu points read after compaction, %zu written\n",
+                     fx.name.c_str(), read, fx.points());
+        std::exit(1);
+      }
+    }
     const double n = static_cast<double>(fx.points());
-    std::printf("disk    %-28s series=%5zu points=%8zu  pages+index %.3f B/pt, whole dir %.3f B/pt\n",
-                fx.name.c_str(), fx.series.size(), fx.points(), pages / n, total / n);
+    std::printf("disk    %-28s series=%5zu points=%8zu  pages+index %.3f B/pt, whole dir %.3f B/pt, "
+                "compacted %.3f B/pt (%.0f ns/pt)\n",
+                fx.name.c_str(), fx.series.size(), fx.points(), pages / n, total / n, cold / n,
+                compact_ms * 1e6 / n);
     fs::remove_all(dir);
   }
 }

@@ -119,11 +119,9 @@ SUNDIAL_INLINE void PageBuilder::UpdateHeader(Timestamp t) {
 void PageBuilder::ChooseInitialEncoding(Timestamp t, Value v) {
   st_ = State();
   st_.seconds = t % 1000 == 0;
-  if (next_frame_.w != 0) {
+  if (frame_w_ != 0) {
     st_.seconds = false;
     st_.frame = true;
-    st_.frame_w = next_frame_.w;
-    st_.frame_base = next_frame_.base;
   }
   if (v.is_int()) {
     st_.enc = ValueEncoding::kInt;
@@ -185,6 +183,10 @@ bool PageBuilder::ZeroCodeAny(uint64_t native, uint64_t* dprime) const {
   }
 }
 
+// BitWidth(z) without a branch, but 63 for z >= 2^63: good enough for the
+// cost estimates that choose the value order.
+SUNDIAL_INLINE int CostWidth(uint64_t z) { return 63 - __builtin_clzll((z << 1) | 1); }
+
 // The value side of the encoder state after one value code.
 struct PageBuilder::ValueStep {
   uint64_t rice;
@@ -223,8 +225,8 @@ SUNDIAL_INLINE PageBuilder::ValueStep PageBuilder::WriteValue(BitWriter* w, Valu
     code = s.vdod ? dd : d;
     n.vdelta = d;
     // Rough costs of both orders, to pick the cheaper one (SwitchOrder).
-    n.cost_delta += 1 + static_cast<uint32_t>(BitWidth(ZigZag(d)));
-    n.cost_dod += 1 + static_cast<uint32_t>(BitWidth(ZigZag(dd)));
+    n.cost_delta += 1 + static_cast<uint32_t>(CostWidth(ZigZag(d)));
+    n.cost_dod += 1 + static_cast<uint32_t>(CostWidth(ZigZag(dd)));
   }
   n.zero = code == 0;
   RiceState rice{n.rice};
@@ -262,7 +264,9 @@ SUNDIAL_INLINE bool PageBuilder::AppendSteady(Timestamp t, Value v) {
     // too, or t is not): a 32-bit division where it fits, as a 64-bit one
     // is a library call on 32-bit CPUs.
     const auto step = static_cast<uint64_t>(t) - static_cast<uint64_t>(s.last_t);
-    if (step + 0x80000000u <= 0xffffffffu) {
+    if (step == s.prev_step) {  // the step before, in whole seconds
+      x = static_cast<int64_t>(static_cast<uint64_t>(s.prev_x) + s.prev_delta);
+    } else if (step + 0x80000000u <= 0xffffffffu) {
       const auto step32 = static_cast<int32_t>(static_cast<int64_t>(step));
       if (step32 % 1000 != 0) return false;
       x = s.prev_x + step32 / 1000;
@@ -294,7 +298,7 @@ SUNDIAL_INLINE bool PageBuilder::AppendSteady(Timestamp t, Value v) {
   RiceState ts_rice{s.ts_rice};
   bool escape = false;
   if (s.frame) {
-    escape = WriteFrameDelta(&w, TimestampFrame{s.frame_base, s.frame_w}, delta);
+    escape = WriteFrameDelta(&w, TimestampFrame{frame_base_, frame_w_}, delta);
   } else {
     WriteDod(&w, dod, &ts_rice, true);
   }
@@ -332,6 +336,7 @@ SUNDIAL_INLINE bool PageBuilder::FinishSteady(Timestamp t, Timestamp lo, Timesta
   State& s = st_;
   s.min_t = lo;
   s.max_t = hi;
+  s.prev_step = static_cast<uint64_t>(t) - static_cast<uint64_t>(s.last_t);
   s.last_t = t;
   ++s.count;
   UpdateHeader(t);
@@ -364,7 +369,7 @@ PageBuilder::Result PageBuilder::EncodePoint(Timestamp t, Value v,
   } else {
     if (!is_native && !allow_escape) return Result::kNotNative;
     RiceState ts_rice{s.ts_rice};
-    const TimestampFrame frame{s.frame_base, s.frame_w};
+    const TimestampFrame frame{frame_base_, frame_w_};
     bool escape = false;
     if (s.count == 0 && s.frame) WriteFrame(&w, frame);
     if (s.count != 0 && s.frame) escape = WriteFrameDelta(&w, frame, delta);
@@ -405,6 +410,7 @@ PageBuilder::Result PageBuilder::EncodePoint(Timestamp t, Value v,
   } else {
     if (t < s.min_t) s.min_t = t;
     if (t > s.max_t) s.max_t = t;
+    s.prev_step = static_cast<uint64_t>(t) - static_cast<uint64_t>(s.last_t);
   }
   s.last_t = t;
   ++s.count;
@@ -529,8 +535,6 @@ bool PageBuilder::Reencode(ValueEncoding enc, uint8_t param, bool seconds, bool 
   st_.vdod = vdod && enc != ValueEncoding::kXor;
   st_.reencodes = saved.reencodes;
   st_.frame = saved.frame;  // frame pages are millisecond pages: !seconds
-  st_.frame_w = saved.frame_w;
-  st_.frame_base = saved.frame_base;
   PageIterator it(std::string_view(reinterpret_cast<const char*>(old.get()), n));
   bool ok = true;
   while (ok && it.Next()) ok = EncodePoint(it.t(), it.v(), true) == Result::kOk;
@@ -551,15 +555,15 @@ bool PageBuilder::Reencode(ValueEncoding enc, uint8_t param, bool seconds, bool 
 void PageBuilder::ChooseNextFrame() {
   const State& s = st_;
   if (s.frame) {
-    if (s.frame_escapes * 16u > s.count || s.same_steps * 2u > s.count) next_frame_.w = 0;
+    if (s.frame_escapes * 16u > s.count || s.same_steps * 2u > s.count) frame_w_ = 0;
     return;
   }
   if (s.seconds || s.count < kOrderCheckPoints || s.ts_bits < 4u * s.count) return;
-  if (next_frame_.wait != 0) {
-    --next_frame_.wait;
+  if (frame_wait_ != 0) {
+    --frame_wait_;
     return;
   }
-  if (!FitFrame()) next_frame_.wait = 16;  // timestamps a frame does not suit
+  if (!FitFrame()) frame_wait_ = 16;  // timestamps a frame does not suit
 }
 
 // Finds the frame that codes this page's deltas in the fewest bits; keeps
@@ -604,8 +608,8 @@ bool PageBuilder::FitFrame() {
   }
   best += kFrameWidthBits + kFrameBaseLenBits + BitWidth(ZigZag(choice.base));
   if (best * 8 >= uint64_t{st_.ts_bits} * 7) return false;
-  next_frame_.base = choice.base;
-  next_frame_.w = static_cast<uint8_t>(choice.w);
+  frame_base_ = choice.base;
+  frame_w_ = static_cast<uint8_t>(choice.w);
   return true;
 }
 

@@ -45,11 +45,12 @@ SUNDIAL_INLINE int ReadCode(BitBuffer* in, uint32_t k, uint64_t* z1) {
 // Updates a code's state a after z - 1 = z1 and its parameter k, as
 // RiceState does, in fewer steps: a never exceeds 2^44 (it starts at 0, and
 // a - a / 16 + min(z1, 2^40) <= 2^44 when a <= 2^44), so floor(log2(a / 16))
-// is at most kRiceMaxK without a cap, and (a / 16) | 1 gives 0 below 2.
+// is at most kRiceMaxK without a cap; floor(log2(a | 16)) - 4 is it, and 0
+// when a / 16 < 2.
 SUNDIAL_INLINE void Adapt(uint64_t* a, uint32_t* k, uint64_t z1) {
   const uint64_t c = uint64_t{1} << kRiceMaxK;
   *a += (z1 < c ? z1 : c) - (*a >> 4);
-  *k = static_cast<uint32_t>(63 - __builtin_clzll((*a >> 4) | 1));
+  *k = static_cast<uint32_t>(59 - __builtin_clzll(*a | 16));
 }
 
 // Value codes of int pages (kDecimal false) and decimal pages, as deltas or

@@ -29,12 +29,10 @@ constexpr int kRiceLongPrefixBits = 1 + kRiceMaxQ + 7;
 struct RiceState {
   uint64_t a = 0;
 
-  int k() const {
-    const uint64_t m = a >> 4;
-    if (m < 2) return 0;
-    const int k = 63 - __builtin_clzll(m);
-    return k < kRiceMaxK ? k : kRiceMaxK;
-  }
+  // floor(log2(a / 16)), 0 below 2. Update keeps a <= 2^44 (a - a / 16 +
+  // min(z1, 2^40) <= 2^44 when a <= 2^44), so this is at most kRiceMaxK,
+  // and it equals floor(log2(a | 16)) - 4.
+  int k() const { return 59 - __builtin_clzll(a | 16); }
   void Update(uint64_t z1) {
     const uint64_t c = uint64_t{1} << kRiceMaxK;
     a += (z1 < c ? z1 : c) - (a >> 4);

@@ -14,6 +14,10 @@ void RunBusyPolling(asio::io_context* c, std::chrono::microseconds spin) {
         deadline = Clock::now() + spin;
       } else if (Clock::now() >= deadline) {
         break;
+      } else {
+        // Let a runnable thread (the client, another I/O thread) have this
+        // core meanwhile; returns at once when there is none.
+        std::this_thread::yield();
       }
     }
   }

@@ -244,9 +244,12 @@ Status RunGroup(storage::Storage* st, const rollup::RollupStore* rollups, const 
   std::vector<std::unique_ptr<PointSource>> sources;
   std::vector<size_t> present;
   const bool use_rollups = rollups != nullptr && RollupEligible(q, ctx);
+  std::vector<std::pair<Timestamp, Timestamp>> partitions;
+  if (use_rollups) partitions = st->PartitionRanges();
   for (size_t m : members) {
     if (use_rollups) {  // planner: downsampled values from hourly rollups
-      auto src = std::make_unique<RollupSource>(st, rollups, plan.series[m].id, ctx, budget);
+      auto src = std::make_unique<RollupSource>(st, rollups, plan.series[m].id, ctx, budget,
+                                                &partitions);
       if (!src->Prime()) continue;
       sources.push_back(BuildAfterDownsample(std::move(src), q, ctx));
       present.push_back(m);

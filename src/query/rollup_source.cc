@@ -77,14 +77,23 @@ bool RollupEligible(const SubQuery& q, const DownsampleContext& ctx) {
 }
 
 RollupSource::RollupSource(storage::Storage* storage, const rollup::RollupStore* rollups,
-                           SeriesId id, const DownsampleContext& ctx, QueryBudget* budget)
+                           SeriesId id, const DownsampleContext& ctx, QueryBudget* budget,
+                           const std::vector<std::pair<Timestamp, Timestamp>>* partitions)
     : storage_(storage),
       id_(id),
       ctx_(ctx),
       budget_(budget),
       cursor_(rollups->NewCursor(id, ctx.scan_start_ms, ctx.scan_end_ms)),
       combiner_(FnOf(ctx)),
-      hour_(ctx.scan_start_ms) {}
+      hour_(ctx.scan_start_ms),
+      partitions_(partitions) {}
+
+bool RollupSource::MayHavePoints(Timestamp hour) {
+  const auto& p = *partitions_;
+  if (p.empty()) return true;
+  while (partition_ < p.size() && p[partition_].second <= hour) ++partition_;
+  return partition_ < p.size() && p[partition_].first < hour + kHourMs;
+}
 
 bool RollupSource::Prime() {
   have_primed_ = Compute(&primed_);
@@ -153,6 +162,7 @@ bool RollupSource::NextHour(HourStats* out) {
   while (hour_ < ctx_.scan_end_ms) {
     const Timestamp h = hour_;
     hour_ += kHourMs;
+    if (!MayHavePoints(h)) continue;  // e.g. a day before the first point
     const HourState st = cursor_->Get(h, out);
     if (st == HourState::kRolled) return true;
     if (st == HourState::kRaw && RawHour(h, out)) return true;
@@ -163,30 +173,39 @@ bool RollupSource::NextHour(HourStats* out) {
 
 bool RollupSource::RawHour(Timestamp hour, HourStats* out) {
   if (!raw_) {
-    raw_ = storage_->NewIterator(id_, hour, ctx_.scan_end_ms - 1);
-    raw_has_ = raw_->Next();
-  } else if (raw_has_ && raw_->t() < hour) {
-    raw_has_ = raw_->Seek(hour);
+    raw_ = std::make_unique<RawSource>(storage_->NewIterator(id_, hour, ctx_.scan_end_ms - 1),
+                                       budget_);
+    raw_has_ = raw_->Peek();
+  } else if (raw_has_) {
+    raw_has_ = raw_->SkipBelow(hour);
   }
   *out = HourStats();
   out->hour = hour;
-  while (raw_has_ && raw_->t() < hour + kHourMs) {
-    if (!budget_->Charge()) return false;
-    out->Add(raw_->t(), raw_->v().AsDouble());
-    raw_has_ = raw_->Next();
+  const Timestamp end = hour + kHourMs;
+  while (raw_has_) {
+    const Timestamp* ts = raw_->ts();
+    const Value* vs = raw_->vs();
+    const size_t b = raw_->pos(), e = raw_->size();
+    size_t i = b;
+    while (i < e && ts[i] < end) {
+      out->Add(ts[i], vs[i].AsDouble());
+      ++i;
+    }
+    if (!raw_->Consume(i - b)) return false;  // the budget ran out
+    if (i < e) break;
+    raw_has_ = raw_->Peek();  // at the end, records the iterator's error
   }
-  if (!raw_has_ && !raw_->status().ok()) budget_->Fail(raw_->status());
   return !out->empty();
 }
 
 double RollupSource::RawBucket(Timestamp lo, Timestamp hi) {
   values_.clear();
-  auto it = storage_->NewIterator(id_, lo, hi - 1);
-  while (it->Next()) {
-    if (!budget_->Charge()) break;
-    values_.push_back(it->v().AsDouble());
+  RawSource raw(storage_->NewIterator(id_, lo, hi - 1), budget_);
+  while (raw.Peek()) {
+    const size_t b = raw.pos(), e = raw.size();
+    for (size_t i = b; i < e; ++i) values_.push_back(raw.vs()[i].AsDouble());
+    if (!raw.Consume(e - b)) break;
   }
-  if (!it->status().ok()) budget_->Fail(it->status());
   if (values_.empty()) return std::numeric_limits<double>::quiet_NaN();
   return RunDouble(*ctx_.spec->fn, values_.data(), values_.size());
 }

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "series_source.h"
@@ -30,9 +31,13 @@ bool RollupEligible(const SubQuery& q, const DownsampleContext& ctx);
 
 class RollupSource final : public PointSource {
  public:
-  // All pointers are borrowed. REQUIRES: RollupEligible(q, ctx).
+  // All pointers are borrowed. partitions: storage->PartitionRanges(),
+  // read once per query; an hour outside all of them holds no point and is
+  // skipped without looking for its rollup or raw points (empty: unknown,
+  // every hour is looked at). REQUIRES: RollupEligible(q, ctx).
   RollupSource(storage::Storage* storage, const rollup::RollupStore* rollups, SeriesId id,
-               const DownsampleContext& ctx, QueryBudget* budget);
+               const DownsampleContext& ctx, QueryBudget* budget,
+               const std::vector<std::pair<Timestamp, Timestamp>>* partitions);
   // Computes the first bucket. False if the series has no point in the
   // scan window (it then takes no part in the query, as with raw reads).
   bool Prime();
@@ -45,6 +50,8 @@ class RollupSource final : public PointSource {
   bool RawHour(Timestamp hour, rollup::HourStats* out);
   double RawBucket(Timestamp lo, Timestamp hi);
   Timestamp Step(Timestamp t) const;
+  // False when no partition overlaps [hour, hour + 1 h). Hours ascending.
+  bool MayHavePoints(Timestamp hour);
 
   storage::Storage* const storage_;
   const SeriesId id_;
@@ -53,11 +60,13 @@ class RollupSource final : public PointSource {
   std::unique_ptr<rollup::HourCursor> cursor_;
   rollup::BucketCombiner combiner_;
   Timestamp hour_;  // next hour to look at
+  const std::vector<std::pair<Timestamp, Timestamp>>* const partitions_;
+  size_t partition_ = 0;  // first partition that may overlap hour_ or later
   bool have_pending_ = false;
   rollup::HourStats pending_;  // first hour of the next bucket
   bool calendar_started_ = false;
   Timestamp prev_ = 0, end_ = 0;  // calendar bucket [prev_, end_)
-  std::unique_ptr<SampleIterator> raw_;  // raw points from the first raw hour on
+  std::unique_ptr<RawSource> raw_;  // raw points from the first raw hour on
   bool raw_has_ = false;
   bool have_primed_ = false;
   Point primed_;

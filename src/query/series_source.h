@@ -72,7 +72,8 @@ class PointSource {
 // is buffered. The first point may be pre-read with Prime().
 class RawSource final : public PointSource {
  public:
-  static constexpr size_t kBatch = 64;
+  // Small: a query may hold one RawSource per series (up to query.max_series).
+  static constexpr size_t kBatch = 32;
 
   RawSource(std::unique_ptr<SampleIterator> it, QueryBudget* budget);
   // Buffers the first point. False if the series has none in the window.

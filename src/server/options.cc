@@ -128,6 +128,11 @@ const std::vector<OptionSpec> kOptionTable = {
      }},
     {"storage.retention", "0", "drop partitions older than this (0 = keep forever)",
      [](std::string_view v, Options* o) { return SetTimestampMs(v, &o->storage.retention_ms); }},
+    {"storage.compact_after", "2d",
+     "rewrite partitions that ended this long ago into compressed cold files (0 = never)",
+     [](std::string_view v, Options* o) {
+       return SetTimestampMs(v, &o->storage.compact_after_ms);
+     }},
     {"wal.sync", "1000", "when to fsync the write-ahead log: batch (every write), N (every N ms), none (never)",
      &SetWalSync},
     {"wal.segment_size", "64MiB", "size at which a new WAL segment file is started",

@@ -51,6 +51,7 @@ std::vector<StatRecord> CollectStats(const ServiceContext& ctx) {
     add("storage.wal.syncs", s.wal_syncs);
     add("storage.pages_sealed", s.pages_sealed);
     add("storage.corruptions_skipped", s.corruptions_skipped);
+    add("storage.partitions_compacted", s.partitions_compacted);
   }
   if (ctx.rollups != nullptr) {
     const rollup::RollupStats s = ctx.rollups->stats();

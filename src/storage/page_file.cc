@@ -37,17 +37,28 @@ uint32_t CheckRecord(const char* p, uint64_t n, bool check_crc = true) {
 PageFile::PageFile(Env* env, std::string path, uint64_t window_bytes)
     : env_(env), path_(std::move(path)), window_bytes_(RoundWindow(window_bytes)) {}
 
-Status PageFile::Open() {
+Status PageFile::Open(uint32_t new_file_id) {
   MutexLock lock(&mu_);
   SUNDIAL_RETURN_IF_ERROR(env_->OpenFile(path_, &file_));
   SUNDIAL_RETURN_IF_ERROR(file_->Size(&end_));
   if (end_ < kLogFileHeaderSize) {
-    const std::string h = LogFileHeader(kMagic);
+    const std::string h = LogFileHeader(kMagic, new_file_id);
     SUNDIAL_RETURN_IF_ERROR(file_->Truncate(0));
     SUNDIAL_RETURN_IF_ERROR(file_->Write(0, h.data(), h.size()));
     end_ = h.size();
+    file_id_ = new_file_id;
+    return Status::OK();
   }
+  char h[kLogFileHeaderSize];
+  size_t got = 0;
+  SUNDIAL_RETURN_IF_ERROR(file_->Read(0, sizeof(h), h, &got));
+  file_id_ = got == sizeof(h) ? DecodeFixed32(h + 12) : 0;
   return Status::OK();
+}
+
+uint32_t PageFile::file_id() {
+  MutexLock lock(&mu_);
+  return file_id_;
 }
 
 Status PageFile::Append(SeriesId series, uint8_t flags, std::string_view page,

@@ -3,7 +3,9 @@
 // memory-mapped windows.
 //
 // Format, version 1 (file "pages" in a partition directory):
-//   file header, 16 bytes: "SUNDPAG1", fixed32 version 1, fixed32 0
+//   file header, 16 bytes: "SUNDPAG1", fixed32 version 1, fixed32 file id
+//     (chosen at creation, nonzero; 0 in files written before ids existed;
+//     a compacted partition's cold file names the id it replaced)
 //   page records, back to back:
 //     [0,4)   fixed32 masked CRC-32C of bytes [4, len)
 //     [4,8)   fixed32 len, the whole record's length in bytes
@@ -49,8 +51,9 @@ class PageFile {
   PageFile(const PageFile&) = delete;
   PageFile& operator=(const PageFile&) = delete;
 
-  // Opens (creating with a header if missing or empty) the file.
-  Status Open();
+  // Opens the file, creating it with a header carrying new_file_id if it is
+  // missing or empty.
+  Status Open(uint32_t new_file_id = 0);
   // Appends a record for page; *offset and *len locate it.
   Status Append(SeriesId series, uint8_t flags, std::string_view page, uint64_t* offset,
                 uint32_t* len);
@@ -70,6 +73,8 @@ class PageFile {
   // Unmaps every window (they are re-mapped on demand).
   void ReleaseWindows();
   const std::string& path() const { return path_; }
+  // The id in the file's header (see the format above).
+  uint32_t file_id();
 
   // Test hook: makes the next record start at offset (for files > 4 GiB,
   // left sparse). REQUIRES: offset >= size().
@@ -91,6 +96,7 @@ class PageFile {
   Mutex mu_;
   std::unique_ptr<File> file_ GUARDED_BY(mu_);
   uint64_t end_ GUARDED_BY(mu_) = 0;  // next record; the valid size
+  uint32_t file_id_ GUARDED_BY(mu_) = 0;
   std::vector<Window> windows_ GUARDED_BY(mu_);
   uint64_t use_clock_ GUARDED_BY(mu_) = 0;
 };

@@ -154,6 +154,7 @@ PageRef Partition::RefOf(uint32_t index) {
 
 Status Partition::Open(std::vector<std::string>* warnings, bool after_cut) {
   MutexLock lock(&mu_);
+  SUNDIAL_RETURN_IF_ERROR(OpenCold(warnings));
   if (!env_->FileExists(dir_ + "/pages")) {
     if (env_->FileExists(dir_ + "/index")) {
       warnings->push_back(dir_ + ": page file missing; partition is empty");
@@ -310,7 +311,7 @@ Status Partition::EnsureFiles() {
   if (pages_) return Status::OK();
   SUNDIAL_RETURN_IF_ERROR(env_->CreateDir(dir_));
   auto pages = std::make_unique<PageFile>(env_, dir_ + "/pages", window_bytes_);
-  SUNDIAL_RETURN_IF_ERROR(pages->Open());
+  SUNDIAL_RETURN_IF_ERROR(pages->Open(NewPageFileId()));
   std::unique_ptr<File> index;
   SUNDIAL_RETURN_IF_ERROR(env_->OpenFile(dir_ + "/index", &index));
   uint64_t size = 0;
@@ -350,6 +351,24 @@ Status Partition::AddPage(SeriesId series, uint8_t flags, std::string_view page,
 
 void Partition::PagesOf(SeriesId series, Timestamp start, Timestamp end,
                         std::vector<PageRef>* out) {
+  if (ColdFile* c = cold()) {
+    std::vector<ColdPage> pages;
+    Status s = c->PagesOf(series, start, end, &pages);
+    if (!s.ok()) {
+      // A damaged block: one reference whose read fails the same way, so
+      // the reader reports it and goes on.
+      pages.assign(1, ColdPage{0, 0, std::max(start, start_), std::min(end, end_ - 1)});
+    }
+    for (const ColdPage& p : pages) {
+      PageRef r;
+      r.cold = true;
+      r.offset = p.offset;
+      r.len = p.len;
+      r.min_t = p.min_t;
+      r.max_t = p.max_t;
+      out->push_back(r);
+    }
+  }
   MutexLock lock(&mu_);
   const size_t first = out->size();
   for (uint32_t e = series < last_.size() ? last_[series] : 0; e != 0; e = At(e - 1).prev) {
@@ -362,6 +381,7 @@ void Partition::PagesOf(SeriesId series, Timestamp start, Timestamp end,
 Timestamp Partition::MaxTimeOf(SeriesId series) {
   std::vector<PageRef> refs;
   Timestamp m = kMinTimestamp;
+  if (ColdFile* c = cold()) m = c->MaxTimeOf(series);
   {
     MutexLock lock(&mu_);
     for (uint32_t e = series < last_.size() ? last_[series] : 0; e != 0; e = At(e - 1).prev) {
@@ -388,11 +408,19 @@ Timestamp Partition::MaxTimeOf(SeriesId series) {
 }
 
 bool Partition::HasSeries(SeriesId series) {
+  if (ColdFile* c = cold(); c != nullptr && c->HasSeries(series)) return true;
   MutexLock lock(&mu_);
   return series < last_.size() && last_[series] != 0;
 }
 
 Status Partition::ReadPage(SeriesId series, const PageRef& ref, std::string* page) {
+  if (ref.cold) {
+    ColdFile* c = cold();
+    if (c == nullptr) return Status::NotFound(dir_, "no cold file");
+    return c->ReadPage(series, ColdPage{static_cast<uint32_t>(ref.offset), ref.len, ref.min_t,
+                                        ref.max_t},
+                       page);
+  }
   PageFile* pages = nullptr;
   {
     MutexLock lock(&mu_);
@@ -426,18 +454,18 @@ void Partition::ReleaseWindows() {
 
 uint64_t Partition::page_count() {
   MutexLock lock(&mu_);
-  return entry_count_;
+  return entry_count_ + (cold_ ? cold_->page_count() : 0);
 }
 
 size_t Partition::MemoryUsage() {
   MutexLock lock(&mu_);
-  return blocks_.size() * kBlockEntries * sizeof(Entry) +
-         blocks_.capacity() * sizeof(void*) + last_.capacity() * sizeof(uint32_t);
+  return blocks_.size() * kBlockEntries * sizeof(Entry) + blocks_.capacity() * sizeof(void*) +
+         last_.capacity() * sizeof(uint32_t) + (cold_ ? cold_->MemoryUsage() : 0);
 }
 
 uint64_t Partition::file_bytes() {
   MutexLock lock(&mu_);
-  return pages_ ? pages_->size() + index_end_ : 0;
+  return (pages_ ? pages_->size() + index_end_ : 0) + (cold_ ? cold_->file_bytes() : 0);
 }
 
 }  // namespace sundial::storage

@@ -31,6 +31,14 @@
 // A page's record CRC is checked the first time the page is read; the
 // entry remembers that, so later reads skip the check.
 //
+// Compaction (compaction.cc) moves every page into a cold file
+// (cold_file.h) holding one zstd block per series, and removes the page file
+// and index. Pages written later go to a new page file, whose header id
+// differs from the one the cold file names as replaced: at Open, a page file
+// with that id is a leftover of an interrupted compaction and is removed;
+// "cold.tmp" is one of an unfinished compaction and is removed too. Readers
+// see the cold pages (priority of in-order pages) before the page file's.
+//
 // Thread-safety: all methods are thread-safe.
 #pragma once
 
@@ -41,6 +49,7 @@
 #include <string_view>
 #include <vector>
 
+#include "storage/cold_file.h"
 #include "storage/env.h"
 #include "storage/page_file.h"
 #include "sundial/common/mutex.h"
@@ -56,6 +65,7 @@ struct PageRef {
   uint32_t len = 0;
   uint8_t flags = 0;
   bool verified = false;  // its CRC was checked already
+  bool cold = false;      // in the cold file: offset is within the series' block
   uint32_t entry = 0;     // index + 1 of its in-memory entry, 0 none
 };
 
@@ -97,6 +107,22 @@ class Partition {
   // points again. Open() then drops their index entries. *cut tells
   // whether anything was removed.
   static Status CutToMark(Env* env, const std::string& dir, uint64_t mark, bool* cut);
+  // Every series with pages here, ascending.
+  std::vector<SeriesId> SeriesIds();
+  // Whether a page file exists (pages not yet compacted), and its id.
+  bool HasPageFile();
+  uint32_t PageFileId();
+  // Page file size now (0 without one).
+  uint64_t PageFileSize() { return Mark(); }
+  // Installs the finished cold file at tmp_path (see the top of this
+  // file), which holds every page of the page file with id replaced_id
+  // when it was replaced_size bytes long: renames it to "cold" and removes
+  // the page file and index. InvalidArgument, with nothing changed, if the
+  // page file is no longer that one or that long.
+  // REQUIRES: no reader holds PageRefs of this partition (PartitionSet::
+  // Exclusive).
+  Status InstallCold(const std::string& tmp_path, uint32_t replaced_id, uint64_t replaced_size);
+  const std::string& dir() const { return dir_; }
   // Test hook: the next page goes at offset (see PageFile::TEST_SetEnd).
   Status TEST_SetPageFileEnd(uint64_t offset);
 
@@ -155,6 +181,16 @@ class Partition {
   // on failure they stay buffered.
   Status FlushIndex() REQUIRES(mu_);
   bool DecodeRecord(std::string_view in, uint64_t page_end, uint64_t* dropped) REQUIRES(mu_);
+  // Opens "cold" if present, removing leftovers of an interrupted
+  // compaction (see the top of this file).
+  Status OpenCold(std::vector<std::string>* warnings) REQUIRES(mu_);
+  // Forgets every page-file entry (after the page file went into cold).
+  void ClearEntries() REQUIRES(mu_);
+  // An id for a new page file: nonzero and not the one cold replaced.
+  uint32_t NewPageFileId() REQUIRES(mu_);
+  // The cold file, or null. Safe to use without mu_ while pinned: it is
+  // only replaced under PartitionSet::Exclusive.
+  ColdFile* cold() EXCLUDES(mu_);
 
   Env* const env_;
   const std::string dir_;
@@ -165,13 +201,14 @@ class Partition {
   Mutex mu_;
   std::unique_ptr<PageFile> pages_ GUARDED_BY(mu_);  // null until files exist
   std::unique_ptr<File> index_ GUARDED_BY(mu_);
+  std::unique_ptr<ColdFile> cold_ GUARDED_BY(mu_);  // null until compacted
   uint64_t index_end_ GUARDED_BY(mu_) = 0;
   std::string unflushed_ GUARDED_BY(mu_);  // encoded entries not yet written
   uint32_t unflushed_count_ GUARDED_BY(mu_) = 0;
   uint64_t unflushed_end_ GUARDED_BY(mu_) = 0;  // end of the last buffered page
   bool dirty_ GUARDED_BY(mu_) = false;          // written since the last Sync
-  const uint32_t time_shift_;
-  std::atomic<uint32_t> pins_{0};        // 0 unless the partition spans 2^32 ms or more
+  const uint32_t time_shift_;  // 0 unless the partition spans 2^32 ms or more
+  std::atomic<uint32_t> pins_{0};
   // Blocks come from AllocatePages, so that a closed partition's index goes
   // back to the OS rather than stay as free heap.
   struct BlockFree {

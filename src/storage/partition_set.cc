@@ -187,6 +187,25 @@ void PartitionSet::FreeRetired() {
   }
 }
 
+std::vector<Timestamp> PartitionSet::WithPageFiles(Timestamp cutoff) {
+  MutexLock lock(&mu_);
+  std::vector<Timestamp> out;
+  for (const auto& kv : slots_) {
+    if (kv.second.end > cutoff) break;
+    if (env_->FileExists(DirOf(kv.first, kv.second.end) + "/pages")) out.push_back(kv.first);
+  }
+  return out;
+}
+
+Status PartitionSet::Exclusive(Timestamp start, const std::function<Status(Partition*)>& fn) {
+  MutexLock lock(&mu_);
+  auto it = slots_.find(start);
+  if (it == slots_.end()) return Status::NotFound("no partition starts at", std::to_string(start));
+  SUNDIAL_RETURN_IF_ERROR(Load(start, &it->second));
+  if (it->second.part->pinned()) return Status::Busy("partition in use");
+  return fn(it->second.part.get());
+}
+
 void PartitionSet::EvictIdle(int64_t before_ms, Timestamp keep_after) {
   MutexLock lock(&mu_);
   FreeRetired();

@@ -29,6 +29,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -103,6 +104,13 @@ class PartitionSet {
   // Removes partitions that end at or before `cutoff` (their files now,
   // their memory once unpinned). Returns the count.
   size_t DropBefore(Timestamp cutoff);
+  // Starts of the partitions that end at or before `cutoff` and still have
+  // a page file (compaction's candidates), ascending, without opening any.
+  std::vector<Timestamp> WithPageFiles(Timestamp cutoff);
+  // Runs fn on the partition starting at `start` (opened if closed) while
+  // nobody holds a pin on it and nobody can take one. Busy if it is
+  // pinned now; NotFound if there is no such partition.
+  Status Exclusive(Timestamp start, const std::function<Status(Partition*)>& fn);
   // Warnings from partitions opened since the last call.
   std::vector<std::string> TakeWarnings();
   size_t MemoryUsage();

@@ -10,11 +10,11 @@ namespace {
 constexpr size_t kReadChunk = 1u << 20;
 }  // namespace
 
-std::string LogFileHeader(std::string_view magic) {
+std::string LogFileHeader(std::string_view magic, uint32_t tag) {
   std::string h(magic.substr(0, 8));
   h.resize(8, ' ');
   PutFixed32(&h, 1);
-  PutFixed32(&h, 0);
+  PutFixed32(&h, tag);
   return h;
 }
 

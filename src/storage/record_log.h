@@ -32,8 +32,10 @@ constexpr size_t kLogFileHeaderSize = 16;
 constexpr size_t kLogRecordHeaderSize = 9;
 constexpr uint32_t kMaxLogRecordBytes = 64u << 20;
 
-// Returns the 16-byte file header for a magic of exactly 8 characters.
-std::string LogFileHeader(std::string_view magic);
+// Returns the 16-byte file header for a magic of exactly 8 characters:
+// magic, fixed32 version 1, fixed32 tag (what the tag means is the file's
+// owner's; 0 unless it says otherwise).
+std::string LogFileHeader(std::string_view magic, uint32_t tag = 0);
 
 // Fills in the 9-byte record header at the front of *buf, whose payload is
 // buf[kLogRecordHeaderSize, end). REQUIRES: buf->size() >= 9, type != 0.

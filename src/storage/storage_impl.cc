@@ -440,6 +440,7 @@ StorageStats StorageImpl::stats() {
   st.memory_bytes = series_.MemoryUsage() + heads + dict_->MemoryUsage() +
                     partitions_->MemoryUsage();
   st.disk_bytes = partitions_->DiskBytes();
+  st.partitions_compacted = compactions_.load(std::memory_order_relaxed);
   st.partitions = partitions_->OpenCount();
   return st;
 }

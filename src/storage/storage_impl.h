@@ -34,6 +34,7 @@
 #include <atomic>
 #include <deque>
 #include <memory>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -205,6 +206,9 @@ class StorageImpl final : public Storage {
   size_t TEST_ApplyRetention();
   // Makes the next page of partition `t` start at `offset` (sparse files).
   Status TEST_SetPageFileEnd(Timestamp t, uint64_t offset);
+  // Compacts every partition that ends at or before cutoff and has a page
+  // file, as maintenance does (one per minute) with now - compact_after.
+  Status TEST_Compact(Timestamp cutoff);
 
  private:
   StorageImpl(const StorageOptions& options, std::unique_ptr<Env> env);
@@ -243,6 +247,16 @@ class StorageImpl final : public Storage {
   Status Shutdown() EXCLUDES(maint_run_mu_);
   void AddWarning(std::string w);
 
+  // Compacts the oldest partition ending at or before cutoff that has a
+  // page file and did not fail before.
+  void CompactNext(Timestamp cutoff) REQUIRES(maint_run_mu_);
+  // Compaction (compaction.cc): rewrites the partition starting at start
+  // into a cold file. Busy (retry later) while readers use it.
+  Status CompactPartition(Timestamp start) REQUIRES(maint_run_mu_);
+  // Writes the cold file of part to tmp_path.
+  Status WriteColdFile(Partition* part, const std::string& tmp_path, uint32_t replaced_id)
+      REQUIRES(maint_run_mu_);
+
 
   const StorageOptions options_;
   const std::unique_ptr<Env> env_;
@@ -276,6 +290,8 @@ class StorageImpl final : public Storage {
   int64_t last_slow_ms_ GUARDED_BY(maint_run_mu_) = 0;
   uint64_t wal_bytes_at_checkpoint_ GUARDED_BY(maint_run_mu_) = 0;
   uint64_t last_checkpoint_bytes_ GUARDED_BY(maint_run_mu_) = 0;
+  int64_t last_compact_ms_ GUARDED_BY(maint_run_mu_) = 0;
+  std::set<Timestamp> compact_failed_ GUARDED_BY(maint_run_mu_);  // partition starts
 
   std::atomic<uint64_t> points_appended_{0};
   std::atomic<uint64_t> ooo_points_{0};
@@ -287,6 +303,7 @@ class StorageImpl final : public Storage {
   DamageLog damage_;                      // found by readers
   std::atomic<uint64_t> checkpoints_{0};
   std::atomic<uint64_t> apply_errors_{0};
+  std::atomic<uint64_t> compactions_{0};
 };
 
 }  // namespace sundial::storage

@@ -14,6 +14,7 @@ constexpr int64_t kTickMs = 100;
 constexpr int64_t kSlowTickMs = 10000;        // sealing, eviction, retention
 constexpr Timestamp kSealGraceMs = 5 * 60000;  // late points still reach the head
 constexpr int64_t kIdlePartitionMs = 5 * 60000;
+constexpr int64_t kCompactCheckMs = 60000;
 }  // namespace
 
 void StorageImpl::MaintenanceLoop() {
@@ -57,6 +58,25 @@ void StorageImpl::MaintenancePass(int64_t now) {
     partitions_->EvictIdle(now - kIdlePartitionMs, newest - kSealGraceMs);
     if (options_.retention_ms > 0) partitions_->DropBefore(now - options_.retention_ms);
     for (auto& w : partitions_->TakeWarnings()) AddWarning(std::move(w));
+  }
+  if (options_.compact_after_ms > 0 && now - last_compact_ms_ >= kCompactCheckMs) {
+    last_compact_ms_ = now;
+    CompactNext(now - options_.compact_after_ms);
+  }
+}
+
+void StorageImpl::CompactNext(Timestamp cutoff) {
+  // One partition per check bounds the work of a pass. A partition in use
+  // is tried again at the next check; one that fails is left alone until
+  // the next start, with a warning.
+  for (Timestamp start : partitions_->WithPageFiles(cutoff)) {
+    if (compact_failed_.count(start) != 0) continue;
+    Status s = CompactPartition(start);
+    if (!s.ok() && s.code() != Status::Code::kBusy) {
+      compact_failed_.insert(start);
+      AddWarning("compaction: " + s.ToString());
+    }
+    return;
   }
 }
 
@@ -224,6 +244,14 @@ size_t StorageImpl::TEST_ApplyRetention() {
 void StorageImpl::TEST_SealIdle() {
   MutexLock run(&maint_run_mu_);
   SealEnded(false, true);
+}
+
+Status StorageImpl::TEST_Compact(Timestamp cutoff) {
+  MutexLock run(&maint_run_mu_);
+  for (Timestamp start : partitions_->WithPageFiles(cutoff)) {
+    SUNDIAL_RETURN_IF_ERROR(CompactPartition(start));
+  }
+  return Status::OK();
 }
 
 Status StorageImpl::TEST_SetPageFileEnd(Timestamp t, uint64_t offset) {

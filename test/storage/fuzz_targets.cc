@@ -7,8 +7,10 @@
 #include <string>
 #include <string_view>
 
+#include "storage/cold_file.h"
 #include "storage/record_log.h"
 #include "storage/storage_impl.h"
+#include "sundial/compress/page_iterator.h"
 #include "storage/wal.h"
 
 namespace sundial::storage {
@@ -18,6 +20,7 @@ namespace {
 class MemFile final : public File {
  public:
   explicit MemFile(std::string data) : data_(std::move(data)) {}
+  MemFile(std::string data, std::string path) : data_(std::move(data)), path_(std::move(path)) {}
   Status Write(uint64_t, const char*, size_t) override { return Status::IOError("read-only"); }
   Status Read(uint64_t offset, size_t n, char* dst, size_t* got) override {
     *got = 0;
@@ -40,6 +43,7 @@ class MemFile final : public File {
  private:
   std::string data_;
   std::string path_ = "mem";
+
 };
 
 bool WriteFile(const std::string& path, const std::string& data) {
@@ -123,6 +127,29 @@ void FuzzDataDir(const uint8_t* data, size_t size) {
   }
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);
+}
+
+void FuzzColdFile(const uint8_t* data, size_t size) {
+  constexpr Timestamp kDay = 86400000;
+  std::unique_ptr<ColdFile> cold;
+  auto file = std::make_unique<MemFile>(std::string(reinterpret_cast<const char*>(data), size),
+                                        "cold");
+  if (!ColdFile::FromFile(std::move(file), 0, kDay, &cold, /*verify_checksums=*/false).ok()) {
+    return;
+  }
+  std::vector<ColdPage> pages;
+  std::string page;
+  for (SeriesId id : cold->SeriesIds()) {
+    pages.clear();
+    if (!cold->PagesOf(id, 0, kDay - 1, &pages).ok()) continue;
+    for (const ColdPage& p : pages) {
+      if (!cold->ReadPage(id, p, &page).ok()) std::abort();  // listed pages must read
+      if (page.size() != p.len) std::abort();
+      compress::PageIterator it(page);
+      while (it.Next()) {
+      }
+    }
+  }
 }
 
 }  // namespace sundial::storage

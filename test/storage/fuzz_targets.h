@@ -18,4 +18,9 @@ void FuzzWalRecords(const uint8_t* data, size_t size);
 // series, and closes it (a clean shutdown).
 void FuzzDataDir(const uint8_t* data, size_t size);
 
+// Input = a cold file (cold_file.h) of the partition [0, 1 day): opened
+// from memory without checking CRCs (so that mutations reach the index and
+// block parsers); every series' pages are listed, read and decoded.
+void FuzzColdFile(const uint8_t* data, size_t size);
+
 }  // namespace sundial::storage

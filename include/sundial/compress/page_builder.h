@@ -3,7 +3,7 @@
 //
 // Why: a series' open page (its head chunk) lives in RAM until it is full,
 // then is copied out as is. With 10,000+ series each holding one builder, a
-// builder is its page buffer plus about 100 bytes of encoder state, and
+// builder is its page buffer plus about 160 bytes of encoder state, and
 // appending never allocates.
 //
 // Encoding choice. The encoder cannot see future values, so it starts with
@@ -120,6 +120,8 @@ class PageBuilder {
     uint16_t run_len = 0;    // 0: no open run
     uint16_t repeats = 0;    // trailing points coded "00"
     uint16_t escapes = 0;
+    uint16_t frame_escapes = 0;  // frame pages: escaped timestamp codes
+    uint16_t same_steps = 0;     //   and steps equal to the one before
     uint8_t reencodes = 0;
     ValueEncoding enc = ValueEncoding::kInt;
     bool seconds = false;
@@ -128,28 +130,19 @@ class PageBuilder {
     uint8_t trail = 0;
     bool last_native = false;  // the last point was coded natively
     bool has_native = false;   // some point was coded natively
+    bool vdod = false;         // values coded as delta-of-delta
+    bool frame = false;        // frame timestamps (version 2): frame_base_, frame_w_
+    uint32_t cost_delta = 0;   // estimated value bits in either order
+    uint32_t cost_dod = 0;
+    uint32_t ts_bits = 0;      // bits of all timestamp codes
     uint64_t prev_native = 0;  // int, mantissa or float bits of the last native value
     int64_t prev_x = 0;        // last timestamp in page units
     uint64_t prev_delta = 0;   // in page units, wrapping
+    uint64_t prev_step = 0;    // the same in ms: t - the timestamp before
     uint64_t prev_vdelta = 0;  // last native value delta (int/decimal pages)
-    uint32_t cost_delta = 0;   // estimated value bits in either order
-    uint32_t cost_dod = 0;
-    bool vdod = false;         // values coded as delta-of-delta
     uint64_t ts_rice = 0;      // adaptive code states (src/compress/rice_code.h)
     uint64_t val_rice = 0;
-    uint32_t ts_bits = 0;      // bits of all timestamp codes
-    bool frame = false;        // frame timestamps (version 2)
-    uint8_t frame_w = 0;       //   the frame's width
-    uint16_t frame_escapes = 0;
-    uint16_t same_steps = 0;   //   steps equal to the one before
-    uint64_t frame_base = 0;
     Timestamp first_t = 0, min_t = 0, max_t = 0, last_t = 0;
-  };
-  // The frame the next page starts with (w == 0: none).
-  struct FrameChoice {
-    uint64_t base = 0;
-    uint8_t w = 0;
-    uint8_t wait = 0;  // pages to skip before fitting again
   };
 
   enum class Result : uint8_t { kOk, kFull, kNotNative };
@@ -197,9 +190,13 @@ class PageBuilder {
 
   uint32_t page_size_;
   bool allow_value_dod_;
+  // The timestamp frame of the page (if st_.frame) and of the pages after
+  // it: only Reset() changes it. frame_w_ == 0: none.
+  uint8_t frame_w_ = 0;
+  uint8_t frame_wait_ = 0;  // pages to skip before fitting a frame again
   std::unique_ptr<uint8_t[]> buf_;  // page_size_ + kSlack bytes
   State st_;
-  FrameChoice next_frame_;
+  uint64_t frame_base_ = 0;
 };
 
 }  // namespace sundial::compress

@@ -54,6 +54,10 @@ struct StorageOptions {
   // Such a checkpoint also waits until the WAL written since the last one is
   // twice that one's size, so that checkpoints cost little disk writing.
   uint32_t checkpoint_interval_ms = 300000;
+  // A partition that ended this long ago (wall clock) is compacted into a
+  // cold file: its pages merged per series, time-ordered, zstd-compressed.
+  // 0 = never.
+  Timestamp compact_after_ms = 0;
   // Borrowed; must outlive the engine. Null: nobody is told about late points.
   LateAppendObserver* late_observer = nullptr;
 };
@@ -119,6 +123,7 @@ struct StorageStats {
   uint64_t partitions = 0;           // gauge: partitions open in memory
   uint64_t memory_bytes = 0;         // gauge: estimated heap used by the engine
   uint64_t disk_bytes = 0;           // gauge: page and index bytes of open partitions
+  uint64_t partitions_compacted = 0;
 };
 
 class Storage {

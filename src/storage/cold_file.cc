@@ -1,0 +1,267 @@
+#include "storage/cold_file.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "sundial/common/coding.h"
+#include "sundial/common/crc32c.h"
+#include "sundial/compress/page_format.h"
+
+namespace sundial::storage {
+namespace {
+
+constexpr char kMagic[] = "SUNDCLD1";
+constexpr char kEndMagic[] = "SUNDCLDE";
+constexpr uint32_t kVersion = 1;
+// A series' block holds at most one partition of pages; this bounds what a
+// damaged length can make the reader allocate.
+constexpr uint32_t kMaxBlockBytes = 256u << 20;
+
+uint64_t RelTime(Timestamp t, Timestamp start) {
+  return ZigZagEncode64(
+      static_cast<int64_t>(static_cast<uint64_t>(t) - static_cast<uint64_t>(start)));
+}
+
+Timestamp AbsTime(uint64_t zz, Timestamp start) {
+  return static_cast<Timestamp>(static_cast<uint64_t>(start) +
+                                static_cast<uint64_t>(ZigZagDecode64(zz)));
+}
+
+}  // namespace
+
+ColdFileWriter::ColdFileWriter(Env* env, Timestamp partition_start)
+    : env_(env), start_(partition_start), zstd_(3) {}
+
+Status ColdFileWriter::Open(const std::string& path, uint32_t replaced_page_file_id) {
+  SUNDIAL_RETURN_IF_ERROR(env_->OpenFile(path, &file_));
+  SUNDIAL_RETURN_IF_ERROR(file_->Truncate(0));
+  std::string h(kMagic, 8);
+  PutFixed32(&h, kVersion);
+  PutFixed32(&h, replaced_page_file_id);
+  SUNDIAL_RETURN_IF_ERROR(file_->Write(0, h.data(), h.size()));
+  end_ = h.size();
+  return Status::OK();
+}
+
+Status ColdFileWriter::AddSeries(SeriesId series, const std::vector<std::string>& pages,
+                                 const std::vector<ColdPage>& times) {
+  raw_.clear();
+  PutVarint32(&raw_, static_cast<uint32_t>(pages.size()));
+  for (size_t i = 0; i < pages.size(); ++i) {
+    PutVarint32(&raw_, static_cast<uint32_t>(pages[i].size()));
+    PutVarint64(&raw_, RelTime(times[i].min_t, start_));
+    PutVarint64(&raw_, static_cast<uint64_t>(times[i].max_t) -
+                           static_cast<uint64_t>(times[i].min_t));
+  }
+  for (const std::string& p : pages) raw_ += p;
+  if (raw_.size() > kMaxBlockBytes) return Status::InvalidArgument("cold block too large");
+  packed_.clear();
+  SUNDIAL_RETURN_IF_ERROR(zstd_.Compress(raw_, &packed_));
+  SUNDIAL_RETURN_IF_ERROR(file_->Write(end_, packed_.data(), packed_.size()));
+  PutVarint32(&index_, count_ == 0 ? series : series - prev_);
+  PutVarint64(&index_, end_);
+  PutVarint32(&index_, static_cast<uint32_t>(packed_.size()));
+  PutVarint32(&index_, static_cast<uint32_t>(raw_.size()));
+  PutFixed32(&index_, crc32c::Mask(crc32c::Value(packed_.data(), packed_.size())));
+  PutVarint32(&index_, static_cast<uint32_t>(pages.size()));
+  PutVarint64(&index_, RelTime(times.front().min_t, start_));
+  PutVarint64(&index_, static_cast<uint64_t>(times.back().max_t) -
+                           static_cast<uint64_t>(times.front().min_t));
+  end_ += packed_.size();
+  prev_ = series;
+  ++count_;
+  return Status::OK();
+}
+
+Status ColdFileWriter::Finish() {
+  std::string tail;
+  PutVarint32(&tail, count_);
+  tail += index_;
+  const uint32_t index_len = static_cast<uint32_t>(tail.size());
+  const uint32_t crc = crc32c::Mask(crc32c::Value(tail.data(), tail.size()));
+  PutFixed64(&tail, end_);
+  PutFixed32(&tail, index_len);
+  PutFixed32(&tail, crc);
+  tail.append(kEndMagic, 8);
+  SUNDIAL_RETURN_IF_ERROR(file_->Write(end_, tail.data(), tail.size()));
+  end_ += tail.size();
+  return file_->Sync();
+}
+
+Status ColdFile::Open(Env* env, const std::string& path, Timestamp partition_start,
+                      Timestamp partition_end, std::unique_ptr<ColdFile>* out) {
+  std::unique_ptr<File> f;
+  SUNDIAL_RETURN_IF_ERROR(env->OpenFile(path, &f));
+  return FromFile(std::move(f), partition_start, partition_end, out);
+}
+
+Status ColdFile::FromFile(std::unique_ptr<File> f, Timestamp partition_start,
+                          Timestamp partition_end, std::unique_ptr<ColdFile>* out,
+                          bool verify_checksums) {
+  const std::string path = f->path();
+  uint64_t size = 0;
+  SUNDIAL_RETURN_IF_ERROR(f->Size(&size));
+  if (size < kColdHeaderSize + kColdFooterSize) return Status::Corruption(path, "too short");
+  char h[kColdHeaderSize], foot[kColdFooterSize];
+  size_t got = 0;
+  SUNDIAL_RETURN_IF_ERROR(f->Read(0, sizeof(h), h, &got));
+  if (got != sizeof(h) || std::memcmp(h, kMagic, 8) != 0 || DecodeFixed32(h + 8) != kVersion) {
+    return Status::Corruption(path, "bad header");
+  }
+  SUNDIAL_RETURN_IF_ERROR(f->Read(size - sizeof(foot), sizeof(foot), foot, &got));
+  if (got != sizeof(foot) || std::memcmp(foot + 16, kEndMagic, 8) != 0) {
+    return Status::Corruption(path, "bad footer");
+  }
+  const uint64_t index_at = DecodeFixed64(foot);
+  const uint32_t index_len = DecodeFixed32(foot + 8);
+  if (index_at < kColdHeaderSize || index_at > size - sizeof(foot) ||
+      index_len != size - sizeof(foot) - index_at) {
+    return Status::Corruption(path, "bad index location");
+  }
+  std::string index(index_len, '\0');
+  SUNDIAL_RETURN_IF_ERROR(f->Read(index_at, index_len, index.empty() ? nullptr : &index[0], &got));
+  if (got != index_len ||
+      (verify_checksums &&
+       crc32c::Unmask(DecodeFixed32(foot + 12)) != crc32c::Value(index.data(), index.size()))) {
+    return Status::Corruption(path, "index checksum mismatch");
+  }
+  std::unique_ptr<ColdFile> c(new ColdFile(std::move(f), path, partition_start, index_at, size));
+  c->replaced_id_ = DecodeFixed32(h + 12);
+  c->verify_checksums_ = verify_checksums;
+  SUNDIAL_RETURN_IF_ERROR(c->ParseIndex(index, partition_end));
+  *out = std::move(c);
+  return Status::OK();
+}
+
+Status ColdFile::ParseIndex(std::string_view in, Timestamp end) {
+  uint32_t n = 0;
+  if (!GetVarint32(&in, &n) || n > in.size()) return Status::Corruption(path_, "bad index");
+  entries_.reserve(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    Entry e;
+    uint32_t delta = 0, pages = 0;
+    uint64_t zz = 0, span = 0;
+    if (!GetVarint32(&in, &delta) || !GetVarint64(&in, &e.offset) ||
+        !GetVarint32(&in, &e.comp_len) || !GetVarint32(&in, &e.raw_len) || in.size() < 4) {
+      return Status::Corruption(path_, "bad index entry");
+    }
+    e.crc = DecodeFixed32(in.data());
+    in.remove_prefix(4);
+    if (!GetVarint32(&in, &pages) || !GetVarint64(&in, &zz) || !GetVarint64(&in, &span)) {
+      return Status::Corruption(path_, "bad index entry");
+    }
+    const uint64_t id = (i == 0 ? 0 : uint64_t{entries_.back().id}) + delta;
+    e.id = static_cast<SeriesId>(id);
+    e.min_t = AbsTime(zz, start_);
+    e.max_t = static_cast<Timestamp>(static_cast<uint64_t>(e.min_t) + span);
+    if ((i > 0 && delta == 0) || id >= kInvalidSeriesId || e.offset < kColdHeaderSize ||
+        e.offset > blocks_end_ || e.comp_len > blocks_end_ - e.offset || e.raw_len > kMaxBlockBytes ||
+        pages == 0 || e.min_t < start_ || e.max_t >= end || e.max_t < e.min_t) {
+      return Status::Corruption(path_, "bad index entry");
+    }
+    pages_ += pages;
+    entries_.push_back(e);
+  }
+  if (!in.empty()) return Status::Corruption(path_, "trailing bytes after the index");
+  return Status::OK();
+}
+
+const ColdFile::Entry* ColdFile::Find(SeriesId series) const {
+  auto it = std::lower_bound(entries_.begin(), entries_.end(), series,
+                             [](const Entry& e, SeriesId s) { return e.id < s; });
+  return it != entries_.end() && it->id == series ? &*it : nullptr;
+}
+
+Timestamp ColdFile::MaxTimeOf(SeriesId series) const {
+  const Entry* e = Find(series);
+  return e == nullptr ? kMinTimestamp : e->max_t;
+}
+
+std::vector<SeriesId> ColdFile::SeriesIds() const {
+  std::vector<SeriesId> ids;
+  ids.reserve(entries_.size());
+  for (const Entry& e : entries_) ids.push_back(e.id);
+  return ids;
+}
+
+Status ColdFile::GetBlock(const Entry& e, const Block** out) {
+  for (size_t i = 0; i < cache_.size(); ++i) {
+    if (cache_[i]->id != e.id) continue;
+    std::rotate(cache_.begin() + static_cast<std::ptrdiff_t>(i),
+                cache_.begin() + static_cast<std::ptrdiff_t>(i) + 1, cache_.end());
+    *out = cache_.back().get();
+    return Status::OK();
+  }
+  std::string packed(e.comp_len, '\0');
+  size_t got = 0;
+  SUNDIAL_RETURN_IF_ERROR(
+      file_->Read(e.offset, packed.size(), packed.empty() ? nullptr : &packed[0], &got));
+  if (got != packed.size() ||
+      (verify_checksums_ && crc32c::Unmask(e.crc) != crc32c::Value(packed.data(), got))) {
+    return Status::Corruption(path_, "block of series " + std::to_string(e.id) +
+                                         " fails its checksum");
+  }
+  auto b = std::make_unique<Block>();
+  b->id = e.id;
+  SUNDIAL_RETURN_IF_ERROR(zstd_.Decompress(packed, e.raw_len, &b->raw));
+  const Status bad = Status::Corruption(path_, "bad page table in block of series " +
+                                                   std::to_string(e.id));
+  std::string_view in(b->raw);
+  uint32_t n = 0;
+  if (!GetVarint32(&in, &n) || n == 0 || n > in.size()) return bad;
+  b->pages.resize(n);
+  for (ColdPage& p : b->pages) {
+    uint64_t zz = 0, span = 0;
+    if (!GetVarint32(&in, &p.len) || !GetVarint64(&in, &zz) || !GetVarint64(&in, &span)) {
+      return bad;
+    }
+    p.min_t = AbsTime(zz, start_);
+    p.max_t = static_cast<Timestamp>(static_cast<uint64_t>(p.min_t) + span);
+  }
+  uint64_t at = b->raw.size() - in.size();
+  for (ColdPage& p : b->pages) {
+    if (p.len < compress::kPageHeaderSize || p.len > b->raw.size() - at) return bad;
+    p.offset = static_cast<uint32_t>(at);
+    at += p.len;
+  }
+  if (at != b->raw.size()) return bad;
+  if (cache_.size() >= kCachedBlocks) cache_.erase(cache_.begin());
+  cache_.push_back(std::move(b));
+  *out = cache_.back().get();
+  return Status::OK();
+}
+
+Status ColdFile::PagesOf(SeriesId series, Timestamp start, Timestamp end,
+                         std::vector<ColdPage>* out) {
+  const Entry* e = Find(series);
+  if (e == nullptr || e->max_t < start || e->min_t > end) return Status::OK();
+  MutexLock lock(&mu_);
+  const Block* b = nullptr;
+  SUNDIAL_RETURN_IF_ERROR(GetBlock(*e, &b));
+  for (const ColdPage& p : b->pages) {
+    if (p.max_t >= start && p.min_t <= end) out->push_back(p);
+  }
+  return Status::OK();
+}
+
+Status ColdFile::ReadPage(SeriesId series, const ColdPage& p, std::string* page) {
+  const Entry* e = Find(series);
+  if (e == nullptr) return Status::NotFound(path_, "series not in cold file");
+  MutexLock lock(&mu_);
+  const Block* b = nullptr;
+  SUNDIAL_RETURN_IF_ERROR(GetBlock(*e, &b));
+  if (p.offset > b->raw.size() || p.len > b->raw.size() - p.offset) {
+    return Status::InvalidArgument(path_, "page outside its block");
+  }
+  page->assign(b->raw, p.offset, p.len);
+  return Status::OK();
+}
+
+size_t ColdFile::MemoryUsage() {
+  MutexLock lock(&mu_);
+  size_t n = entries_.capacity() * sizeof(Entry);
+  for (const auto& b : cache_) n += b->raw.capacity() + b->pages.capacity() * sizeof(ColdPage);
+  return n;
+}
+
+}  // namespace sundial::storage

@@ -1,0 +1,160 @@
+// ColdFile: a compacted partition's pages, one zstd block per series.
+//
+// Why: a partition that stopped changing days ago is read far more than it
+// is written. Compaction (compaction.cc) merges each series' pages, out of
+// order ones included, into freshly encoded pages in time order, stores them
+// contiguously and compresses them with zstd. A read of one series is then
+// one block read and one decompression, and the file is smaller.
+//
+// Format, version 1 (file "cold" in a partition directory), little-endian:
+//   header, 16 bytes: "SUNDCLD1", fixed32 version 1, fixed32 id of the page
+//     file it replaced (page_file.h; pages of a page file with that id are
+//     already in this file)
+//   blocks, back to back from offset 16: each one zstd frame whose content
+//     is a series' block (below)
+//   index: varint32 n, then n times, ascending by series id:
+//     varint32 series id - previous id (the first: the id itself),
+//     varint64 block offset, varint32 compressed length, varint32 raw length,
+//     fixed32 masked CRC-32C of the compressed bytes, varint32 page count,
+//     varint64 zigzag(min_t - partition start), varint64 max_t - min_t
+//   footer, 24 bytes: fixed64 index offset, fixed32 index length,
+//     fixed32 masked CRC-32C of the index, "SUNDCLDE"
+// A series' block (decompressed): varint32 page count; for each page,
+//   varint32 length,
+//   varint64 zigzag(min_t - partition start), varint64 max_t - min_t;
+//   then the pages (compress/page_format.h) back to back in the same order.
+//   Pages are in time order and never overlap.
+//
+// A damaged footer or index makes Open fail (the partition then keeps its
+// page file, see partition.h); a damaged block fails only the reads of its
+// series, with Corruption.
+//
+// Thread-safety: ColdFile's methods are thread-safe. ColdFileWriter is for
+// one thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "storage/env.h"
+#include "sundial/common/mutex.h"
+#include "sundial/common/types.h"
+#include "sundial/compress/zstd_codec.h"
+
+namespace sundial::storage {
+
+constexpr uint64_t kColdHeaderSize = 16;
+constexpr uint64_t kColdFooterSize = 24;
+
+// One page of a series' block.
+struct ColdPage {
+  uint32_t offset = 0;  // in the decompressed block
+  uint32_t len = 0;
+  Timestamp min_t = 0;
+  Timestamp max_t = 0;
+};
+
+// Writes a cold file. Series must be added in ascending id order.
+class ColdFileWriter {
+ public:
+  ColdFileWriter(Env* env, Timestamp partition_start);
+  // Creates (truncating) path and writes the header.
+  Status Open(const std::string& path, uint32_t replaced_page_file_id);
+  // Adds one series' pages (time order, non-overlapping; min/max per page).
+  // REQUIRES: pages non-empty, series above the previous one.
+  Status AddSeries(SeriesId series, const std::vector<std::string>& pages,
+                   const std::vector<ColdPage>& times);
+  // Writes the index and footer and fsyncs the file.
+  Status Finish();
+  uint64_t bytes() const { return end_; }
+
+ private:
+  Env* const env_;
+  const Timestamp start_;
+  compress::ZstdCodec zstd_;
+  std::unique_ptr<File> file_;
+  uint64_t end_ = 0;
+  uint32_t count_ = 0;
+  SeriesId prev_ = 0;
+  std::string index_;  // entries after the count
+  std::string raw_, packed_;
+};
+
+class ColdFile {
+ public:
+  // Opens path and reads its index. Corruption when the header, footer or
+  // index is damaged; IOError from the file system.
+  static Status Open(Env* env, const std::string& path, Timestamp partition_start,
+                     Timestamp partition_end, std::unique_ptr<ColdFile>* out);
+  // The same over an open file (tests and fuzzing read from memory).
+  // verify_checksums false skips the index and block CRCs, so that a
+  // fuzzer reaches the parsers behind them; the parsers stay safe on any
+  // bytes either way.
+  static Status FromFile(std::unique_ptr<File> file, Timestamp partition_start,
+                         Timestamp partition_end, std::unique_ptr<ColdFile>* out,
+                         bool verify_checksums = true);
+
+  uint32_t replaced_page_file_id() const { return replaced_id_; }
+  bool HasSeries(SeriesId series) const { return Find(series) != nullptr; }
+  // Newest timestamp of series here, or kMinTimestamp.
+  Timestamp MaxTimeOf(SeriesId series) const;
+  // Pages of series overlapping [start, end], in time order. Reads (and
+  // caches) the series' block.
+  Status PagesOf(SeriesId series, Timestamp start, Timestamp end, std::vector<ColdPage>* out)
+      EXCLUDES(mu_);
+  // Copies the page at p of series' block into *page.
+  Status ReadPage(SeriesId series, const ColdPage& p, std::string* page) EXCLUDES(mu_);
+  std::vector<SeriesId> SeriesIds() const;
+  uint64_t page_count() const { return pages_; }
+  uint64_t file_bytes() const { return file_size_; }
+  size_t MemoryUsage() EXCLUDES(mu_);
+
+ private:
+  struct Entry {
+    SeriesId id = 0;
+    uint32_t comp_len = 0;
+    uint32_t raw_len = 0;
+    uint32_t crc = 0;
+    uint64_t offset = 0;
+    Timestamp min_t = 0;
+    Timestamp max_t = 0;
+  };
+  // A decompressed block with its page table.
+  struct Block {
+    SeriesId id = 0;
+    std::string raw;
+    std::vector<ColdPage> pages;
+  };
+  static constexpr size_t kCachedBlocks = 4;
+
+  ColdFile(std::unique_ptr<File> file, std::string path, Timestamp start, uint64_t blocks_end,
+           uint64_t file_size)
+      : file_(std::move(file)),
+        path_(std::move(path)),
+        start_(start),
+        blocks_end_(blocks_end),
+        file_size_(file_size) {}
+  Status ParseIndex(std::string_view in, Timestamp end);
+  const Entry* Find(SeriesId series) const;
+  // The block of e, from the cache or read, checked and decoded; valid
+  // while mu_ is held.
+  Status GetBlock(const Entry& e, const Block** out) REQUIRES(mu_);
+
+  const std::unique_ptr<File> file_;
+  const std::string path_;
+  const Timestamp start_;
+  const uint64_t blocks_end_;  // where the index starts
+  const uint64_t file_size_;
+  uint32_t replaced_id_ = 0;
+  bool verify_checksums_ = true;
+  uint64_t pages_ = 0;
+  std::vector<Entry> entries_;  // ascending by id; immutable after Open
+  Mutex mu_;
+  compress::ZstdCodec zstd_ GUARDED_BY(mu_);
+  std::vector<std::unique_ptr<Block>> cache_ GUARDED_BY(mu_);  // newest last
+};
+
+}  // namespace sundial::storage
