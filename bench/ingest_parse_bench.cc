@@ -93,9 +93,9 @@ int main(int argc, char** argv) {
     CountingStorage storage;
     ingest::TelnetPutHandler handler(&storage, &options, &rules, &stats);
     std::string reply;
-    // As a connection does: copy a read's worth (64 KiB, as the kernel
-    // would) into the read buffer, hand over its complete lines, flush.
-    constexpr size_t kReadSize = 64 * 1024;
+    // As a busy connection does: copy a read's worth (512 KiB, as the
+    // kernel would) into the read buffer, hand over its complete lines, flush.
+    constexpr size_t kReadSize = 512 * 1024;
     std::string buffer(kReadSize, '\0');
     const double t0 = CpuSeconds();
     size_t pos = 0;

@@ -113,9 +113,10 @@ uint32_t SeriesCache::TagsetOf(std::string_view tags) {
 }
 
 void SeriesCache::Prefetch(std::string_view metric, std::string_view tags) {
+  // Checked first: it is the usual case and costs no compare of the tags.
+  if (last_entry_ != kNone && entries_[last_entry_].next != kNone) return;  // likely a hit
   const uint32_t tagset = TagsetOf(tags);
   if (tagset == kNoTagset || index_.empty()) return;
-  if (last_entry_ != kNone && entries_[last_entry_].next != kNone) return;  // likely a hit
   const uint64_t hash = HashBytes(metric, tagset * kMul2 + 1);
   __builtin_prefetch(&index_[hash & (index_.size() - 1)]);
 }
