@@ -26,40 +26,19 @@ duration=${DURATION:-3600}
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
-if [ ! -x "$build/sundiald" ]; then
-  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-fi
-cmake --build "$build" -j2 --target sundiald ingest_load query_bench >/dev/null
-command -v victoria-metrics >/dev/null || { echo "victoria-metrics is not installed (apt-get install victoria-metrics)"; exit 1; }
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/sundial-qbench.XXXXXX")
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-wait_http() {  # url
-  for _ in $(seq 1 200); do curl -fsS -o /dev/null "$1" 2>/dev/null && return 0; sleep 0.1; done
-  echo "server at $1 did not come up" >&2; return 1
-}
+. bench/bench_lib.sh
+bench_prepare sundiald ingest_load query_bench
+bench_workdir qbench
 
 sd_port=$(free_port)
 "$build/sundiald" --bind 127.0.0.1 --port "$sd_port" --data-dir "$work/sundial" \
   --log-level warn >"$work/sundial.log" 2>&1 &
 sd_pid=$!; pids+=("$sd_pid")
 
-vm_http=$(free_port); vm_tsdb=$(free_port)
-victoria-metrics -storageDataPath="$work/vm" -retentionPeriod=100y \
-  -httpListenAddr=127.0.0.1:"$vm_http" -opentsdbListenAddr=127.0.0.1:"$vm_tsdb" \
-  -loggerLevel=ERROR ${VM_FLAGS:-} >"$work/vm.log" 2>&1 &
-vm_pid=$!; pids+=("$vm_pid")
-
 wait_http "http://127.0.0.1:$sd_port/api/version"
-wait_http "http://127.0.0.1:$vm_http/health"
+# shellcheck disable=SC2086  # VM_FLAGS is a list of flags
+start_vm vm ${VM_FLAGS:-}
+vm_http=$http_vm vm_tsdb=$tsdb_vm vm_pid=$pid_vm
 
 echo "== loading (hosts=$hosts, duration=${duration}s)"
 "$build/bench/ingest_load" --protocol=telnet --port="$sd_port" --pid="$sd_pid" \
@@ -67,14 +46,14 @@ echo "== loading (hosts=$hosts, duration=${duration}s)"
 "$build/bench/ingest_load" --protocol=telnet --port="$vm_tsdb" --pid="$vm_pid" \
   --hosts="$hosts" --duration="$duration" --stats=vm --stats-port="$vm_http" | tail -n 3
 curl -fsS "http://127.0.0.1:$vm_http/internal/force_flush" >/dev/null || true
-rollup_stat() {  # name: a tsd.rollup.* figure from Sundial's /api/stats
-  curl -fsS "http://127.0.0.1:$sd_port/api/stats" | python3 -c '
-import json, sys
-print(next((int(x["value"]) for x in json.load(sys.stdin) if x["metric"] == "tsd.rollup." + sys.argv[1]), 0))' "$1"
-}
+rollup_stat() { stat_of "$sd_port" "tsd.rollup.$1"; }
 if [ "${ROLLUPS:-wait}" = wait ]; then
   waited=0
-  while [ "$(rollup_stat hours_built)" -eq 0 ] && [ "$waited" -lt 90 ]; do sleep 1; waited=$((waited + 1)); done
+  # Rollups are read below the watermark (Unix seconds); the data starts at
+  # 1700000000 (ingest_load's default).
+  while [ "$(rollup_stat watermark)" -lt $((1700000000 + duration)) ] && [ "$waited" -lt 90 ]; do
+    sleep 1; waited=$((waited + 1))
+  done
   echo "== Sundial rolled up $(rollup_stat hours_built) series-hours (waited ${waited}s)"
 fi
 # Let both servers finish their post-load background work (page writes,

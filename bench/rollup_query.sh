@@ -18,29 +18,10 @@ interval=${INTERVAL:-60}
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
-if [ ! -x "$build/sundiald" ]; then
-  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-fi
-cmake --build "$build" -j2 --target sundiald ingest_load query_bench >/dev/null
-command -v victoria-metrics >/dev/null || { echo "victoria-metrics is not installed (apt-get install victoria-metrics)"; exit 1; }
+. bench/bench_lib.sh
+bench_prepare sundiald ingest_load query_bench
+bench_workdir rollupbench
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/sundial-rollupbench.XXXXXX")
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-wait_http() {  # url
-  for _ in $(seq 1 200); do curl -fsS -o /dev/null "$1" 2>/dev/null && return 0; sleep 0.1; done
-  echo "server at $1 did not come up" >&2; return 1
-}
-stat_of() {  # port metric
-  curl -fsS "http://127.0.0.1:$1/api/stats" | python3 -c "import json,sys; print(next((int(r['value']) for r in json.load(sys.stdin) if r['metric']=='$2'), 0))"
-}
 wait_rollups() {  # port: a pass finished with nothing left to rebuild
   for _ in $(seq 1 600); do
     if [ "$(stat_of "$1" tsd.rollup.passes)" -gt 1 ] && [ "$(stat_of "$1" tsd.rollup.dirty_pending)" -eq 0 ]; then
@@ -60,20 +41,16 @@ start_sundial() {  # name extra-flags... ; sets port_<name> pid_<name>
   eval "port_$name=$port pid_$name=$!"
   wait_http "http://127.0.0.1:$port/api/version"
 }
-start_vm() {  # name ; sets http_<name> tsdb_<name> pid_<name>
-  local name=$1 http tsdb
-  http=$(free_port); tsdb=$(free_port)
-  victoria-metrics -storageDataPath="$work/$name" -retentionPeriod=100y \
-    -httpListenAddr=127.0.0.1:"$http" -opentsdbListenAddr=127.0.0.1:"$tsdb" \
-    -loggerLevel=ERROR >"$work/$name.log" 2>&1 &
-  pids+=("$!")
-  eval "http_$name=$http tsdb_$name=$tsdb pid_$name=$!"
-  wait_http "http://127.0.0.1:$http/health"
-}
 load() {  # port pid stats-kind stats-port ingest_load-flags...
   local port=$1 pid=$2 kind=$3 sport=$4; shift 4
   "$build/bench/ingest_load" --protocol=telnet --port="$port" --pid="$pid" \
     --stats="$kind" --stats-port="$sport" "$@" | tail -n 1
+}
+rollup_bytes() {  # port: rollup bytes on disk per raw point
+  local points rbytes
+  points=$(stat_of "$1" tsd.storage.points_appended)
+  rbytes=$(stat_of "$1" tsd.rollup.disk_bytes)
+  echo "rollup bytes on disk: $rbytes for $points raw points = $(python3 -c "print(f'{$rbytes/$points:.4f}')") B/point"
 }
 urlenc() { python3 -c 'import sys,urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "$1"; }
 bench_one() {  # label target-kind port path
@@ -100,9 +77,7 @@ for round in 1 2; do
   bench_one "sundial raw     (round $round)" sundial "$port_off" "$c_sd"
   bench_one "victoria        (round $round)" vm "$http_vm" "$c_vm"
 done
-points=$(stat_of "$port_on" tsd.storage.points_appended)
-rbytes=$(stat_of "$port_on" tsd.rollup.disk_bytes)
-echo "rollup bytes on disk: $rbytes for $points raw points = $(python3 -c "print(f'{$rbytes/$points:.4f}')") B/point"
+rollup_bytes "$port_on"
 for p in "$pid_on" "$pid_off" "$pid_vm"; do kill "$p"; wait "$p" 2>/dev/null || true; done
 pids=()
 echo "data dirs after a clean stop (bytes): rollups $(du -sb "$work/on" | cut -f1), no rollups $(du -sb "$work/off" | cut -f1), rollup/ $(du -sb "$work/on/rollup" | cut -f1)"
@@ -127,6 +102,4 @@ for span in 86400 "$dur"; do
   bench_one "sundial raw" sundial "$port_off7" "$q_sd"
   bench_one "victoria" vm "$http_vm7" "$q_vm"
 done
-points=$(stat_of "$port_on7" tsd.storage.points_appended)
-rbytes=$(stat_of "$port_on7" tsd.rollup.disk_bytes)
-echo "rollup bytes on disk: $rbytes for $points raw points = $(python3 -c "print(f'{$rbytes/$points:.4f}')") B/point"
+rollup_bytes "$port_on7"
