@@ -196,6 +196,30 @@ struct PageBuilder::ValueStep {
   bool zero;  // the code was the single bit "0"
 };
 
+// Keeps the value coder's state after a point was written with n.
+SUNDIAL_INLINE void PageBuilder::KeepValueStep(const ValueStep& n) {
+  State& s = st_;
+  s.val_rice = n.rice;
+  s.prev_vdelta = n.vdelta;
+  s.cost_delta = n.cost_delta;
+  s.cost_dod = n.cost_dod;
+  s.lead = n.lead;
+  s.trail = n.trail;
+}
+
+// Adds a point coded "00" (timestamp x, value native whose step is dprime)
+// to the open run, in place.
+SUNDIAL_INLINE void PageBuilder::ExtendRun(BitWriter* w, int64_t x, uint64_t native,
+                                           uint64_t dprime) {
+  State& s = st_;
+  ++s.run_len;
+  w->Overwrite(s.run_at, s.run_len, kRunCountBits);
+  s.prev_x = x;
+  s.prev_native = native;
+  s.prev_vdelta = dprime;
+  s.last_native = true;
+}
+
 // Writes the value code of v (native, or escaped when !is_native).
 template <ValueEncoding E>
 SUNDIAL_INLINE PageBuilder::ValueStep PageBuilder::WriteValue(BitWriter* w, Value v, uint64_t bits,
@@ -287,12 +311,7 @@ SUNDIAL_INLINE bool PageBuilder::AppendSteady(Timestamp t, Value v) {
     // general way.
     uint64_t dprime = 0;
     if (dod != 0 || !ZeroCode<E>(native, &dprime)) return false;
-    ++s.run_len;
-    w.Overwrite(s.run_at, s.run_len, kRunCountBits);
-    s.prev_x = x;
-    s.prev_native = native;
-    s.prev_vdelta = dprime;
-    s.last_native = true;
+    ExtendRun(&w, x, native, dprime);
     return FinishSteady(t, lo, hi);
   }
   RiceState ts_rice{s.ts_rice};
@@ -316,12 +335,7 @@ SUNDIAL_INLINE bool PageBuilder::AppendSteady(Timestamp t, Value v) {
     s.ts_bits += ts_bits;
   }
   s.ts_rice = ts_rice.a;
-  s.val_rice = n.rice;
-  s.prev_vdelta = n.vdelta;
-  s.cost_delta = n.cost_delta;
-  s.cost_dod = n.cost_dod;
-  s.lead = n.lead;
-  s.trail = n.trail;
+  KeepValueStep(n);
   s.prev_native = native;
   s.last_native = true;
   s.prev_delta = delta;
@@ -360,12 +374,7 @@ PageBuilder::Result PageBuilder::EncodePoint(Timestamp t, Value v,
   uint64_t dprime = 0;  // the value's step, as WriteValue codes it
   if (s.run_len != 0 && dod == 0 && is_native && ZeroCodeAny(native, &dprime)) {
     // A point coded "00" extends the open run in place.
-    ++s.run_len;
-    w.Overwrite(s.run_at, s.run_len, kRunCountBits);
-    s.prev_x = x;
-    s.prev_native = native;
-    s.prev_vdelta = dprime;
-    s.last_native = true;
+    ExtendRun(&w, x, native, dprime);
   } else {
     if (!is_native && !allow_escape) return Result::kNotNative;
     RiceState ts_rice{s.ts_rice};
@@ -386,12 +395,7 @@ PageBuilder::Result PageBuilder::EncodePoint(Timestamp t, Value v,
     s.frame_escapes = static_cast<uint16_t>(s.frame_escapes + escape);
     s.same_steps = static_cast<uint16_t>(s.same_steps + (s.count != 0 && dod == 0));
     s.ts_rice = ts_rice.a;
-    s.val_rice = n.rice;
-    s.prev_vdelta = n.vdelta;
-    s.cost_delta = n.cost_delta;
-    s.cost_dod = n.cost_dod;
-    s.lead = n.lead;
-    s.trail = n.trail;
+    KeepValueStep(n);
     if (is_native) {
       s.prev_native = native;
       s.has_native = true;

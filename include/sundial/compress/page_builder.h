@@ -173,6 +173,8 @@ class PageBuilder {
   ValueStep WriteValue(BitWriter* w, Value v, uint64_t bits, uint64_t native,
                        bool is_native) const;
   void StartRun(BitWriter* w);
+  void KeepValueStep(const ValueStep& n);
+  void ExtendRun(BitWriter* w, int64_t x, uint64_t native, uint64_t dprime);
   // Picks a wider encoding for v (which is not native) and re-encodes.
   void Widen(Value v);
   void ChooseFloatEncoding(double v, ValueEncoding* enc, uint8_t* scale) const;
