@@ -6,15 +6,13 @@
 // SUNDIAL_SEED replays a run.
 #include <gtest/gtest.h>
 
-#include <stdlib.h>
-
 #include <atomic>
 #include <cstdio>
-#include <filesystem>
 #include <random>
 #include <string>
 
 #include "mem_storage.h"
+#include "storage/test_util.h"
 #include "sundial/query/query_engine.h"
 #include "sundial/rollup/rollup_store.h"
 #include "sundial/storage/storage.h"
@@ -27,30 +25,7 @@ using rollup::kHourMs;
 
 constexpr int64_t kBase = 19000 * kDayMs;  // a UTC midnight
 
-class TempDir {
- public:
-  TempDir() {
-    const char* base = std::getenv("TMPDIR");
-    std::string tmpl = std::string(base != nullptr ? base : "/tmp") + "/sundial-rqdiff-XXXXXX";
-    if (mkdtemp(&tmpl[0]) == nullptr) std::abort();
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
-uint64_t Seed() {
-  uint64_t seed = std::random_device{}();
-  if (const char* s = std::getenv("SUNDIAL_SEED")) seed = std::strtoull(s, nullptr, 10);
-  std::printf("SUNDIAL_SEED=%llu\n", static_cast<unsigned long long>(seed));
-  return seed;
-}
+using storage::testing::TempDir;
 
 Value RandomValue(std::mt19937_64& rng, int kind) {
   if (kind == 3) kind = static_cast<int>(rng() % 3);  // mixed series
@@ -154,7 +129,7 @@ Status RunQuery(const QueryEngine& engine, const std::string& body, std::string*
 }
 
 TEST(RollupDiff, RollupPathMatchesRawPath) {
-  const uint64_t seed = Seed();
+  const uint64_t seed = storage::testing::TestSeed(std::random_device{}());
   std::mt19937_64 rng(seed);
   World w;
   w.Open();
