@@ -81,7 +81,7 @@ Status StorageImpl::CompactPartition(Timestamp start) {
   if (!part || !part->HasPageFile()) return Status::OK();
   SUNDIAL_RETURN_IF_ERROR(part->Sync());  // the index, before pages move
   const uint32_t id = part->PageFileId();
-  const uint64_t size = part->PageFileSize();
+  const uint64_t size = part->Mark();  // the page file's length now
   const std::string tmp = part->dir() + "/cold.tmp";
   Status s = WriteColdFile(part.get(), tmp, id);
   part.reset();  // the switch needs the partition unpinned

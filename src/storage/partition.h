@@ -112,8 +112,6 @@ class Partition {
   // Whether a page file exists (pages not yet compacted), and its id.
   bool HasPageFile();
   uint32_t PageFileId();
-  // Page file size now (0 without one).
-  uint64_t PageFileSize() { return Mark(); }
   // Installs the finished cold file at tmp_path (see the top of this
   // file), which holds every page of the page file with id replaced_id
   // when it was replaced_size bytes long: renames it to "cold" and removes
