@@ -351,31 +351,35 @@ Status Partition::AddPage(SeriesId series, uint8_t flags, std::string_view page,
 
 void Partition::PagesOf(SeriesId series, Timestamp start, Timestamp end,
                         std::vector<PageRef>* out) {
-  if (ColdFile* c = cold()) {
-    std::vector<ColdPage> pages;
-    Status s = c->PagesOf(series, start, end, &pages);
-    if (!s.ok()) {
-      // A damaged block: one reference whose read fails the same way, so
-      // the reader reports it and goes on.
-      pages.assign(1, ColdPage{0, 0, std::max(start, start_), std::min(end, end_ - 1)});
-    }
-    for (const ColdPage& p : pages) {
-      PageRef r;
-      r.cold = true;
-      r.offset = p.offset;
-      r.len = p.len;
-      r.min_t = p.min_t;
-      r.max_t = p.max_t;
-      out->push_back(r);
-    }
-  }
-  MutexLock lock(&mu_);
   const size_t first = out->size();
-  for (uint32_t e = series < last_.size() ? last_[series] : 0; e != 0; e = At(e - 1).prev) {
-    const PageRef r = RefOf(e - 1);
-    if (r.max_t >= start && r.min_t <= end) out->push_back(r);
+  ColdFile* c = nullptr;
+  {
+    MutexLock lock(&mu_);
+    c = cold_.get();
+    for (uint32_t e = series < last_.size() ? last_[series] : 0; e != 0; e = At(e - 1).prev) {
+      const PageRef r = RefOf(e - 1);
+      if (r.max_t >= start && r.min_t <= end) out->push_back(r);
+    }
   }
   std::reverse(out->begin() + static_cast<std::ptrdiff_t>(first), out->end());
+  if (c == nullptr) return;
+  // The cold file's pages come first: they were written before any page of
+  // the page file. Read without mu_ (see cold()).
+  std::vector<ColdPage> pages;
+  if (!c->PagesOf(series, start, end, &pages).ok()) {
+    // A damaged block: one reference whose read fails the same way, so the
+    // reader reports it and goes on.
+    pages.assign(1, ColdPage{0, 0, std::max(start, start_), std::min(end, end_ - 1)});
+  }
+  std::vector<PageRef> refs(pages.size());
+  for (size_t i = 0; i < pages.size(); ++i) {
+    refs[i].cold = true;
+    refs[i].offset = pages[i].offset;
+    refs[i].len = pages[i].len;
+    refs[i].min_t = pages[i].min_t;
+    refs[i].max_t = pages[i].max_t;
+  }
+  out->insert(out->begin() + static_cast<std::ptrdiff_t>(first), refs.begin(), refs.end());
 }
 
 Timestamp Partition::MaxTimeOf(SeriesId series) {
