@@ -15,6 +15,7 @@
 //   query_bench --port=4242 --vm-port=8428 [--rounds=5 --seconds=5]   (both, interleaved)
 //   query_bench --target=sundial|vm --port=4242 [--seconds=5 --data-start=1700000000]
 //               [--path=/any/get/target  (benchmarks that one request instead)]
+//   --query=ab runs only those queries; --conc=1 only that concurrency (1,2).
 //
 // It prints figures only; it never asserts.
 #include <arpa/inet.h>
@@ -43,6 +44,8 @@ struct Args {
   double seconds = 5;
   long long data_start = 1700000000;
   std::string path;  // --path: benchmark this one GET target instead
+  std::string only;  // --query: run just these queries (e.g. "ab")
+  std::vector<int> concurrency = {1, 2};  // --conc: e.g. "1" or "1,2"
 };
 
 // A blocking HTTP/1.1 keep-alive client for one connection.
@@ -180,6 +183,11 @@ std::vector<Query> MakeQueries(const Args& a) {
                         "max(max_over_time(" + sel + ",host=~\"host_[0-7]\"}[1m]))")});
     q.push_back({"c", r(h - 86400 + 1, h, 3600, "avg by (host) (avg_over_time(" + sel + "}[1h]))")});
   }
+  if (!a.only.empty()) {
+    q.erase(std::remove_if(q.begin(), q.end(),
+                           [&](const Query& x) { return a.only.find(x.name) == std::string::npos; }),
+            q.end());
+  }
   return q;
 }
 
@@ -266,9 +274,18 @@ int main(int argc, char** argv) {
     else if (k == "--seconds") a.seconds = std::atof(v.c_str());
     else if (k == "--data-start") a.data_start = std::atoll(v.c_str());
     else if (k == "--path") a.path = v;
-    else {
+    else if (k == "--query") a.only = v;
+    else if (k == "--conc") {
+      a.concurrency.clear();
+      for (const char* p = v.c_str(); *p != '\0'; p += *p == ',') {
+        char* end;
+        a.concurrency.push_back(std::max(1, static_cast<int>(std::strtol(p, &end, 10))));
+        if (end == p) break;
+        p = end;
+      }
+    } else {
       std::fprintf(stderr, "usage: query_bench --target=sundial|vm --port=N [--seconds=5 "
-                           "--data-start=1700000000 --path=/x]\n"
+                           "--data-start=1700000000 --path=/x --query=abc --conc=1,2]\n"
                            "       query_bench --port=SUNDIAL --vm-port=VM [--rounds=5 --seconds=5]\n");
       return 2;
     }
@@ -286,7 +303,7 @@ int main(int argc, char** argv) {
     std::vector<std::string> ratios;
     for (size_t i = 0; i < sq.size(); ++i) {
       const size_t sb = FirstAnswerSize(a.port, sq[i]), vb = FirstAnswerSize(vm_port, vq[i]);
-      for (int conc : {1, 2}) {
+      for (int conc : a.concurrency) {
         Samples ss, vs;
         for (int r = 0; r < rounds; ++r) {
           RunOne(a.port, sq[i].target, sq[i].name, a.seconds / rounds, conc, &ss);
@@ -311,7 +328,7 @@ int main(int argc, char** argv) {
   if (!a.path.empty()) queries = {{"path", a.path}};
   for (const Query& q : queries) {
     const size_t bytes = FirstAnswerSize(a.port, q);
-    for (int conc : {1, 2}) {
+    for (int conc : a.concurrency) {
       Samples s;
       RunOne(a.port, q.target, q.name, a.seconds, conc, &s);
       PrintRow(a.target.c_str(), q, conc, Summarise(std::move(s)), bytes);

@@ -3,7 +3,8 @@
 // is locked while it runs). Runs the three queries of query_bench and
 // prints the mean and p50 time per query and the points read per second.
 //
-//   query_engine_bench --data-dir=DIR [--iterations=200 --data-start=1700000000]
+//   query_engine_bench --data-dir=DIR [--iterations=200 --data-start=1700000000
+//                      --query=abc (only these queries) --cache=BYTES (bucket cache; 0 = off)]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -31,11 +32,15 @@ int main(int argc, char** argv) {
   std::string dir;
   int iterations = 200;
   long long s = 1700000000;
+  std::string only = "abc";
+  size_t cache_bytes = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a.rfind("--data-dir=", 0) == 0) dir = a.substr(11);
     else if (a.rfind("--iterations=", 0) == 0) iterations = std::atoi(a.c_str() + 13);
     else if (a.rfind("--data-start=", 0) == 0) s = std::atoll(a.c_str() + 13);
+    else if (a.rfind("--query=", 0) == 0) only = a.substr(8);
+    else if (a.rfind("--cache=", 0) == 0) cache_bytes = std::strtoull(a.c_str() + 8, nullptr, 10);
   }
   if (dir.empty()) {
     std::fprintf(stderr, "usage: query_engine_bench --data-dir=DIR [--iterations=N]\n");
@@ -43,6 +48,11 @@ int main(int argc, char** argv) {
   }
   sundial::storage::StorageOptions so;
   so.data_dir = dir;
+  std::unique_ptr<sundial::query::BucketCache> cache;
+  if (cache_bytes > 0) {
+    cache = std::make_unique<sundial::query::BucketCache>(cache_bytes);
+    so.late_observer = cache.get();
+  }
   std::unique_ptr<sundial::storage::Storage> st;
   sundial::Status status = sundial::storage::Storage::Open(so, &st);
   if (!status.ok()) {
@@ -60,9 +70,10 @@ int main(int argc, char** argv) {
       {"c", {{"start", std::to_string(h - 86400 + 1)}, {"end", std::to_string(h)},
              {"m", "avg:1h-avg:cpu.usage_user{host=*}"}}},
   };
-  const sundial::query::QueryEngine engine(st.get(), {});
+  const sundial::query::QueryEngine engine(st.get(), {}, nullptr, cache.get());
   std::printf("%-5s %10s %10s %10s\n", "query", "mean_us", "p50_us", "bytes");
   for (const auto& [name, params] : queries) {
+    if (only.find(name) == std::string::npos) continue;
     std::vector<double> us;
     size_t bytes = 0;
     for (int i = 0; i < iterations; ++i) {

@@ -9,6 +9,7 @@
 #include <set>
 #include <utility>
 
+#include "cached_source.h"
 #include "group_aggregator.h"
 #include "query_writer.h"
 #include "rollup_source.h"
@@ -231,9 +232,10 @@ void ComputeTags(const SubPlan& plan, const std::vector<size_t>& members, bool w
 
 // Runs one group and writes its result (if any member has data).
 // Adds the group's figures to *total.
-Status RunGroup(storage::Storage* st, const rollup::RollupStore* rollups, const QuerySpec& spec,
-                const SubPlan& plan, const std::vector<size_t>& members, QueryBudget* budget,
-                ResultWriter* w, ResultStats* total) {
+// cache: null, or the bucket cache with what this query reads under.
+Status RunGroup(storage::Storage* st, const rollup::RollupStore* rollups, const CacheUse* cache,
+                const QuerySpec& spec, const SubPlan& plan, const std::vector<size_t>& members,
+                QueryBudget* budget, ResultWriter* w, ResultStats* total) {
   const SubQuery& q = *plan.q;
   const bool timed = spec.show_stats || spec.show_summary;
   const auto t0 = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
@@ -244,12 +246,21 @@ Status RunGroup(storage::Storage* st, const rollup::RollupStore* rollups, const 
   std::vector<std::unique_ptr<PointSource>> sources;
   std::vector<size_t> present;
   const bool use_rollups = rollups != nullptr && RollupEligible(q, ctx);
+  const bool use_cache = !use_rollups && cache != nullptr && CacheEligible(q);
   std::vector<std::pair<Timestamp, Timestamp>> partitions;
   if (use_rollups) partitions = st->PartitionRanges();
   for (size_t m : members) {
     if (use_rollups) {  // planner: downsampled values from hourly rollups
       auto src = std::make_unique<RollupSource>(st, rollups, plan.series[m].id, ctx, budget,
                                                 &partitions);
+      if (!src->Prime()) continue;
+      sources.push_back(BuildAfterDownsample(std::move(src), q, ctx));
+      present.push_back(m);
+      continue;
+    }
+    if (use_cache) {  // planner: downsampled values kept from earlier queries
+      auto src = std::make_unique<CachedDownsampleSource>(st, *cache, plan.series[m].id, ctx,
+                                                          budget);
       if (!src->Prime()) continue;
       sources.push_back(BuildAfterDownsample(std::move(src), q, ctx));
       present.push_back(m);
@@ -316,8 +327,8 @@ std::string TsuidOf(const storage::SeriesKey& key) {
 }
 
 QueryEngine::QueryEngine(storage::Storage* storage, const QueryLimits& limits,
-                         const rollup::RollupStore* rollups)
-    : storage_(storage), limits_(limits), rollups_(rollups) {}
+                         const rollup::RollupStore* rollups, BucketCache* cache)
+    : storage_(storage), limits_(limits), rollups_(rollups), cache_(cache) {}
 
 Status QueryEngine::Execute(const QuerySpec& spec, ChunkSink* sink) const {
   return Run(spec, nullptr, sink);
@@ -388,11 +399,19 @@ Status QueryEngine::Run(const QuerySpec& spec, const SmallQueryBound* bound,
     soft = true;
   }
   QueryBudget budget(max_points, limits_.deadline_ms, soft);
+  CacheUse cache;
+  if (cache_ != nullptr) {  // before any raw point is read (bucket_cache.h)
+    const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                               std::chrono::system_clock::now().time_since_epoch())
+                               .count();
+    cache = CacheUse{cache_, cache_->AdvanceWatermark(now_ms), storage_->removals()};
+  }
   ResultWriter w(spec, sink);
   ResultStats total;
   for (const SubPlan& plan : plans) {
     for (const std::vector<size_t>& g : plan.groups) {
-      SUNDIAL_RETURN_IF_ERROR(RunGroup(storage_, rollups_, spec, plan, g, &budget, &w, &total));
+      SUNDIAL_RETURN_IF_ERROR(RunGroup(storage_, rollups_, cache_ != nullptr ? &cache : nullptr,
+                                       spec, plan, g, &budget, &w, &total));
     }
   }
   if (timed) {

@@ -321,10 +321,15 @@ bool RawSource::SkipBelow(Timestamp t) {
   return true;
 }
 
+std::unique_ptr<PointSource> NewDownsampleSource(std::unique_ptr<RawSource> raw,
+                                                 const DownsampleContext& ctx) {
+  return std::make_unique<DownsampleSource>(std::move(raw), ctx);
+}
+
 std::unique_ptr<PointSource> BuildSeriesPipeline(std::unique_ptr<RawSource> raw,
                                                  const SubQuery& q, const DownsampleContext& ctx) {
   if (q.downsample.enabled) {
-    return BuildAfterDownsample(std::make_unique<DownsampleSource>(std::move(raw), ctx), q, ctx);
+    return BuildAfterDownsample(NewDownsampleSource(std::move(raw), ctx), q, ctx);
   }
   std::unique_ptr<PointSource> src = std::move(raw);
   if (q.rate) src = std::make_unique<RateSource>(std::move(src), q.rate_options);

@@ -128,6 +128,10 @@ struct DownsampleContext {
   Timestamp scan_end_ms;     // filling: end of expected buckets
 };
 
+// The downsample stage alone (fill policy none: non-empty buckets only).
+// Yields Value::Float values. REQUIRES: ctx.spec->enabled.
+std::unique_ptr<PointSource> NewDownsampleSource(std::unique_ptr<RawSource> raw,
+                                                 const DownsampleContext& ctx);
 // Builds raw -> downsample -> rate for one series. Takes ownership of raw.
 std::unique_ptr<PointSource> BuildSeriesPipeline(std::unique_ptr<RawSource> raw,
                                                  const SubQuery& q, const DownsampleContext& ctx);

@@ -219,6 +219,10 @@ const std::vector<OptionSpec> kOptionTable = {
      [](std::string_view v, Options* o) {
        return ParseUint(v, 0, UINT64_MAX, &o->query.inline_max_series);
      }},
+    {"query.cache_size", "8MiB",
+     "memory for downsampled buckets kept between queries, so that repeated and sliding "
+     "dashboard queries read only what changed (0 = off)",
+     [](std::string_view v, Options* o) { return SizeT(v, 0, 1ull << 40, &o->query.cache_bytes); }},
     {"rollup.enabled", "true", "keep hourly rollups (count/sum/min/max/first/last) and answer whole-hour downsampling from them",
      [](std::string_view v, Options* o) { return ParseBool(v, &o->rollup.enabled); }},
     {"rollup.build_interval", "1m", "how often the rollup builder looks for closed hours and for hours that got late points",

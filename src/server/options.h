@@ -48,6 +48,7 @@ struct QueryOptions {
   // much work. 0 = every query goes to the pool.
   uint64_t inline_max_series = 0;
   uint64_t inline_max_points = 0;
+  size_t cache_bytes = 0;  // bucket cache (sundial/query/bucket_cache.h); 0 = off
 };
 
 struct RollupServerOptions {

@@ -149,7 +149,7 @@ Status ParseQuery(const Request& req, query::QuerySpec* spec) {
 // Runs a query on a worker thread, streaming its answer.
 void RunQuery(const ServiceContext* ctx, const query::QuerySpec& spec, const ResponderPtr& resp) {
   ResponderSink sink(resp);
-  const query::QueryEngine engine(ctx->storage, Limits(ctx), ctx->rollups);
+  const query::QueryEngine engine(ctx->storage, Limits(ctx), ctx->rollups, ctx->cache);
   const Status s = engine.Execute(spec, &sink);
   if (s.ok()) return sink.Finish();
   if (!sink.started()) return resp->Send(ErrorReply(s));
@@ -169,7 +169,7 @@ void HandleQuery(ServiceContext* ctx, const Request& req, const ResponderPtr& re
   const QueryOptions& o = ctx->options->query;
   if (o.inline_max_points > 0 && o.inline_max_series > 0) {
     std::string body;
-    s = query::QueryEngine(ctx->storage, Limits(ctx))
+    s = query::QueryEngine(ctx->storage, Limits(ctx), ctx->rollups, ctx->cache)
             .ExecuteSmall(spec, {o.inline_max_series, o.inline_max_points}, &body);
     if (s.ok()) return resp->Send(Reply::Json(std::move(body)));
     if (s.code() != Status::Code::kBusy) return resp->Send(ErrorReply(s));

@@ -44,7 +44,12 @@ Status Server::Start() {
                             .count();
   SUNDIAL_RETURN_IF_ERROR(lock_.Acquire(options_.storage.data_dir));
   storage::StorageOptions storage_options = options_.storage;
-  SUNDIAL_RETURN_IF_ERROR(OpenRollups(&storage_options));
+  SUNDIAL_RETURN_IF_ERROR(OpenRollups());
+  if (options_.query.cache_bytes > 0) {
+    cache_ = std::make_unique<query::BucketCache>(options_.query.cache_bytes);
+    late_observers_.Add(cache_.get());
+  }
+  if (!late_observers_.empty()) storage_options.late_observer = &late_observers_;
   SUNDIAL_RETURN_IF_ERROR(storage::Storage::Open(storage_options, &storage_));
   if (rollups_) rollups_->Start(storage_.get());
   for (const std::string& warning : storage_->recovery_warnings()) {
@@ -60,6 +65,7 @@ Status Server::Start() {
   ctx_.options = &options_;
   ctx_.storage = storage_.get();
   ctx_.rollups = rollups_.get();
+  ctx_.cache = cache_.get();
   ctx_.ingest = ingest_.get();
   ctx_.workers = workers_.get();
   ctx_.stats = &stats_;
@@ -82,7 +88,7 @@ Status Server::Start() {
   return Status::OK();
 }
 
-Status Server::OpenRollups(storage::StorageOptions* storage_options) {
+Status Server::OpenRollups() {
   const std::string dir = options_.storage.data_dir + "/rollup";
   if (!options_.rollup.enabled) {
     // Late points are not tracked while rollups are off: forget what was
@@ -93,7 +99,7 @@ Status Server::OpenRollups(storage::StorageOptions* storage_options) {
   ro.dir = dir;
   ro.retention_ms = options_.storage.retention_ms;
   SUNDIAL_RETURN_IF_ERROR(rollup::RollupStore::Open(ro, &rollups_));
-  storage_options->late_observer = rollups_.get();
+  late_observers_.Add(rollups_.get());
   return Status::OK();
 }
 

@@ -18,6 +18,7 @@
 
 #include "data_dir_lock.h"
 #include "ingest_service.h"
+#include "late_observers.h"
 #include "options.h"
 #include "put_line_sink.h"
 #include "service_context.h"
@@ -49,15 +50,18 @@ class Server : private net::SessionFactory {
  private:
   void StartSession(net::Protocol protocol, asio::ip::tcp::socket socket,
                     std::string_view first_bytes) override;
-  // Opens the rollup store (if enabled) and makes it the storage's
-  // late-point observer.
-  Status OpenRollups(storage::StorageOptions* storage_options);
+  // Opens the rollup store (if enabled) and adds it to the storage's
+  // late-point observers.
+  Status OpenRollups();
   void WaitForSignal();
   void Stop();
 
   const Options options_;
   DataDirLock lock_;
-  std::unique_ptr<rollup::RollupStore> rollups_;  // outlives storage_ (its late-point observer)
+  // Both outlive storage_: they are its late-point observers.
+  std::unique_ptr<rollup::RollupStore> rollups_;
+  std::unique_ptr<query::BucketCache> cache_;  // null when query.cache_size is 0
+  LateObservers late_observers_;
   std::unique_ptr<storage::Storage> storage_;
   std::unique_ptr<IngestService> ingest_;
   std::unique_ptr<WorkerPool> workers_;

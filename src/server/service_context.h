@@ -11,6 +11,7 @@
 #include "options.h"
 #include "sundial/http/router.h"
 #include "sundial/net/session.h"
+#include "sundial/query/bucket_cache.h"
 #include "sundial/rollup/rollup_store.h"
 #include "sundial/storage/storage.h"
 #include "worker_pool.h"
@@ -30,6 +31,7 @@ struct ServiceContext {
   const Options* options = nullptr;
   storage::Storage* storage = nullptr;        // null while no storage is open
   const rollup::RollupStore* rollups = nullptr;  // null when rollups are off
+  query::BucketCache* cache = nullptr;          // null when the bucket cache is off
   IngestService* ingest = nullptr;            // the write path (ingest_service.h)
   WorkerPool* workers = nullptr;              // for work that must leave I/O threads
   ServerStats* stats = nullptr;

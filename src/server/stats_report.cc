@@ -53,6 +53,13 @@ std::vector<StatRecord> CollectStats(const ServiceContext& ctx) {
     add("storage.corruptions_skipped", s.corruptions_skipped);
     add("storage.partitions_compacted", s.partitions_compacted);
   }
+  if (ctx.cache != nullptr) {
+    const query::BucketCache::Counters c = ctx.cache->counters();
+    add("query.cache.hits", c.hits);
+    add("query.cache.misses", c.misses);
+    add("query.cache.entries", c.entries, {}, {}, false);
+    add("query.cache.bytes", c.bytes, {}, {}, false);
+  }
   if (ctx.rollups != nullptr) {
     const rollup::RollupStats s = ctx.rollups->stats();
     add("rollup.passes", s.passes);

@@ -227,11 +227,13 @@ size_t PartitionSet::DropBefore(Timestamp cutoff) {
       if (it->second.part) retired_.push_back(std::move(it->second.part));
       it = slots_.erase(it);
     }
+    // After the erase: a reader that sees the old count may have read the
+    // dropped partitions, one that sees the new count cannot.
+    if (!dirs.empty()) removals_.fetch_add(1);
     FreeRetired();
   }
   for (const auto& d : dirs) {
-    (void)env_->RemoveFile(d + "/pages");
-    (void)env_->RemoveFile(d + "/index");
+    for (const char* f : {"/pages", "/index", "/cold", "/cold.tmp"}) (void)env_->RemoveFile(d + f);
     (void)env_->RemoveFile(d);
   }
   return dirs.size();

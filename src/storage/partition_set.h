@@ -28,6 +28,7 @@
 // outlive the set.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -104,6 +105,8 @@ class PartitionSet {
   // Removes partitions that end at or before `cutoff` (their files now,
   // their memory once unpinned). Returns the count.
   size_t DropBefore(Timestamp cutoff);
+  // How many DropBefore calls removed something (Storage::removals()).
+  uint64_t removals() const { return removals_.load(); }
   // Starts of the partitions that end at or before `cutoff` and still have
   // a page file (compaction's candidates), ascending, without opening any.
   std::vector<Timestamp> WithPageFiles(Timestamp cutoff);
@@ -141,6 +144,7 @@ class PartitionSet {
   std::vector<std::string> warnings_ GUARDED_BY(mu_);
   // Dropped partitions still pinned by a reader.
   std::vector<std::unique_ptr<Partition>> retired_ GUARDED_BY(mu_);
+  std::atomic<uint64_t> removals_{0};
   void FreeRetired() REQUIRES(mu_);
 };
 

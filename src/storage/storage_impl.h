@@ -190,6 +190,7 @@ class StorageImpl final : public Storage {
   StorageStats stats() override;
   std::vector<std::string> recovery_warnings() override;
   std::vector<std::pair<Timestamp, Timestamp>> PartitionRanges() override;
+  uint64_t removals() override { return partitions_->removals(); }
 
   // Seals every head and out-of-order page and writes all pending pages
   // (what a clean shutdown does first). For tests and benchmarks.

@@ -22,6 +22,7 @@
 #include <string_view>
 
 #include "sundial/common/status.h"
+#include "sundial/query/bucket_cache.h"
 #include "sundial/query/query_spec.h"
 #include "sundial/rollup/rollup_store.h"
 #include "sundial/storage/storage.h"
@@ -78,9 +79,12 @@ Status ParseLookupJson(std::string_view body, LookupRequest* out);
 class QueryEngine {
  public:
   // rollups (borrowed, may be null) answers whole-hour downsampling when
-  // it can (rollup_source.h); results are the same either way.
+  // it can (rollup_source.h); cache (borrowed, may be null) keeps and
+  // reuses fixed-interval buckets (bucket_cache.h). Results are the same
+  // either way. cache must be the storage's late-point observer (directly or
+  // among others), or it could serve buckets that late points changed.
   QueryEngine(storage::Storage* storage, const QueryLimits& limits,
-              const rollup::RollupStore* rollups = nullptr);
+              const rollup::RollupStore* rollups = nullptr, BucketCache* cache = nullptr);
   QueryEngine(const QueryEngine&) = delete;
   QueryEngine& operator=(const QueryEngine&) = delete;
 
@@ -117,6 +121,7 @@ class QueryEngine {
   storage::Storage* const storage_;
   const QueryLimits limits_;
   const rollup::RollupStore* const rollups_;
+  BucketCache* const cache_;
 };
 
 // Upper-case hex TSUID of a series key (3-byte UIDs, tag pairs sorted by

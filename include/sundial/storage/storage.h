@@ -187,6 +187,12 @@ class Storage {
   // Every time partition's [start, end), ascending (data may exist only
   // inside these ranges). Empty for engines without partitions.
   virtual std::vector<std::pair<Timestamp, Timestamp>> PartitionRanges() { return {}; }
+
+  // How many times stored points were removed (retention dropping
+  // partitions) so far. It changes after the points are gone, so anything
+  // derived from points read after an earlier value may be stale once it
+  // differs. 0 for engines that never remove points.
+  virtual uint64_t removals() { return 0; }
 };
 
 }  // namespace sundial::storage

@@ -1,0 +1,127 @@
+#include "cached_source.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace sundial::query {
+namespace {
+
+Timestamp AlignDown(Timestamp t, Timestamp iv) {
+  Timestamp r = t % iv;
+  if (r < 0) r += iv;
+  return t - r;
+}
+
+Timestamp AlignUp(Timestamp t, Timestamp iv) {
+  const Timestamp d = AlignDown(t, iv);
+  return d == t ? t : d + iv;
+}
+
+}  // namespace
+
+bool CacheEligible(const SubQuery& q) {
+  const DownsampleSpec& d = q.downsample;
+  return d.enabled && !d.all && !d.calendar && d.interval_ms > 0 && d.fn != nullptr;
+}
+
+CachedDownsampleSource::CachedDownsampleSource(storage::Storage* storage, const CacheUse& use,
+                                               SeriesId id, const DownsampleContext& ctx,
+                                               QueryBudget* budget)
+    : storage_(storage),
+      use_(use),
+      id_(id),
+      ctx_(ctx),
+      budget_(budget),
+      lo_(ctx.scan_start_ms),
+      hi_(ctx.scan_end_ms),
+      interval_(ctx.spec->interval_ms) {
+  key_ = BucketCache::Key{id, interval_, ctx.spec->fn};
+  stamp_ = use_.cache->StampOf(id, use_.removals);
+  // The reused part [p, q) of the window; empty (p == q == hi) without one.
+  Timestamp p = hi_, q = hi_;
+  BucketCache::Entry e;
+  if (use_.cache->Find(key_, stamp_, &e)) {
+    const Timestamp a = std::max(lo_, e.lo), b = std::min(hi_, e.hi);
+    // An edge bucket is the same in both only if both cut it at the same
+    // time; otherwise reuse starts (ends) at the next bucket boundary.
+    const Timestamp pa = lo_ == e.lo ? a : AlignUp(a, interval_);
+    const Timestamp qb = hi_ == e.hi ? b : AlignDown(b, interval_);
+    if (a < b && pa < qb) {
+      p = pa;
+      q = qb;
+      for (const BucketCache::Bucket& k : e.buckets) {
+        if (k.t < q && k.t + interval_ > p) cached_.push_back(k);
+      }
+    }
+  }
+  front_ = Segment(lo_, p);
+  tail_ = Segment(q, hi_);
+  read_raw_ = front_ != nullptr || tail_ != nullptr;
+  if (read_raw_) out_.reserve(cached_.size() + 16);
+}
+
+std::unique_ptr<PointSource> CachedDownsampleSource::Segment(Timestamp a, Timestamp b) {
+  if (a >= b) return nullptr;
+  return NewDownsampleSource(
+      std::make_unique<RawSource>(storage_->NewIterator(id_, a, b - 1), budget_), ctx_);
+}
+
+bool CachedDownsampleSource::Advance(Point* p) {
+  for (;;) {
+    switch (phase_) {
+      case Phase::kFront:
+        if (front_ != nullptr && front_->Next(p)) {
+          Keep(*p);
+          return true;
+        }
+        phase_ = Phase::kCached;
+        break;
+      case Phase::kCached:
+        if (cached_pos_ < cached_.size()) {
+          const BucketCache::Bucket& k = cached_[cached_pos_++];
+          p->t = k.t;
+          p->v = Value::Float(k.v);
+          Keep(*p);
+          return true;
+        }
+        phase_ = Phase::kTail;
+        break;
+      case Phase::kTail:
+        if (tail_ != nullptr && tail_->Next(p)) {
+          Keep(*p);
+          return true;
+        }
+        phase_ = Phase::kDone;
+        StoreBack();
+        return false;
+      case Phase::kDone:
+        return false;
+    }
+  }
+}
+
+void CachedDownsampleSource::Keep(const Point& p) {
+  if (!read_raw_) return;  // all from the cache: nothing new to store
+  if (p.v.is_int()) {
+    storable_ = false;  // the downsampler yields doubles; never guess a type
+    return;
+  }
+  out_.push_back(BucketCache::Bucket{p.t, p.v.float_value()});
+}
+
+void CachedDownsampleSource::StoreBack() {
+  if (!read_raw_ || !storable_ || !budget_->status().ok() || use_.watermark <= lo_) return;
+  // Above the watermark only whole buckets below it are kept.
+  const Timestamp end = hi_ <= use_.watermark ? hi_ : AlignDown(use_.watermark, interval_);
+  if (end <= lo_) return;
+  BucketCache::Entry e;
+  e.lo = lo_;
+  e.hi = end;
+  const auto stop = std::lower_bound(
+      out_.begin(), out_.end(), end,
+      [](const BucketCache::Bucket& k, Timestamp t) { return k.t < t; });
+  e.buckets.assign(out_.begin(), stop);
+  use_.cache->Put(key_, stamp_, std::move(e));
+}
+
+}  // namespace sundial::query

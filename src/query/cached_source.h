@@ -1,0 +1,82 @@
+// Planner hook: fixed-interval downsampling answered partly from the
+// bucket cache (sundial/query/bucket_cache.h).
+//
+// CachedDownsampleSource produces exactly the points NewDownsampleSource
+// would over the series' raw points in the scan window [lo, hi): buckets
+// the cache holds for the same cut of the window come from there, the rest
+// (the window's new edges, the live edge above the watermark) are read and
+// downsampled as usual. When it has run to its end within the budget, the
+// window's buckets below the watermark are stored back, for the next query.
+//
+// A bucket is reused only where the window and the entry cut it the same:
+// interior buckets always, a bucket at an edge only if that edge is the
+// same time in both (or on the bucket boundary).
+//
+// Thread-safety: one query thread owns a source.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "series_source.h"
+#include "sundial/query/bucket_cache.h"
+#include "sundial/storage/storage.h"
+
+namespace sundial::query {
+
+// What a query read under: taken once, before any raw point is read.
+struct CacheUse {
+  BucketCache* cache = nullptr;
+  Timestamp watermark = 0;  // cache->AdvanceWatermark(now)
+  uint64_t removals = 0;    // storage->removals()
+};
+
+// True when q's downsampling can use the cache: a fixed interval (not
+// calendar, not "all").
+bool CacheEligible(const SubQuery& q);
+
+class CachedDownsampleSource final : public PointSource {
+ public:
+  // Pointers are borrowed. REQUIRES: CacheEligible(q) for ctx's spec.
+  CachedDownsampleSource(storage::Storage* storage, const CacheUse& use, SeriesId id,
+                         const DownsampleContext& ctx, QueryBudget* budget);
+  // Reads ahead to the first point. False if there is none.
+  bool Prime() {
+    have_next_ = Advance(&next_);
+    return have_next_;
+  }
+  bool Next(Point* p) override {
+    if (!have_next_) return Advance(p);
+    *p = next_;
+    have_next_ = false;
+    return true;
+  }
+
+ private:
+  enum class Phase { kFront, kCached, kTail, kDone };
+  // A downsampler over the raw points in [a, b), or null if a >= b.
+  std::unique_ptr<PointSource> Segment(Timestamp a, Timestamp b);
+  bool Advance(Point* p);
+  void Keep(const Point& p);
+  void StoreBack();  // at the end
+
+  storage::Storage* const storage_;
+  const CacheUse use_;
+  const SeriesId id_;
+  const DownsampleContext ctx_;
+  QueryBudget* const budget_;
+  const Timestamp lo_, hi_, interval_;
+  BucketCache::Key key_;
+  BucketCache::Stamp stamp_;
+  Phase phase_ = Phase::kFront;
+  std::unique_ptr<PointSource> front_, tail_;  // raw parts, may be null
+  std::vector<BucketCache::Bucket> cached_;    // reused part
+  size_t cached_pos_ = 0;
+  bool read_raw_ = false;                      // a raw part exists
+  bool storable_ = true;
+  std::vector<BucketCache::Bucket> out_;       // every bucket produced
+  bool have_next_ = false;
+  Point next_;
+};
+
+}  // namespace sundial::query
