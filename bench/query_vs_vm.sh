@@ -12,6 +12,7 @@
 #   bench/query_vs_vm.sh [build-dir]      (default: build-release)
 #   env: SECONDS_PER_QUERY (default 5), HOSTS (100), DURATION (3600),
 #        VM_FLAGS (extra victoria-metrics flags, e.g. -search.disableCache),
+#        SUNDIAL_FLAGS (extra sundiald flags, e.g. --query-cache-size=0),
 #        SETTLE (seconds between loading and querying, default 5),
 #        ROLLUPS (wait: before querying, wait up to 90 s for Sundial's rollup
 #        builder, which looks for closed hours once a minute, to roll up the
@@ -31,8 +32,9 @@ bench_prepare sundiald ingest_load query_bench
 bench_workdir qbench
 
 sd_port=$(free_port)
+# shellcheck disable=SC2086  # SUNDIAL_FLAGS is a list of flags
 "$build/sundiald" --bind 127.0.0.1 --port "$sd_port" --data-dir "$work/sundial" \
-  --log-level warn >"$work/sundial.log" 2>&1 &
+  --log-level warn ${SUNDIAL_FLAGS:-} >"$work/sundial.log" 2>&1 &
 sd_pid=$!; pids+=("$sd_pid")
 
 wait_http "http://127.0.0.1:$sd_port/api/version"
@@ -62,5 +64,6 @@ sleep "${SETTLE:-5}"
 
 echo "== queries (${secs}s per query and concurrency, alternating rounds; load average $(cut -d' ' -f1-3 /proc/loadavg))"
 "$build/bench/query_bench" --port="$sd_port" --vm-port="$vm_http" --seconds="$secs" --rounds=5
-echo "== Sundial answered $(rollup_stat hours_read) series-hours from rollups"
+echo "== Sundial answered $(rollup_stat hours_read) series-hours from rollups;" \
+  "bucket cache: $(stat_of "$sd_port" tsd.query.cache.hits) hits, $(stat_of "$sd_port" tsd.query.cache.misses) misses"
 echo "== load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
