@@ -73,6 +73,8 @@ class Env {
   // Creates dir; Ok if it already exists.
   virtual Status CreateDir(const std::string& dir) = 0;
   virtual Status RemoveFile(const std::string& path) = 0;
+  // Removes an empty directory.
+  virtual Status RemoveDir(const std::string& dir) = 0;
   virtual Status RenameFile(const std::string& from, const std::string& to) = 0;
   // fsyncs a directory so that creations, renames and removals in it last.
   virtual Status SyncDir(const std::string& dir) = 0;

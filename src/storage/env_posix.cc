@@ -153,6 +153,11 @@ class PosixEnv final : public Env {
     return Status::OK();
   }
 
+  Status RemoveDir(const std::string& dir) override {
+    if (rmdir(dir.c_str()) != 0) return PosixError(dir, errno);
+    return Status::OK();
+  }
+
   Status RenameFile(const std::string& from, const std::string& to) override {
     if (rename(from.c_str(), to.c_str()) != 0) return PosixError(from + " -> " + to, errno);
     return Status::OK();

@@ -234,7 +234,7 @@ size_t PartitionSet::DropBefore(Timestamp cutoff) {
   }
   for (const auto& d : dirs) {
     for (const char* f : {"/pages", "/index", "/cold", "/cold.tmp"}) (void)env_->RemoveFile(d + f);
-    (void)env_->RemoveFile(d);
+    (void)env_->RemoveDir(d);
   }
   return dirs.size();
 }

@@ -263,6 +263,22 @@ TEST_F(Compaction, KeepsEveryAnswer) {
   EXPECT_TRUE(db_->recovery_warnings().empty());
 }
 
+// Retention removes a compacted partition whole: its cold file too, so
+// that its directory goes, and removals() tells readers that points went.
+TEST_F(Compaction, RetentionRemovesCompactedPartitions) {
+  Fill();
+  ASSERT_TRUE(db_->TEST_Compact(t0_ + kHour).ok());
+  ASSERT_TRUE(fs::exists(PartDir() + "/cold"));
+  EXPECT_EQ(db_->removals(), 0u);
+  options_.retention_ms = 24 * kHour;  // the data is from 1970
+  Reopen();
+  db_->TEST_ApplyRetention();
+  EXPECT_FALSE(fs::exists(PartDir()));
+  EXPECT_GE(db_->removals(), 1u);
+  EXPECT_TRUE(ReadAll(db_.get(), a_).empty());
+  EXPECT_TRUE(ReadAll(db_.get(), b_).empty());
+}
+
 TEST_F(Compaction, ShrinksRealisticData) {
   // Ten series of 2-decimal random walks every 10 s, plus a few late
   // points between them (the merge folds them into the walk's pages).

@@ -32,6 +32,7 @@ class FaultInjectionEnv final : public Env {
   }
   Status CreateDir(const std::string& d) override { return base_->CreateDir(d); }
   Status RemoveFile(const std::string& p) override { return base_->RemoveFile(p); }
+  Status RemoveDir(const std::string& d) override { return base_->RemoveDir(d); }
   Status RenameFile(const std::string& a, const std::string& b) override {
     return base_->RenameFile(a, b);
   }
