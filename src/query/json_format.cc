@@ -67,32 +67,35 @@ void AppendFiniteJava(double v, std::string* out) {
 
 }  // namespace
 
-// Tries d = 0..4 and takes the first d for which the decimal r / 10^d (r
-// an integer) parses back to v: dividing two exact integers rounds
-// correctly, so that test is exact, and no decimal with fewer digits can
-// parse to v (it would have matched a smaller d), so this is the shortest
-// round-trip form. At most "-9999999.9999": 13 bytes.
+// The shortest decimal r / 10^d (d <= 4) that parses back to v, if any.
+// If some r / 10^d parses to v, then round(|v| * 10^4) is r * 10^(4-d)
+// exactly (|v| * 10^4 < 1e11 is off by far less than 0.5), so stripping
+// its trailing zeros gives the same rational with the fewest decimals; one
+// exact test (dividing two exact integers rounds correctly) then tells
+// whether it parses to v. If it does not, no decimal of <= 4 places does:
+// they are all that same rational. At most "-9999999.9999": 13 bytes.
 char* WriteShortJavaDouble(double v, char* out) {
-  static constexpr double kPow10[] = {1, 10, 100, 1000, 10000};
+  static constexpr int64_t kPow10[] = {1, 10, 100, 1000, 10000};
   const double a = std::fabs(v);
   if (!(a >= 1e-3 && a < 1e7)) return nullptr;
-  for (int d = 0; d <= 4; ++d) {
-    // a * 10^d < 1e11: the truncating conversion is exact and cheap.
-    const int64_t n = static_cast<int64_t>(a * kPow10[d] + 0.5);
-    if (static_cast<double>(n) / kPow10[d] != a) continue;
-    const int64_t scale = static_cast<int64_t>(kPow10[d]);
-    if (v < 0) *out++ = '-';
-    out = std::to_chars(out, out + 8, n / scale).ptr;
-    *out++ = '.';
-    if (d == 0) {
-      *out++ = '0';
-      return out;
-    }
-    int64_t f = n % scale;
-    for (int i = d - 1; i >= 0; --i, f /= 10) out[i] = static_cast<char>('0' + f % 10);
-    return out + d;
+  int64_t n = static_cast<int64_t>(a * 1e4 + 0.5);
+  int d = 4;
+  while (d > 0 && n % 10 == 0) {
+    n /= 10;
+    --d;
   }
-  return nullptr;
+  const int64_t scale = kPow10[d];
+  if (static_cast<double>(n) / static_cast<double>(scale) != a) return nullptr;
+  if (v < 0) *out++ = '-';
+  out = std::to_chars(out, out + 8, n / scale).ptr;
+  *out++ = '.';
+  if (d == 0) {
+    *out++ = '0';
+    return out;
+  }
+  int64_t f = n % scale;
+  for (int i = d - 1; i >= 0; --i, f /= 10) out[i] = static_cast<char>('0' + f % 10);
+  return out + d;
 }
 
 void AppendInt(int64_t v, std::string* out) {
