@@ -49,9 +49,17 @@ CachedDownsampleSource::CachedDownsampleSource(storage::Storage* storage, const 
     if (a < b && pa < qb) {
       p = pa;
       q = qb;
-      for (const BucketCache::Bucket& k : e.buckets) {
-        if (k.t < q && k.t + interval_ > p) cached_.push_back(k);
-      }
+      // Keep the buckets overlapping [p, q); usually all of them.
+      auto& k = e.buckets;
+      const Timestamp iv = interval_;
+      k.erase(std::lower_bound(k.begin(), k.end(), q,
+                               [](const BucketCache::Bucket& x, Timestamp t) { return x.t < t; }),
+              k.end());
+      k.erase(k.begin(), std::lower_bound(k.begin(), k.end(), p,
+                                          [iv](const BucketCache::Bucket& x, Timestamp t) {
+                                            return x.t + iv <= t;
+                                          }));
+      cached_ = std::move(k);
     }
   }
   front_ = Segment(lo_, p);

@@ -6,41 +6,13 @@
 namespace sundial::query {
 namespace {
 
-// Fast path of AppendFiniteJava for the common case: 1e-3 <= |v| < 1e7
-// with at most 4 decimals (sensor readings, percentages). Tries d = 0..4
-// and takes the first d for which the decimal r / 10^d (r an integer)
-// parses back to v: dividing two exact integers rounds correctly, so that
-// test is exact, and no decimal with fewer digits can parse to v (it would
-// have matched a smaller d), so this is the shortest round-trip form.
-// Returns false, writing nothing, when v is not such a number.
-bool AppendShortDecimal(double v, std::string* out) {
-  static constexpr double kPow10[] = {1, 10, 100, 1000, 10000};
-  const double a = std::fabs(v);
-  if (!(a >= 1e-3 && a < 1e7)) return false;
-  for (int d = 0; d <= 4; ++d) {
-    // a * 10^d < 1e11: the truncating conversion is exact and cheap.
-    const int64_t n = static_cast<int64_t>(a * kPow10[d] + 0.5);
-    if (static_cast<double>(n) / kPow10[d] != a) continue;
-    const int64_t scale = static_cast<int64_t>(kPow10[d]);
-    if (v < 0) out->push_back('-');
-    AppendInt(n / scale, out);
-    out->push_back('.');
-    if (d == 0) {
-      out->push_back('0');
-      return true;
-    }
-    char frac[4];
-    int64_t f = n % scale;
-    for (int i = d - 1; i >= 0; --i, f /= 10) frac[i] = static_cast<char>('0' + f % 10);
-    out->append(frac, static_cast<size_t>(d));
-    return true;
-  }
-  return false;
-}
-
 // Writes the Java layout of a finite, non-zero v into out (no allocation).
 void AppendFiniteJava(double v, std::string* out) {
-  if (AppendShortDecimal(v, out)) return;
+  char shortest[kShortDoubleMax];
+  if (const char* end = WriteShortJavaDouble(v, shortest)) {
+    out->append(shortest, static_cast<size_t>(end - shortest));
+    return;
+  }
   char buf[64];
   auto res = std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::scientific);
   // buf is "[-]d[.ddd]e[+-]XX".
@@ -94,6 +66,34 @@ void AppendFiniteJava(double v, std::string* out) {
 }
 
 }  // namespace
+
+// Tries d = 0..4 and takes the first d for which the decimal r / 10^d (r
+// an integer) parses back to v: dividing two exact integers rounds
+// correctly, so that test is exact, and no decimal with fewer digits can
+// parse to v (it would have matched a smaller d), so this is the shortest
+// round-trip form. At most "-9999999.9999": 13 bytes.
+char* WriteShortJavaDouble(double v, char* out) {
+  static constexpr double kPow10[] = {1, 10, 100, 1000, 10000};
+  const double a = std::fabs(v);
+  if (!(a >= 1e-3 && a < 1e7)) return nullptr;
+  for (int d = 0; d <= 4; ++d) {
+    // a * 10^d < 1e11: the truncating conversion is exact and cheap.
+    const int64_t n = static_cast<int64_t>(a * kPow10[d] + 0.5);
+    if (static_cast<double>(n) / kPow10[d] != a) continue;
+    const int64_t scale = static_cast<int64_t>(kPow10[d]);
+    if (v < 0) *out++ = '-';
+    out = std::to_chars(out, out + 8, n / scale).ptr;
+    *out++ = '.';
+    if (d == 0) {
+      *out++ = '0';
+      return out;
+    }
+    int64_t f = n % scale;
+    for (int i = d - 1; i >= 0; --i, f /= 10) out[i] = static_cast<char>('0' + f % 10);
+    return out + d;
+  }
+  return nullptr;
+}
 
 void AppendInt(int64_t v, std::string* out) {
   char buf[24];

@@ -250,19 +250,22 @@ Status RunGroup(storage::Storage* st, const rollup::RollupStore* rollups, const 
   std::vector<std::pair<Timestamp, Timestamp>> partitions;
   if (use_rollups) partitions = st->PartitionRanges();
   for (size_t m : members) {
-    if (use_rollups) {  // planner: downsampled values from hourly rollups
+    // Planner: downsampled values from hourly rollups, or kept from
+    // earlier queries, or (below) downsampled from raw points.
+    std::unique_ptr<PointSource> downsampled;
+    if (use_rollups) {
       auto src = std::make_unique<RollupSource>(st, rollups, plan.series[m].id, ctx, budget,
                                                 &partitions);
       if (!src->Prime()) continue;
-      sources.push_back(BuildAfterDownsample(std::move(src), q, ctx));
-      present.push_back(m);
-      continue;
-    }
-    if (use_cache) {  // planner: downsampled values kept from earlier queries
+      downsampled = std::move(src);
+    } else if (use_cache) {
       auto src = std::make_unique<CachedDownsampleSource>(st, *cache, plan.series[m].id, ctx,
                                                           budget);
       if (!src->Prime()) continue;
-      sources.push_back(BuildAfterDownsample(std::move(src), q, ctx));
+      downsampled = std::move(src);
+    }
+    if (downsampled != nullptr) {
+      sources.push_back(BuildAfterDownsample(std::move(downsampled), q, ctx));
       present.push_back(m);
       continue;
     }

@@ -1,6 +1,8 @@
 #include "query_writer.h"
 
+#include <charconv>
 #include <cmath>
+#include <cstring>
 #include <utility>
 
 #include "sundial/query/json_format.h"
@@ -144,27 +146,37 @@ void ResultWriter::BeginResult(const SubQuery& q, const GroupHeader& h) {
 }
 
 void ResultWriter::AddPoint(Timestamp t, const Value& v) {
-  if (!first_point_) buf_.push_back(',');
+  // The point is laid out in tmp and appended once; only doubles outside
+  // WriteShortJavaDouble's range take a second append.
+  char tmp[32 + 24 + kShortDoubleMax];
+  char* p = tmp;
+  char* const end = tmp + sizeof(tmp);
+  if (!first_point_) *p++ = ',';
   first_point_ = false;
   ++emitted_;
   const int64_t ts = spec_.ms_resolution ? t : t / 1000;
+  *p++ = spec_.arrays ? '[' : '"';
+  p = std::to_chars(p, end, ts).ptr;
   if (spec_.arrays) {
-    buf_.push_back('[');
-    AppendInt(ts, &buf_);
-    buf_.push_back(',');
+    *p++ = ',';
   } else {
-    buf_.push_back('"');
-    AppendInt(ts, &buf_);
-    buf_.append("\":");
+    *p++ = '"';
+    *p++ = ':';
   }
   if (v.is_int()) {
-    AppendInt(v.int_value(), &buf_);
+    p = std::to_chars(p, end, v.int_value()).ptr;
   } else if (null_fill_ && std::isnan(v.float_value())) {
-    buf_.append("null");
+    std::memcpy(p, "null", 4);
+    p += 4;
+  } else if (char* q = WriteShortJavaDouble(v.float_value(), p)) {
+    p = q;
   } else {
+    buf_.append(tmp, static_cast<size_t>(p - tmp));
     AppendJavaDouble(v.float_value(), &buf_);
+    p = tmp;
   }
-  if (spec_.arrays) buf_.push_back(']');
+  if (spec_.arrays) *p++ = ']';
+  buf_.append(tmp, static_cast<size_t>(p - tmp));
   if (buf_.size() >= kChunkBytes) Flush(/*last=*/false);
 }
 

@@ -24,6 +24,14 @@ void AppendJavaDouble(double v, std::string* out);
 // such as /api/query/last "value").
 std::string JavaDoubleToString(double v);
 
+// AppendJavaDouble's bytes for the common case, written to out without a
+// std::string: a finite v with 1e-3 <= |v| < 1e7 and at most 4 decimals
+// (sensor readings, percentages). Returns the end of what it wrote, or
+// nullptr (nothing written) for any other v. out needs kShortDoubleMax
+// bytes.
+inline constexpr size_t kShortDoubleMax = 16;
+char* WriteShortJavaDouble(double v, char* out);
+
 // Appends a signed decimal integer.
 void AppendInt(int64_t v, std::string* out);
 
