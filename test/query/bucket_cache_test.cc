@@ -1,0 +1,526 @@
+// Tests of the bucket cache (sundial/query/bucket_cache.h): the cache's own
+// contract (stamps, watermark, LRU, counters), then a differential test that
+// answers random fixed-interval downsampling queries with and without the
+// cache over a real storage that keeps changing between rounds (appends at
+// the live edge, late points and overwrites in ranges already cached, new
+// series), and a retention case. With and without the cache the JSON bodies
+// must be byte-identical. SUNDIAL_SEED replays a run.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "mem_storage.h"
+#include "storage/env.h"
+#include "storage/storage_impl.h"
+#include "storage/test_util.h"
+#include "sundial/query/aggregator.h"
+#include "sundial/query/bucket_cache.h"
+#include "sundial/query/query_engine.h"
+#include "sundial/storage/storage.h"
+
+namespace sundial::query {
+namespace {
+
+using storage::testing::TempDir;
+
+constexpr int64_t kMinuteMs = 60 * 1000;
+constexpr int64_t kHourMs = 60 * kMinuteMs;
+constexpr int64_t kDayMs = 24 * kHourMs;
+
+Timestamp WallMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// ---- the cache alone ----
+
+BucketCache::Entry MakeEntry(Timestamp lo, size_t n) {
+  BucketCache::Entry e;
+  e.lo = lo;
+  e.hi = lo + static_cast<Timestamp>(n) * kMinuteMs;
+  for (size_t i = 0; i < n; ++i) {
+    e.buckets.push_back({lo + static_cast<Timestamp>(i) * kMinuteMs, 0.5 * static_cast<double>(i)});
+  }
+  e.buckets.shrink_to_fit();
+  return e;
+}
+
+BucketCache::Key KeyOf(SeriesId id, int64_t interval = kMinuteMs, const char* fn = "avg") {
+  return BucketCache::Key{id, interval, FindAggregator(fn)};
+}
+
+TEST(BucketCache, FindAfterPut) {
+  BucketCache cache(1 << 20);
+  const BucketCache::Stamp stamp = cache.StampOf(7, 0);
+  cache.Put(KeyOf(7), stamp, MakeEntry(60 * kMinuteMs, 5));
+  BucketCache::Entry got;
+  ASSERT_TRUE(cache.Find(KeyOf(7), stamp, &got));
+  EXPECT_EQ(got.lo, 60 * kMinuteMs);
+  EXPECT_EQ(got.hi, 65 * kMinuteMs);
+  ASSERT_EQ(got.buckets.size(), 5u);
+  EXPECT_EQ(got.buckets[3].t, 63 * kMinuteMs);
+  EXPECT_EQ(got.buckets[3].v, 1.5);
+  // Another series, interval or function is another key.
+  EXPECT_FALSE(cache.Find(KeyOf(8), cache.StampOf(8, 0), &got));
+  EXPECT_FALSE(cache.Find(KeyOf(7, 2 * kMinuteMs), stamp, &got));
+  EXPECT_FALSE(cache.Find(KeyOf(7, kMinuteMs, "sum"), stamp, &got));
+  // Put replaces.
+  cache.Put(KeyOf(7), stamp, MakeEntry(0, 2));
+  ASSERT_TRUE(cache.Find(KeyOf(7), stamp, &got));
+  EXPECT_EQ(got.lo, 0);
+  EXPECT_EQ(got.buckets.size(), 2u);
+  EXPECT_EQ(cache.counters().entries, 1u);
+}
+
+TEST(BucketCache, DifferentStampMisses) {
+  BucketCache cache(1 << 20);
+  const BucketCache::Stamp stamp = cache.StampOf(3, 4);
+  cache.Put(KeyOf(3), stamp, MakeEntry(0, 3));
+  BucketCache::Entry got;
+  BucketCache::Stamp other = stamp;
+  other.slot += 1;
+  EXPECT_FALSE(cache.Find(KeyOf(3), other, &got));
+  EXPECT_FALSE(cache.Find(KeyOf(3), cache.StampOf(3, 5), &got));  // a removal since
+  EXPECT_TRUE(cache.Find(KeyOf(3), cache.StampOf(3, 4), &got));
+}
+
+TEST(BucketCache, LatePointBelowWatermarkRetiresItsSlot) {
+  BucketCache cache(1 << 20);
+  // Before any watermark nothing is late.
+  EXPECT_EQ(cache.late_watermark(), kMinTimestamp);
+  const BucketCache::Stamp s5 = cache.StampOf(5, 0);
+  storage::SeriesPoint early{5, 0, Value::Int(1)};
+  cache.OnLateAppend(&early, 1);
+  EXPECT_EQ(cache.StampOf(5, 0), s5);
+
+  const Timestamp now = 10 * kDayMs;
+  const Timestamp mark = cache.AdvanceWatermark(now);
+  EXPECT_EQ(mark, now - BucketCache::kLagMs);
+  EXPECT_EQ(cache.late_watermark(), mark);
+  cache.Put(KeyOf(5), s5, MakeEntry(0, 4));
+
+  // At or above the watermark: not late, nothing changes.
+  storage::SeriesPoint live[2] = {{5, mark, Value::Int(1)}, {5, mark + 5, Value::Float(2.5)}};
+  cache.OnLateAppend(live, 2);
+  EXPECT_EQ(cache.StampOf(5, 0), s5);
+  BucketCache::Entry got;
+  EXPECT_TRUE(cache.Find(KeyOf(5), cache.StampOf(5, 0), &got));
+
+  const BucketCache::Stamp s6 = cache.StampOf(6, 0);
+  const BucketCache::Stamp s_far = cache.StampOf(5 + BucketCache::kSlots + 1, 0);
+  // One point below the watermark among others that are not.
+  storage::SeriesPoint batch[3] = {{6, mark + 1, Value::Int(1)},
+                                   {5, mark - 1, Value::Int(2)},
+                                   {6, mark, Value::Int(3)}};
+  cache.OnLateAppend(batch, 3);
+  EXPECT_FALSE(cache.StampOf(5, 0) == s5);
+  EXPECT_EQ(cache.StampOf(6, 0), s6);                              // another slot
+  EXPECT_EQ(cache.StampOf(5 + BucketCache::kSlots + 1, 0), s_far);  // another slot
+  EXPECT_FALSE(cache.Find(KeyOf(5), cache.StampOf(5, 0), &got));   // retired
+
+  // A series sharing the slot is retired too (a needless miss, never stale).
+  const BucketCache::Stamp shared = cache.StampOf(5 + BucketCache::kSlots, 0);
+  storage::SeriesPoint again{5, 0, Value::Int(4)};
+  cache.OnLateAppend(&again, 1);
+  EXPECT_FALSE(cache.StampOf(5 + BucketCache::kSlots, 0) == shared);
+
+  // Every late batch gives a new stamp, even for the same series.
+  const BucketCache::Stamp before = cache.StampOf(5, 0);
+  cache.OnLateAppend(&again, 1);
+  EXPECT_FALSE(cache.StampOf(5, 0) == before);
+}
+
+TEST(BucketCache, WatermarkNeverGoesDown) {
+  BucketCache cache(1 << 20);
+  const Timestamp high = cache.AdvanceWatermark(5 * kDayMs);
+  EXPECT_EQ(high, 5 * kDayMs - BucketCache::kLagMs);
+  EXPECT_EQ(cache.AdvanceWatermark(4 * kDayMs), high);
+  EXPECT_EQ(cache.late_watermark(), high);
+  EXPECT_EQ(cache.AdvanceWatermark(5 * kDayMs), high);
+  EXPECT_EQ(cache.AdvanceWatermark(6 * kDayMs), 6 * kDayMs - BucketCache::kLagMs);
+  // A point between the old and the new watermark is late now.
+  const BucketCache::Stamp s = cache.StampOf(1, 0);
+  storage::SeriesPoint p{1, 5 * kDayMs + 1, Value::Int(0)};
+  cache.OnLateAppend(&p, 1);
+  EXPECT_FALSE(cache.StampOf(1, 0) == s);
+}
+
+TEST(BucketCache, EvictsLeastRecentlyUsedWithinMaxBytes) {
+  // Learn what one entry of 10 buckets costs, then make room for 3.5.
+  size_t one = 0;
+  {
+    BucketCache probe(1 << 20);
+    probe.Put(KeyOf(1), probe.StampOf(1, 0), MakeEntry(0, 10));
+    one = static_cast<size_t>(probe.counters().bytes);
+  }
+  ASSERT_GT(one, 10 * sizeof(BucketCache::Bucket) - 1);
+  const size_t max = one * 7 / 2;
+  BucketCache cache(max);
+  const BucketCache::Stamp st = cache.StampOf(0, 0);  // no late points: same for all
+  BucketCache::Entry got;
+  for (SeriesId id : {1, 2, 3}) cache.Put(KeyOf(id), st, MakeEntry(0, 10));
+  EXPECT_EQ(cache.counters().entries, 3u);
+  EXPECT_EQ(cache.counters().bytes, 3 * one);
+  ASSERT_TRUE(cache.Find(KeyOf(1), st, &got));  // 1 is now the most recent; 2 the least
+  cache.Put(KeyOf(4), st, MakeEntry(0, 10));
+  EXPECT_EQ(cache.counters().entries, 3u);
+  EXPECT_LE(cache.counters().bytes, max);
+  EXPECT_FALSE(cache.Find(KeyOf(2), st, &got));
+  EXPECT_TRUE(cache.Find(KeyOf(1), st, &got));
+  EXPECT_TRUE(cache.Find(KeyOf(3), st, &got));
+  EXPECT_TRUE(cache.Find(KeyOf(4), st, &got));
+  // Order now (most recent first): 4 3 1. A double-size entry evicts 1 and 3.
+  cache.Put(KeyOf(5), st, MakeEntry(0, 20));
+  EXPECT_LE(cache.counters().bytes, max);
+  EXPECT_TRUE(cache.Find(KeyOf(4), st, &got));
+  EXPECT_TRUE(cache.Find(KeyOf(5), st, &got));
+  EXPECT_FALSE(cache.Find(KeyOf(1), st, &got));
+  EXPECT_FALSE(cache.Find(KeyOf(3), st, &got));
+  // Replacing an entry accounts its bytes once.
+  const uint64_t bytes = cache.counters().bytes;
+  cache.Put(KeyOf(4), st, MakeEntry(0, 10));
+  EXPECT_EQ(cache.counters().bytes, bytes);
+  EXPECT_EQ(cache.counters().entries, 2u);
+}
+
+TEST(BucketCache, EntryLargerThanMaxBytesIsNotStored) {
+  BucketCache cache(1000);
+  const BucketCache::Stamp st = cache.StampOf(1, 0);
+  cache.Put(KeyOf(1), st, MakeEntry(0, 1000));
+  BucketCache::Entry got;
+  EXPECT_FALSE(cache.Find(KeyOf(1), st, &got));
+  EXPECT_EQ(cache.counters().entries, 0u);
+  EXPECT_EQ(cache.counters().bytes, 0u);
+  cache.Put(KeyOf(1), st, MakeEntry(0, 2));  // a small one fits
+  EXPECT_TRUE(cache.Find(KeyOf(1), st, &got));
+  EXPECT_LE(cache.counters().bytes, 1000u);
+  BucketCache off(0);  // query.cache_size 0 stores nothing at all
+  off.Put(KeyOf(1), st, MakeEntry(0, 0));
+  EXPECT_EQ(off.counters().entries, 0u);
+}
+
+TEST(BucketCache, CountsHitsAndMisses) {
+  BucketCache cache(1 << 20);
+  const BucketCache::Stamp st = cache.StampOf(1, 0);
+  BucketCache::Entry got;
+  EXPECT_FALSE(cache.Find(KeyOf(1), st, &got));
+  cache.Put(KeyOf(1), st, MakeEntry(0, 3));
+  cache.Put(KeyOf(2), st, MakeEntry(0, 3));
+  EXPECT_TRUE(cache.Find(KeyOf(1), st, &got));
+  EXPECT_TRUE(cache.Find(KeyOf(2), st, &got));
+  EXPECT_TRUE(cache.Find(KeyOf(1), st, &got));
+  EXPECT_FALSE(cache.Find(KeyOf(3), st, &got));
+  const BucketCache::Counters c = cache.counters();
+  EXPECT_EQ(c.hits, 3u);
+  EXPECT_EQ(c.misses, 2u);
+  EXPECT_EQ(c.entries, 2u);
+  EXPECT_GT(c.bytes, 6 * sizeof(BucketCache::Bucket));
+}
+
+// ---- differential: with and without the cache over a changing storage ----
+
+Value RandomValue(std::mt19937_64& rng, int kind) {
+  if (kind == 3) kind = static_cast<int>(rng() % 3);  // mixed series
+  switch (kind) {
+    case 0: return Value::Int(static_cast<int64_t>(rng() % 2001) - 1000);
+    case 1: return Value::Float(static_cast<double>(static_cast<int64_t>(rng() % 200001) - 100000) / 100);
+    default: {
+      if (rng() % 50 == 0) return Value::Float(rng() % 2 ? 1e300 : -3e-310);  // overflow, subnormal
+      return Value::Float(std::ldexp(static_cast<double>(rng() % (1u << 30)), -static_cast<int>(rng() % 20)) - 500);
+    }
+  }
+}
+
+struct Series {
+  SeriesId id = 0;
+  int kind = 0;
+  Timestamp last = kMinTimestamp;  // newest timestamp written
+  std::vector<Timestamp> ts;       // some written timestamps, for overwrites
+};
+
+struct World {
+  TempDir dir;
+  Timestamp base = 0;  // hour aligned, two days ago
+  std::unique_ptr<BucketCache> cache;
+  std::unique_ptr<storage::Storage> st;
+  std::vector<Series> series;
+  int hosts = 0;
+
+  void Open(size_t cache_bytes) {
+    base = WallMs() - 2 * kDayMs;
+    base -= base % kHourMs;
+    cache = std::make_unique<BucketCache>(cache_bytes);
+    storage::StorageOptions so = storage::testing::SmallOptions(dir.path());
+    so.partition_duration_ms = 6 * kHourMs;
+    so.late_observer = cache.get();
+    ASSERT_TRUE(storage::Storage::Open(so, &st).ok());
+  }
+  void Put(size_t s, Timestamp t, Value v) {
+    storage::SeriesPoint p{series[s].id, t, v};
+    ASSERT_TRUE(st->Append(&p, 1).ok());
+    Series& x = series[s];
+    x.last = std::max(x.last, t);
+    if (x.ts.size() < 4096) x.ts.push_back(t);
+  }
+  void AddSeries(std::mt19937_64& rng) {
+    const std::string host = "h" + std::to_string(hosts);
+    storage::TagRef tags[2] = {{"host", host}, {"dc", hosts % 2 ? "b" : "a"}};
+    Series s;
+    ASSERT_TRUE(st->ResolveSeries("m", tags, 2, &s.id).ok());
+    s.kind = hosts % 4;
+    ++hosts;
+    series.push_back(s);
+    // Points from the base to the wall clock, some in its last minute.
+    const size_t i = series.size() - 1;
+    const Timestamp end = WallMs();
+    Timestamp t = base + static_cast<Timestamp>(rng() % kHourMs);
+    while (t < end) {
+      Put(i, t, RandomValue(rng, s.kind));
+      if (rng() % 60 == 0) {
+        t += static_cast<Timestamp>(rng() % (3 * kHourMs));  // a gap
+      } else if (t > end - 10 * kMinuteMs) {
+        t += 500 + static_cast<Timestamp>(rng() % 5000);  // dense near the live edge
+      } else {
+        t += 1000 + static_cast<Timestamp>(rng() % 150000);
+      }
+    }
+  }
+};
+
+// One change of the data between rounds.
+void Mutate(World* w, std::mt19937_64& rng) {
+  const size_t s = rng() % w->series.size();
+  Series& x = w->series[s];
+  const Timestamp now = WallMs();
+  switch (rng() % 5) {
+    case 0: {  // in-order appends at the end (below or above the watermark)
+      Timestamp t = std::max(x.last + 1, now - static_cast<Timestamp>(rng() % (3 * kMinuteMs)));
+      for (int k = 0, n = 1 + static_cast<int>(rng() % 20); k < n && t < now; ++k) {
+        w->Put(s, t, RandomValue(rng, x.kind));
+        t += 1 + static_cast<Timestamp>(rng() % 3000);
+      }
+      break;
+    }
+    case 1: {  // late points far in the past
+      for (int k = 0, n = 1 + static_cast<int>(rng() % 4); k < n; ++k) {
+        const Timestamp t = w->base + static_cast<Timestamp>(rng() % static_cast<uint64_t>(now - w->base - 2 * kMinuteMs));
+        w->Put(s, t, RandomValue(rng, static_cast<int>(rng() % 4)));
+      }
+      break;
+    }
+    case 2: {  // overwrites of existing timestamps (last write wins)
+      for (int k = 0, n = 1 + static_cast<int>(rng() % 4); k < n; ++k) {
+        const Timestamp t = x.ts[rng() % x.ts.size()];
+        w->Put(s, t, RandomValue(rng, static_cast<int>(rng() % 4)));
+      }
+      break;
+    }
+    case 3: {  // a burst of late points into one hour
+      const Timestamp h = w->base + static_cast<Timestamp>(rng() % 40) * kHourMs;
+      for (int k = 0; k < 10; ++k) {
+        w->Put(s, h + static_cast<Timestamp>(rng() % kHourMs), RandomValue(rng, x.kind));
+      }
+      break;
+    }
+    default:
+      if (w->series.size() < 12 && rng() % 3 == 0) {
+        w->AddSeries(rng);  // a new series matching existing filters
+      } else {
+        w->Put(s, now - static_cast<Timestamp>(rng() % 50000), RandomValue(rng, x.kind));
+      }
+  }
+}
+
+// A query's time range; successive ranges slide forward or repeat.
+struct Window {
+  Timestamp start = 0;
+  Timestamp end = 0;  // 0: none given (now)
+};
+
+Window NextWindow(const World& w, const Window& prev, std::mt19937_64& rng) {
+  const Timestamp now = WallMs();
+  Window n = prev;
+  switch (rng() % 6) {
+    case 0:
+    case 1:  // slide forward a bit
+      n.start += static_cast<Timestamp>(rng() % (20 * kMinuteMs));
+      if (n.end != 0) n.end += static_cast<Timestamp>(rng() % (20 * kMinuteMs));
+      break;
+    case 2:  // the same window again
+      break;
+    case 3:  // slide back a little
+      n.start -= static_cast<Timestamp>(rng() % (90 * kMinuteMs));
+      break;
+    default: {  // somewhere new, possibly up to now
+      n.start = w.base - kHourMs + static_cast<Timestamp>(rng() % static_cast<uint64_t>(now - w.base));
+      if (rng() % 3 == 0) n.start -= n.start % kHourMs;
+      const uint64_t span = (rng() % 4 == 0 ? 24 : 6) * kHourMs;
+      n.end = rng() % 4 == 0 ? 0 : n.start + 1 + static_cast<Timestamp>(rng() % span);
+      if (n.end != 0 && rng() % 3 == 0) n.end -= n.end % kMinuteMs;
+      if (n.end > now + kHourMs) n.end = 0;
+    }
+  }
+  if (n.end != 0 && n.end <= n.start) n.end = n.start + 1;
+  return n;
+}
+
+std::string SubQueryJson(std::mt19937_64& rng) {
+  const char* intervals[] = {"1m", "7m", "45s", "5m", "13s", "90m", "1500ms", "10m", "2h", "1d", "17m", "1m"};
+  const char* fns[] = {"avg", "sum", "min", "max", "count", "first", "last", "dev", "p50", "p99",
+                       "ep90r7", "median", "zimsum", "squareSum", "mult", "diff", "ep999r3", "avg"};
+  const char* fills[] = {"", "-none", "-nan", "-null", "-zero"};
+  const char* aggs[] = {"sum", "avg", "max", "min", "none", "count", "dev", "zimsum", "mimmax", "p95"};
+  std::string ds = std::string(intervals[rng() % 12]) + "-" + fns[rng() % 18] + fills[rng() % 5];
+  if (rng() % 25 == 0) ds = "1hc-sum";       // calendar: not cached
+  if (rng() % 25 == 0) ds = "0all-avg";      // all: not cached
+  std::string q = "{\"aggregator\":\"" + std::string(aggs[rng() % 10]) + "\",\"metric\":\"m\"";
+  if (rng() % 10 != 0) q += ",\"downsample\":\"" + ds + "\"";
+  if (rng() % 4 == 0) {
+    q += ",\"rate\":true";
+    if (rng() % 2) q += ",\"rateOptions\":{\"counter\":true,\"dropResets\":" + std::string(rng() % 2 ? "true" : "false") + "}";
+  }
+  switch (rng() % 5) {
+    case 0: q += ",\"tags\":{\"host\":\"*\"}"; break;
+    case 1: q += ",\"tags\":{\"dc\":\"a\"}"; break;
+    case 2: q += ",\"filters\":[{\"type\":\"wildcard\",\"tagk\":\"host\",\"filter\":\"h1*\",\"groupBy\":false}]"; break;
+    case 3: q += ",\"filters\":[{\"type\":\"literal_or\",\"tagk\":\"dc\",\"filter\":\"a|b\",\"groupBy\":true}]"; break;
+    default: break;
+  }
+  return q + "}";
+}
+
+std::string QueryJson(const Window& win, std::mt19937_64& rng) {
+  std::string q = "{\"start\":" + std::to_string(win.start);
+  if (win.end != 0) q += ",\"end\":" + std::to_string(win.end);
+  if (rng() % 3 == 0) q += ",\"msResolution\":true";
+  if (rng() % 8 == 0) q += ",\"useCalendar\":true";
+  q += ",\"queries\":[" + SubQueryJson(rng);
+  if (rng() % 5 == 0) q += "," + SubQueryJson(rng);
+  return q + "]}";
+}
+
+struct Outcome {
+  Status status;
+  std::string body;
+};
+
+Outcome Answer(const QueryEngine& engine, const QuerySpec& spec) {
+  testing::StringSink sink;
+  Outcome o;
+  o.status = engine.Execute(spec, &sink);
+  o.body = std::move(sink.body);
+  return o;
+}
+
+// Runs rounds of random queries (each on both engines) and mutations.
+void RunDifferential(size_t cache_bytes, int rounds, int queries_per_round) {
+  const uint64_t seed = storage::testing::TestSeed(std::random_device{}());
+  std::mt19937_64 rng(seed);
+  World w;
+  w.Open(cache_bytes);
+  for (int i = 0; i < 7; ++i) w.AddSeries(rng);
+  const QueryEngine plain(w.st.get(), QueryLimits{});
+  const QueryEngine cached(w.st.get(), QueryLimits{}, nullptr, w.cache.get());
+  Window win;
+  win.start = w.base + 5 * kHourMs + 1234;
+  win.end = win.start + 7 * kHourMs;
+  int compared = 0, nonempty = 0, mutations = 0;
+  for (int r = 0; r < rounds; ++r) {
+    for (int i = 0; i < queries_per_round; ++i) {
+      win = NextWindow(w, win, rng);
+      const std::string body = QueryJson(win, rng);
+      QuerySpec spec;
+      if (!ParseQueryJson(body, WallMs(), &spec).ok()) continue;
+      // Twice with the cache: the second answer may come mostly from it.
+      const Outcome want = Answer(plain, spec);
+      for (int k = 0; k < 2; ++k) {
+        const Outcome got = Answer(cached, spec);
+        ASSERT_EQ(want.status.ToString(), got.status.ToString())
+            << "SUNDIAL_SEED=" << seed << " round " << r << " query " << i << ": " << body;
+        ASSERT_EQ(want.body, got.body)
+            << "SUNDIAL_SEED=" << seed << " round " << r << " query " << i << " run " << k
+            << ": " << body;
+        if (rng() % 2) break;
+      }
+      compared += want.status.ok() ? 1 : 0;
+      nonempty += want.body.size() > 100 ? 1 : 0;
+    }
+    for (int m = 0, n = 1 + static_cast<int>(rng() % 6); m < n; ++m, ++mutations) {
+      Mutate(&w, rng);
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
+  const BucketCache::Counters c = w.cache->counters();
+  std::printf("cache %zu bytes: compared %d, non-empty %d, mutations %d, hits %llu, misses %llu, "
+              "entries %llu\n",
+              cache_bytes, compared, nonempty, mutations, static_cast<unsigned long long>(c.hits),
+              static_cast<unsigned long long>(c.misses), static_cast<unsigned long long>(c.entries));
+  EXPECT_GT(compared, rounds * queries_per_round * 3 / 4);
+  EXPECT_GT(nonempty, rounds * queries_per_round / 2);
+  EXPECT_GT(c.hits, static_cast<uint64_t>(compared / 4));  // the cache answered
+  EXPECT_GT(c.misses, 0u);
+  EXPECT_LE(c.bytes, cache_bytes);
+}
+
+TEST(BucketCacheDiff, CachedAnswersEqualUncached) { RunDifferential(32 << 20, 40, 25); }
+
+// A cache too small for most entries: eviction and refused Puts on the way.
+TEST(BucketCacheDiff, TinyCacheAnswersEqualUncached) { RunDifferential(4096, 12, 25); }
+
+// ---- retention ----
+
+TEST(BucketCacheDiff, RetentionDropIsNotServedFromTheCache) {
+  TempDir dir;
+  BucketCache cache(8 << 20);
+  storage::StorageOptions so = storage::testing::SmallOptions(dir.path());
+  so.partition_duration_ms = kHourMs;
+  so.retention_ms = kDayMs;
+  so.late_observer = &cache;
+  std::unique_ptr<storage::StorageImpl> st;
+  // No maintenance thread: the drop happens when the test says.
+  ASSERT_TRUE(storage::StorageImpl::Open(so, storage::NewPosixEnv(), &st, false).ok());
+  storage::TagRef tag{"host", "a"};
+  SeriesId id = 0;
+  ASSERT_TRUE(st->ResolveSeries("m", &tag, 1, &id).ok());
+  Timestamp base = WallMs() - 30 * kHourMs;
+  base -= base % kHourMs;
+  std::vector<storage::SeriesPoint> pts;
+  for (Timestamp t = base; t < base + 20 * kHourMs; t += 30000) {
+    pts.push_back({id, t, Value::Int((t / 30000) % 97)});
+  }
+  ASSERT_TRUE(st->Append(pts.data(), pts.size()).ok());
+  ASSERT_TRUE(st->TEST_FlushAll().ok());
+
+  const QueryEngine plain(st.get(), QueryLimits{});
+  const QueryEngine cached(st.get(), QueryLimits{}, nullptr, &cache);
+  const std::string body = "{\"start\":" + std::to_string(base) + ",\"end\":" +
+                           std::to_string(base + 12 * kHourMs) +
+                           ",\"queries\":[{\"aggregator\":\"sum\",\"metric\":\"m\","
+                           "\"downsample\":\"7m-count\"}]}";
+  QuerySpec spec;
+  ASSERT_TRUE(ParseQueryJson(body, WallMs(), &spec).ok());
+  const std::string before = Answer(plain, spec).body;
+  ASSERT_EQ(Answer(cached, spec).body, before);
+  ASSERT_EQ(Answer(cached, spec).body, before);
+  const uint64_t hits = cache.counters().hits;
+  EXPECT_GT(hits, 0u);
+
+  ASSERT_GE(st->TEST_ApplyRetention(), 3u);  // the first hours are past one day
+  const std::string after = Answer(plain, spec).body;
+  EXPECT_NE(after, before);
+  EXPECT_LT(after.size(), before.size());
+  EXPECT_EQ(Answer(cached, spec).body, after);
+  EXPECT_EQ(cache.counters().hits, hits);  // the old entry was not used
+  EXPECT_EQ(Answer(cached, spec).body, after);
+  EXPECT_GT(cache.counters().hits, hits);  // the new one is
+}
+
+}  // namespace
+}  // namespace sundial::query
