@@ -280,6 +280,10 @@ std::string SubQuery::Key() const {
 }
 
 void DedupSubQueries(std::vector<SubQuery>* queries) {
+  if (queries->size() == 1) {  // the usual case: nothing to compare
+    queries->front().index = 0;
+    return;
+  }
   std::unordered_set<std::string> seen;
   std::vector<SubQuery> out;
   for (SubQuery& q : *queries) {
