@@ -301,7 +301,7 @@ void Mutate(World* w, std::mt19937_64& rng) {
   const size_t s = rng() % w->series.size();
   Series& x = w->series[s];
   const Timestamp now = WallMs();
-  switch (rng() % 5) {
+  switch (rng() % 7) {
     case 0: {  // in-order appends at the end (below or above the watermark)
       Timestamp t = std::max(x.last + 1, now - static_cast<Timestamp>(rng() % (3 * kMinuteMs)));
       for (int k = 0, n = 1 + static_cast<int>(rng() % 20); k < n && t < now; ++k) {
@@ -331,12 +331,21 @@ void Mutate(World* w, std::mt19937_64& rng) {
       }
       break;
     }
-    default:
-      if (w->series.size() < 12 && rng() % 3 == 0) {
+    case 4: {  // old partitions compacted into cold files (same points)
+      auto* impl = static_cast<storage::StorageImpl*>(w->st.get());
+      ASSERT_TRUE(impl->TEST_FlushAll().ok());
+      const Status cs = impl->TEST_Compact(now - kDayMs);
+      ASSERT_TRUE(cs.ok() || cs.code() == Status::Code::kBusy) << cs.ToString();
+      break;
+    }
+    case 5:
+      if (w->series.size() < 12) {
         w->AddSeries(rng);  // a new series matching existing filters
-      } else {
-        w->Put(s, now - static_cast<Timestamp>(rng() % 50000), RandomValue(rng, x.kind));
+        break;
       }
+      [[fallthrough]];
+    default:  // a point at the live edge, above the watermark
+      w->Put(s, now - static_cast<Timestamp>(rng() % 50000), RandomValue(rng, x.kind));
   }
 }
 
