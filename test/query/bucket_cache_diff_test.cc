@@ -297,10 +297,12 @@ TEST(BucketCacheDiff, CachedAnswersEqualUncached) { RunDifferential(32 << 20, 40
 // A cache too small for most entries: eviction and refused Puts on the way.
 TEST(BucketCacheDiff, TinyCacheAnswersEqualUncached) { RunDifferential(4096, 12, 25); }
 
-// Forwards to a cache, but takes its time between reading the watermark
-// and returning it, as a busy machine may: a storage that read the
-// watermark before making a point readable would then often miss a query
-// raising it in between.
+// Forwards to a cache, but takes its time, as a busy machine may: between
+// reading the watermark and returning it (a storage that read it before
+// making a point readable would then often miss a query raising it in
+// between), and after telling the cache of late points (a storage that
+// told it before making them readable would then often let a query read
+// the new stamp with the old points).
 class SlowObserver final : public storage::LateAppendObserver {
  public:
   explicit SlowObserver(BucketCache* cache) : cache_(cache) {}
@@ -311,6 +313,7 @@ class SlowObserver final : public storage::LateAppendObserver {
   }
   void OnLateAppend(const storage::SeriesPoint* points, size_t n) override {
     cache_->OnLateAppend(points, n);
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
   }
   Status SyncLate() override { return cache_->SyncLate(); }
 
@@ -318,28 +321,38 @@ class SlowObserver final : public storage::LateAppendObserver {
   BucketCache* const cache_;
 };
 
-// Appends points a few ms above the cache's watermark until stop: late
-// only if a query raises the watermark past one meanwhile.
-void AppendAboveWatermark(storage::Storage* st, const BucketCache& cache,
-                          const std::vector<SeriesId>& ids, uint64_t seed,
-                          const std::atomic<bool>& stop, std::atomic<int>* bad,
-                          std::atomic<int>* appended) {
+// Which points the racing writer appends.
+enum class Racing {
+  kAboveWatermark,  // a few ms above it: late only if a query raises it past
+  kFarBelow,        // late points anywhere in the queried range
+};
+
+struct RaceCounts {
+  std::atomic<int> bad{0};
+  std::atomic<int> appended{0};
+};
+
+// Appends points as `how` says until stop.
+void AppendRacing(storage::Storage* st, const BucketCache& cache, const std::vector<SeriesId>& ids,
+                  Racing how, Timestamp start, uint64_t seed, const std::atomic<bool>& stop,
+                  RaceCounts* counts) {
   std::mt19937_64 rng(seed);
   while (!stop.load()) {
     const Timestamp mark = cache.late_watermark();
     const Timestamp base = mark == kMinTimestamp ? WallMs() - BucketCache::kLagMs : mark;
-    storage::SeriesPoint p{ids[rng() % ids.size()], base + 1 + static_cast<Timestamp>(rng() % 5),
-                           Value::Int(static_cast<int64_t>(rng() % 100))};
-    if (!st->Append(&p, 1).ok()) bad->fetch_add(1);
-    appended->fetch_add(1);
+    const Timestamp t = how == Racing::kAboveWatermark
+                            ? base + 1 + static_cast<Timestamp>(rng() % 5)
+                            : start + static_cast<Timestamp>(rng() % static_cast<uint64_t>(base - start));
+    storage::SeriesPoint p{ids[rng() % ids.size()], t, Value::Int(static_cast<int64_t>(rng() % 100))};
+    if (!st->Append(&p, 1).ok()) counts->bad.fetch_add(1);
+    counts->appended.fetch_add(1);
   }
 }
 
-// Appends just above the watermark while queries raise it past them and
-// store buckets: once the writer stops, what the cache kept must still be
-// exact (a point the storage did not report as late must have been read by
-// every query whose entry covers it).
-TEST(BucketCacheDiff, AppendsRacingTheWatermarkLeaveNoStaleEntry) {
+// One writer appending as `how` says while two threads run cached queries
+// that raise the watermark and store buckets: once they stop, what the
+// cache kept must still be exact.
+void RaceWriterAndQueries(Racing how) {
   const uint64_t seed = storage::testing::TestSeed(std::random_device{}());
   TempDir dir;
   BucketCache cache(8 << 20);
@@ -348,7 +361,7 @@ TEST(BucketCacheDiff, AppendsRacingTheWatermarkLeaveNoStaleEntry) {
   so.late_observer = &slow;
   std::unique_ptr<storage::Storage> st;
   ASSERT_TRUE(storage::Storage::Open(so, &st).ok());
-  std::vector<SeriesId> ids(3);
+  std::vector<SeriesId> ids(16);
   for (size_t i = 0; i < ids.size(); ++i) {
     const std::string host = "h" + std::to_string(i);
     storage::TagRef tag{"host", host};
@@ -363,10 +376,8 @@ TEST(BucketCacheDiff, AppendsRacingTheWatermarkLeaveNoStaleEntry) {
   };
   const std::string queries[] = {body("1ms-count"), body("7ms-sum"), body("1s-last")};
   std::atomic<bool> stop{false};
-  std::atomic<int> bad{0}, appended{0};
-  std::thread writer([&] {
-    AppendAboveWatermark(st.get(), cache, ids, seed, stop, &bad, &appended);
-  });
+  RaceCounts counts;
+  std::thread writer([&] { AppendRacing(st.get(), cache, ids, how, start, seed, stop, &counts); });
   std::vector<std::thread> readers;
   for (int r = 0; r < 2; ++r) {
     readers.emplace_back([&, r] {
@@ -374,7 +385,7 @@ TEST(BucketCacheDiff, AppendsRacingTheWatermarkLeaveNoStaleEntry) {
         QuerySpec spec;
         if (!ParseQueryJson(queries[(i + r) % 3], WallMs(), &spec).ok() ||
             !Answer(cached, spec).status.ok()) {
-          bad.fetch_add(1);
+          counts.bad.fetch_add(1);
         }
       }
     });
@@ -383,10 +394,10 @@ TEST(BucketCacheDiff, AppendsRacingTheWatermarkLeaveNoStaleEntry) {
   stop.store(true);
   writer.join();
   for (std::thread& t : readers) t.join();
-  std::printf("appended %d, hits %llu, misses %llu\n", appended.load(),
+  std::printf("appended %d, hits %llu, misses %llu\n", counts.appended.load(),
               static_cast<unsigned long long>(cache.counters().hits),
               static_cast<unsigned long long>(cache.counters().misses));
-  EXPECT_EQ(bad.load(), 0);
+  EXPECT_EQ(counts.bad.load(), 0);
   EXPECT_GT(cache.counters().hits, 0u);
   for (const std::string& q : queries) {
     QuerySpec spec;
@@ -395,6 +406,17 @@ TEST(BucketCacheDiff, AppendsRacingTheWatermarkLeaveNoStaleEntry) {
     EXPECT_EQ(Answer(cached, spec).body, want) << "SUNDIAL_SEED=" << seed << " " << q;
     EXPECT_EQ(Answer(cached, spec).body, want) << "SUNDIAL_SEED=" << seed << " " << q;
   }
+}
+
+// Fails if the storage read the watermark before making a point readable.
+TEST(BucketCacheDiff, AppendsRacingTheWatermarkLeaveNoStaleEntry) {
+  RaceWriterAndQueries(Racing::kAboveWatermark);
+}
+
+// Fails if the storage told the cache of late points before making them
+// readable.
+TEST(BucketCacheDiff, LatePointsRacingQueriesLeaveNoStaleEntry) {
+  RaceWriterAndQueries(Racing::kFarBelow);
 }
 
 // ---- retention ----
