@@ -242,6 +242,13 @@ Outcome Answer(const QueryEngine& engine, const QuerySpec& spec) {
   return o;
 }
 
+// The same on the small-query path, cut short (Busy) past max_points.
+Outcome AnswerSmall(const QueryEngine& engine, const QuerySpec& spec, uint64_t max_points) {
+  Outcome o;
+  o.status = engine.ExecuteSmall(spec, SmallQueryBound{1000, max_points}, &o.body);
+  return o;
+}
+
 // Runs rounds of random queries (each on both engines) and mutations.
 void RunDifferential(size_t cache_bytes, int rounds, int queries_per_round) {
   const uint64_t seed = storage::testing::TestSeed(std::random_device{}());
@@ -251,10 +258,13 @@ void RunDifferential(size_t cache_bytes, int rounds, int queries_per_round) {
   for (int i = 0; i < 7; ++i) w.AddSeries(rng);
   const QueryEngine plain(w.st.get(), QueryLimits{});
   const QueryEngine cached(w.st.get(), QueryLimits{}, nullptr, w.cache.get());
+  QueryLimits few;
+  few.max_points = 2000;
+  const QueryEngine limited(w.st.get(), few, nullptr, w.cache.get());
   Window win;
   win.start = w.base + 5 * kHourMs + 1234;
   win.end = win.start + 7 * kHourMs;
-  int compared = 0, nonempty = 0, mutations = 0;
+  int compared = 0, nonempty = 0, mutations = 0, cut = 0;
   for (int r = 0; r < rounds; ++r) {
     for (int i = 0; i < queries_per_round; ++i) {
       win = NextWindow(w, win, rng);
@@ -263,6 +273,15 @@ void RunDifferential(size_t cache_bytes, int rounds, int queries_per_round) {
       if (!ParseQueryJson(body, WallMs(), &spec).ok()) continue;
       // Twice with the cache: the second answer may come mostly from it.
       const Outcome want = Answer(plain, spec);
+      if (rng() % 3 == 0) {  // cut short by a budget: must leave no partial entry
+        const Outcome part =
+            rng() % 2 ? AnswerSmall(cached, spec, 1 + rng() % 3000) : Answer(limited, spec);
+        if (part.status.ok()) {
+          ASSERT_EQ(want.body, part.body) << "SUNDIAL_SEED=" << seed << ": " << body;
+        } else {
+          ++cut;
+        }
+      }
       for (int k = 0; k < 2; ++k) {
         const Outcome got = Answer(cached, spec);
         ASSERT_EQ(want.status.ToString(), got.status.ToString())
@@ -281,14 +300,15 @@ void RunDifferential(size_t cache_bytes, int rounds, int queries_per_round) {
     }
   }
   const BucketCache::Counters c = w.cache->counters();
-  std::printf("cache %zu bytes: compared %d, non-empty %d, mutations %d, hits %llu, misses %llu, "
-              "entries %llu\n",
-              cache_bytes, compared, nonempty, mutations, static_cast<unsigned long long>(c.hits),
+  std::printf("cache %zu bytes: compared %d, non-empty %d, cut short %d, mutations %d, hits %llu, "
+              "misses %llu, entries %llu\n",
+              cache_bytes, compared, nonempty, cut, mutations, static_cast<unsigned long long>(c.hits),
               static_cast<unsigned long long>(c.misses), static_cast<unsigned long long>(c.entries));
   EXPECT_GT(compared, rounds * queries_per_round * 3 / 4);
   EXPECT_GT(nonempty, rounds * queries_per_round / 2);
   EXPECT_GT(c.hits, static_cast<uint64_t>(compared / 4));  // the cache answered
   EXPECT_GT(c.misses, 0u);
+  EXPECT_GT(cut, 0);
   EXPECT_LE(c.bytes, cache_bytes);
 }
 
