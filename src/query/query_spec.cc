@@ -157,6 +157,12 @@ Status ParseDownsample(std::string_view s, bool use_calendar, DownsampleSpec* ou
       d.calendar = true;
     }
     SUNDIAL_RETURN_IF_ERROR(ParseDuration(iv, &d.interval_ms));
+    // Bucket arithmetic adds intervals to timestamps; 1000 years keeps it
+    // far from overflow (and covers any stored time range anyway).
+    constexpr int64_t kMaxIntervalMs = int64_t{1000} * 366 * 86400 * 1000;
+    if (d.interval_ms > kMaxIntervalMs) {
+      return Status::InvalidArgument(quoted + "interval longer than 1000 years");
+    }
     if (d.calendar || use_calendar) {
       d.calendar = true;
       size_t digits = 0;

@@ -75,6 +75,12 @@ TEST(QuerySpec, GetErrors) {
   EXPECT_EQ(GetErr({{"start", "1h-ago"}, {"m", "sum:1m-none:x"}}),
             "cannot use the NONE aggregator for downsampling");
   EXPECT_EQ(GetErr({{"start", "1h-ago"}, {"m", "sum:1m-foo:x"}}), "No such downsampling function: foo");
+  // Bucket arithmetic must not overflow: absurd intervals are refused.
+  EXPECT_EQ(GetErr({{"start", "1h-ago"}, {"m", "sum:9223372036854775807ms-sum:x"}}),
+            "Invalid downsampling specifier '9223372036854775807ms-sum': interval longer than "
+            "1000 years");
+  QuerySpec long_ok;
+  EXPECT_TRUE(ParseGet({{"start", "1h-ago"}, {"m", "sum:1000y-sum:x"}}, &long_ok).ok());
   EXPECT_EQ(GetErr({{"start", "1h-ago"}, {"m", "sum:x{host=a"}}), "Missing '}' at the end of: x{host=a");
   EXPECT_EQ(GetErr({{"start", "1h-ago"}, {"m", "sum:x{host}"}}),
             "When parsing tag 'host': invalid tag: host");
