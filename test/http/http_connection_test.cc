@@ -1,5 +1,6 @@
 #include "sundial/http/http_connection.h"
 
+#include <atomic>
 #include <chrono>
 #include <string>
 #include <thread>
@@ -22,7 +23,8 @@ class TestServer {
     router_.Add({Method::kGet}, "/api/fast", [](Request, ResponderPtr r) {
       r->Send(Reply::Json(R"({"fast":1})"));
     });
-    router_.Add({Method::kGet}, "/api/slow", [](Request req, ResponderPtr r) {
+    router_.Add({Method::kGet}, "/api/slow", [this](Request req, ResponderPtr r) {
+      ++slow_started_;
       const int ms = std::stoi(std::string(req.params.Get("ms")));
       std::thread([r, ms] {
         std::this_thread::sleep_for(std::chrono::milliseconds(ms));
@@ -55,6 +57,13 @@ class TestServer {
   uint16_t port() const { return acceptor_.local_endpoint().port(); }
   void StopConnections() { manager_.StopAll(); }
   size_t open_connections() const { return manager_.size(); }
+  // Waits (up to 10 s) until n /api/slow requests reached their handler.
+  bool WaitSlowStarted(int n) const {
+    for (int i = 0; i < 1000 && slow_started_.load() < n; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return slow_started_.load() >= n;
+  }
 
  private:
   void Accept() {
@@ -71,6 +80,7 @@ class TestServer {
   asio::io_context ctx_;
   tcp::acceptor acceptor_;
   std::thread thread_;
+  std::atomic<int> slow_started_{0};
 };
 
 // Sends `request` and reads until the server closes or `until` appears
@@ -240,7 +250,7 @@ TEST(HttpConnection, StopAnswersRequestsInFlightThenCloses) {
   tcp::socket s(ctx);
   s.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), server.port()));
   asio::write(s, asio::buffer(std::string("GET /api/slow?ms=300 HTTP/1.1\r\n\r\n")));
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ASSERT_TRUE(server.WaitSlowStarted(1));
   server.StopConnections();  // as on SIGTERM, while the reply is being computed
   std::string out;
   char buf[4096];
