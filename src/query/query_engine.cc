@@ -308,24 +308,22 @@ Status RunGroup(storage::Storage* st, const rollup::RollupStore* rollups, const 
 
 std::string TsuidOf(const storage::SeriesKey& key) {
   static constexpr char kHex[] = "0123456789ABCDEF";
-  auto put = [](uint32_t uid, std::string* out) {
-    int bytes = 3;
-    while (bytes < 4 && (uid >> (8 * bytes)) != 0) ++bytes;
+  // Writes uid as 3 bytes of hex, or 4 when it needs them; returns the end.
+  auto put = [](uint32_t uid, char* p) {
+    const int bytes = (uid >> 24) != 0 ? 4 : 3;
     for (int b = bytes - 1; b >= 0; --b) {
       const uint32_t byte = (uid >> (8 * b)) & 0xFF;
-      out->push_back(kHex[byte >> 4]);
-      out->push_back(kHex[byte & 15]);
+      *p++ = kHex[byte >> 4];
+      *p++ = kHex[byte & 15];
     }
+    return p;
   };
   std::vector<std::pair<uint32_t, uint32_t>> pairs = key.tag_uids;
   std::sort(pairs.begin(), pairs.end());
-  std::string out;
-  out.reserve(6 + pairs.size() * 12);
-  put(key.metric_uid, &out);
-  for (const auto& p : pairs) {
-    put(p.first, &out);
-    put(p.second, &out);
-  }
+  std::string out(8 + pairs.size() * 16, '\0');
+  char* p = put(key.metric_uid, &out[0]);
+  for (const auto& t : pairs) p = put(t.second, put(t.first, p));
+  out.resize(static_cast<size_t>(p - out.data()));
   return out;
 }
 

@@ -351,6 +351,8 @@ Status SeriesDict::GetSeriesKey(SeriesId id, SeriesKey* out) const {
             [](const auto& a, const auto& b) { return a.first < b.first; });
   out->tags.clear();
   out->tag_uids.clear();
+  out->tags.reserve(tags.size());
+  out->tag_uids.reserve(tags.size());
   for (const auto& t : tags) {
     out->tags.emplace_back(std::string(t.first),
                            std::string(names(NameKind::kTagValue).Name(t.second.second)));

@@ -43,6 +43,17 @@ class QueryEngineTest : public ::testing::Test {
   Status last_status_;
 };
 
+// TSUIDs: 3-byte hex UIDs (4 bytes once a UID needs them), metric first,
+// then tag pairs in tagk UID order.
+TEST(Tsuid, HexOfUidsInTagkOrder) {
+  storage::SeriesKey key;
+  key.metric_uid = 1;
+  key.tag_uids = {{7, 0x1000000}, {3, 0xABCDEF}};
+  EXPECT_EQ(TsuidOf(key), "000001000003ABCDEF00000701000000");
+  key.tag_uids.clear();
+  EXPECT_EQ(TsuidOf(key), "000001");
+}
+
 TEST_F(QueryEngineTest, IntegerLerpAcrossSeries) {
   SeriesId a = Add("m", {{"host", "a"}});
   SeriesId b = Add("m", {{"host", "b"}});
