@@ -64,9 +64,10 @@ CachedDownsampleSource::CachedDownsampleSource(storage::Storage* storage, const 
   }
   front_ = Segment(lo_, p);
   tail_ = Segment(q, hi_);
-  read_raw_ = front_ != nullptr || tail_ != nullptr;
-  if (read_raw_) out_.reserve(cached_.size() + 16);
+  collecting_ = front_ != nullptr || tail_ != nullptr;
 }
+
+CachedDownsampleSource::~CachedDownsampleSource() { StopCollecting(); }
 
 std::unique_ptr<PointSource> CachedDownsampleSource::Segment(Timestamp a, Timestamp b) {
   if (a >= b) return nullptr;
@@ -109,16 +110,28 @@ bool CachedDownsampleSource::Advance(Point* p) {
 }
 
 void CachedDownsampleSource::Keep(const Point& p) {
-  if (!read_raw_) return;  // all from the cache: nothing new to store
-  if (p.v.is_int()) {
-    storable_ = false;  // the downsampler yields doubles; never guess a type
-    return;
+  if (!collecting_) return;  // all from the cache, or no room
+  if (p.v.is_int()) return StopCollecting();  // downsampling yields doubles; never guess
+  if (out_.size() == out_.capacity()) {
+    const size_t grown = std::max<size_t>(64, 2 * out_.capacity()) * sizeof(BucketCache::Bucket);
+    const size_t more = grown - out_bytes_;
+    if (*use_.collected + more > use_.cache->max_bytes()) return StopCollecting();
+    out_.reserve(grown / sizeof(BucketCache::Bucket));
+    *use_.collected += more;
+    out_bytes_ = grown;
   }
   out_.push_back(BucketCache::Bucket{p.t, p.v.float_value()});
 }
 
+void CachedDownsampleSource::StopCollecting() {
+  collecting_ = false;
+  if (out_bytes_ != 0) *use_.collected -= out_bytes_;
+  out_bytes_ = 0;
+  std::vector<BucketCache::Bucket>().swap(out_);
+}
+
 void CachedDownsampleSource::StoreBack() {
-  if (!read_raw_ || !storable_ || !budget_->status().ok() || use_.watermark <= lo_) return;
+  if (!collecting_ || !budget_->status().ok() || use_.watermark <= lo_) return StopCollecting();
   // Above the watermark only whole buckets below it are kept.
   const Timestamp end = hi_ <= use_.watermark ? hi_ : AlignDown(use_.watermark, interval_);
   if (end <= lo_) return;
@@ -129,6 +142,7 @@ void CachedDownsampleSource::StoreBack() {
       out_.begin(), out_.end(), end,
       [](const BucketCache::Bucket& k, Timestamp t) { return k.t < t; });
   e.buckets.assign(out_.begin(), stop);
+  StopCollecting();
   use_.cache->Put(key_, stamp_, std::move(e));
 }
 

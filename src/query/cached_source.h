@@ -29,6 +29,11 @@ struct CacheUse {
   BucketCache* cache = nullptr;
   Timestamp watermark = 0;  // cache->AdvanceWatermark(now)
   uint64_t removals = 0;    // storage->removals()
+  // Bytes the query's sources hold for storing back, together; a source
+  // that would take it past cache->max_bytes() stops collecting (its
+  // buckets could not all be kept anyway). Keeps a query over many long
+  // series from holding every bucket it streams. Must not be null.
+  size_t* collected = nullptr;
 };
 
 // True when q's downsampling can use the cache: a fixed interval (not
@@ -40,6 +45,7 @@ class CachedDownsampleSource final : public PointSource {
   // Pointers are borrowed. REQUIRES: CacheEligible(q) for ctx's spec.
   CachedDownsampleSource(storage::Storage* storage, const CacheUse& use, SeriesId id,
                          const DownsampleContext& ctx, QueryBudget* budget);
+  ~CachedDownsampleSource() override;
   // Reads ahead to the first point. False if there is none.
   bool Prime() {
     have_next_ = Advance(&next_);
@@ -58,6 +64,7 @@ class CachedDownsampleSource final : public PointSource {
   std::unique_ptr<PointSource> Segment(Timestamp a, Timestamp b);
   bool Advance(Point* p);
   void Keep(const Point& p);
+  void StopCollecting();  // frees out_ and its share of use_.collected
   void StoreBack();  // at the end
 
   storage::Storage* const storage_;
@@ -72,9 +79,9 @@ class CachedDownsampleSource final : public PointSource {
   std::unique_ptr<PointSource> front_, tail_;  // raw parts, may be null
   std::vector<BucketCache::Bucket> cached_;    // reused part
   size_t cached_pos_ = 0;
-  bool read_raw_ = false;                      // a raw part exists
-  bool storable_ = true;
+  bool collecting_ = false;                    // a raw part exists and out_ has room
   std::vector<BucketCache::Bucket> out_;       // every bucket produced
+  size_t out_bytes_ = 0;                       // out_'s share of *use_.collected
   bool have_next_ = false;
   Point next_;
 };

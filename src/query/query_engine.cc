@@ -401,11 +401,12 @@ Status QueryEngine::Run(const QuerySpec& spec, const SmallQueryBound* bound,
   }
   QueryBudget budget(max_points, limits_.deadline_ms, soft);
   CacheUse cache;
+  size_t collected = 0;
   if (cache_ != nullptr) {  // before any raw point is read (bucket_cache.h)
     const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                                std::chrono::system_clock::now().time_since_epoch())
                                .count();
-    cache = CacheUse{cache_, cache_->AdvanceWatermark(now_ms), storage_->removals()};
+    cache = CacheUse{cache_, cache_->AdvanceWatermark(now_ms), storage_->removals(), &collected};
   }
   ResultWriter w(spec, sink);
   ResultStats total;

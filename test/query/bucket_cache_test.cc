@@ -6,9 +6,12 @@
 #include <gtest/gtest.h>
 
 #include <cstddef>
+#include <string>
 
+#include "mem_storage.h"
 #include "sundial/query/aggregator.h"
 #include "sundial/query/bucket_cache.h"
+#include "sundial/query/query_engine.h"
 #include "sundial/storage/storage.h"
 
 namespace sundial::query {
@@ -200,6 +203,48 @@ TEST(BucketCache, CountsHitsAndMisses) {
   EXPECT_EQ(c.misses, 2u);
   EXPECT_EQ(c.entries, 2u);
   EXPECT_GT(c.bytes, 6 * sizeof(BucketCache::Bucket));
+}
+
+// A query holds the buckets it may store back only up to the cache's size
+// in all (cached_source.h): a source past it stops collecting, gives its
+// share back, and answers the same. Releasing shares between groups is
+// what lets the last group of a group-by query still be stored.
+TEST(BucketCacheQuery, CollectsWithinTheCacheSizeAndAnswersTheSame) {
+  testing::MemStorage st;
+  constexpr int kHosts = 50;
+  constexpr Timestamp kBase = 100 * 60 * kMinuteMs;  // far below the watermark
+  for (int h = 0; h < kHosts; ++h) {
+    const SeriesId id = st.Add("m", {{"host", "h" + std::to_string(h)}});
+    for (int i = 0; i < 360; ++i) st.Put(id, kBase + i * 10000, Value::Float(h + i * 0.25));
+  }
+  auto run = [&](const QueryEngine& engine, const std::string& m) {
+    QuerySpec spec;
+    const ParamList params = {{"start", std::to_string(kBase / 1000)},
+                              {"end", std::to_string(kBase / 1000 + 3599)},
+                              {"m", m}};
+    EXPECT_TRUE(ParseQueryParams(params, kBase + kDayMs, &spec).ok());
+    testing::StringSink sink;
+    EXPECT_TRUE(engine.Execute(spec, &sink).ok()) << m;
+    return sink.body;
+  };
+  const QueryEngine plain(&st, {});
+  // One group of 50 series x 360 buckets (about 290 KB) through a 16 KiB
+  // cache: most sources stop collecting midway.
+  BucketCache small(16 << 10);
+  const QueryEngine cached_small(&st, {}, nullptr, &small);
+  for (int k = 0; k < 2; ++k) {
+    EXPECT_EQ(run(cached_small, "sum:10s-avg:m"), run(plain, "sum:10s-avg:m"));
+  }
+  EXPECT_LE(small.counters().bytes, size_t{16 << 10});
+  // One group per host through a 128 KiB cache: each group's sources give
+  // their share back, so the last host is stored and found again.
+  BucketCache mid(128 << 10);
+  const QueryEngine cached_mid(&st, {}, nullptr, &mid);
+  EXPECT_EQ(run(cached_mid, "sum:10s-avg:m{host=*}"), run(plain, "sum:10s-avg:m{host=*}"));
+  const uint64_t hits = mid.counters().hits;
+  const std::string last = "sum:10s-avg:m{host=h" + std::to_string(kHosts - 1) + "}";
+  EXPECT_EQ(run(cached_mid, last), run(plain, last));
+  EXPECT_EQ(mid.counters().hits, hits + 1);
 }
 
 }  // namespace

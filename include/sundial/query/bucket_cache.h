@@ -99,6 +99,7 @@ class BucketCache final : public storage::LateAppendObserver {
   // returned before its points were read, stamp read before them too.
   void Put(const Key& key, const Stamp& stamp, Entry e) EXCLUDES(mu_);
   Counters counters() const EXCLUDES(mu_);
+  size_t max_bytes() const { return max_bytes_; }
 
   // storage::LateAppendObserver
   Timestamp late_watermark() const override { return watermark_.load(); }
