@@ -232,8 +232,12 @@ size_t PartitionSet::DropBefore(Timestamp cutoff) {
     if (!dirs.empty()) removals_.fetch_add(1);
     FreeRetired();
   }
+  // Whatever files the partition has (pages, index, cold, leftovers), then
+  // the directory.
   for (const auto& d : dirs) {
-    for (const char* f : {"/pages", "/index", "/cold", "/cold.tmp"}) (void)env_->RemoveFile(d + f);
+    std::vector<std::string> names;
+    (void)env_->ListDir(d, &names);
+    for (const std::string& n : names) (void)env_->RemoveFile(d + "/" + n);
     (void)env_->RemoveDir(d);
   }
   return dirs.size();

@@ -3,10 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <random>
 #include <string>
+
+#include "storage/test_util.h"
 
 namespace sundial::ingest {
 namespace {
@@ -27,9 +27,7 @@ TEST(FastNumber, DigitsOnly) {
 // Digit strings of every length with at most one non-digit byte anywhere:
 // FastParseDigits (eight at a time) agrees with a plain digit loop.
 TEST(FastNumber, DigitsAgreeWithALoop) {
-  const char* env = std::getenv("SUNDIAL_SEED");
-  const unsigned seed = env ? static_cast<unsigned>(std::strtoul(env, nullptr, 10)) : 7u;
-  std::printf("SUNDIAL_SEED=%u\n", seed);
+  const unsigned seed = static_cast<unsigned>(storage::testing::TestSeed(7));
   std::mt19937 rng(seed);
   int parsed = 0;
   for (int i = 0; i < 200000; ++i) {
@@ -81,9 +79,7 @@ TEST(FastNumber, ValueForms) {
 // Random decimals of up to 16 digits: the fast path either declines or
 // gives exactly what ParseValue gives.
 TEST(FastNumber, AgreesWithTheFullParser) {
-  const char* env = std::getenv("SUNDIAL_SEED");
-  const unsigned seed = env ? static_cast<unsigned>(std::strtoul(env, nullptr, 10)) : 11u;
-  std::printf("SUNDIAL_SEED=%u\n", seed);
+  const unsigned seed = static_cast<unsigned>(storage::testing::TestSeed(11));
   std::mt19937 rng(seed);
   int answered = 0;
   for (int i = 0; i < 200000; ++i) {
