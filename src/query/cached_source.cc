@@ -29,14 +29,13 @@ CachedDownsampleSource::CachedDownsampleSource(storage::Storage* storage, const 
                                                QueryBudget* budget)
     : storage_(storage),
       use_(use),
-      id_(id),
       ctx_(ctx),
       budget_(budget),
       lo_(ctx.scan_start_ms),
       hi_(ctx.scan_end_ms),
-      interval_(ctx.spec->interval_ms) {
-  key_ = BucketCache::Key{id, interval_, ctx.spec->fn};
-  stamp_ = use_.cache->StampOf(id, use_.removals);
+      interval_(ctx.spec->interval_ms),
+      key_{id, interval_, ctx.spec->fn},
+      stamp_(use_.cache->StampOf(id, use_.removals)) {
   // The reused part [p, q) of the window; empty (p == q == hi) without one.
   Timestamp p = hi_, q = hi_;
   BucketCache::Entry e;
@@ -72,7 +71,7 @@ CachedDownsampleSource::~CachedDownsampleSource() { StopCollecting(); }
 std::unique_ptr<PointSource> CachedDownsampleSource::Segment(Timestamp a, Timestamp b) {
   if (a >= b) return nullptr;
   return NewDownsampleSource(
-      std::make_unique<RawSource>(storage_->NewIterator(id_, a, b - 1), budget_), ctx_);
+      std::make_unique<RawSource>(storage_->NewIterator(key_.series, a, b - 1), budget_), ctx_);
 }
 
 bool CachedDownsampleSource::Advance(Point* p) {

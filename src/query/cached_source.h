@@ -69,12 +69,11 @@ class CachedDownsampleSource final : public PointSource {
 
   storage::Storage* const storage_;
   const CacheUse use_;
-  const SeriesId id_;
   const DownsampleContext ctx_;
   QueryBudget* const budget_;
   const Timestamp lo_, hi_, interval_;
-  BucketCache::Key key_;
-  BucketCache::Stamp stamp_;
+  const BucketCache::Key key_;      // key_.series is the series read
+  const BucketCache::Stamp stamp_;  // read before any raw point
   Phase phase_ = Phase::kFront;
   std::unique_ptr<PointSource> front_, tail_;  // raw parts, may be null
   std::vector<BucketCache::Bucket> cached_;    // reused part
