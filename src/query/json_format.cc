@@ -75,26 +75,42 @@ void AppendFiniteJava(double v, std::string* out) {
 // whether it parses to v. If it does not, no decimal of <= 4 places does:
 // they are all that same rational. At most "-9999999.9999": 13 bytes.
 char* WriteShortJavaDouble(double v, char* out) {
-  static constexpr int64_t kPow10[] = {1, 10, 100, 1000, 10000};
+  static constexpr double kPow10[] = {1, 10, 100, 1000, 10000};
   const double a = std::fabs(v);
   if (!(a >= 1e-3 && a < 1e7)) return nullptr;
-  int64_t n = static_cast<int64_t>(a * 1e4 + 0.5);
-  int d = 4;
-  while (d > 0 && n % 10 == 0) {
-    n /= 10;
-    --d;
+  const double n = static_cast<double>(static_cast<int64_t>(a * 1e4 + 0.5));  // < 1e11
+  // n = ip * 10^4 + frac, in doubles (every value here is an exact integer
+  // below 2^53): no 64-bit division, which 32-bit ARM does in software.
+  int32_t ip = static_cast<int32_t>(n * 1e-4);
+  double rest = n - static_cast<double>(ip) * 1e4;
+  if (rest < 0) {
+    --ip;
+    rest += 1e4;
+  } else if (rest >= 1e4) {
+    ++ip;
+    rest -= 1e4;
   }
-  const int64_t scale = kPow10[d];
-  if (static_cast<double>(n) / static_cast<double>(scale) != a) return nullptr;
+  uint32_t frac = static_cast<uint32_t>(rest);
+  int d = 4;
+  if (frac == 0) {
+    d = 0;
+  } else {
+    while (frac % 10 == 0) {
+      frac /= 10;
+      --d;
+    }
+  }
+  // ip * 10^d + frac is n with its trailing zeros stripped.
+  const double scale = kPow10[d];
+  if ((static_cast<double>(ip) * scale + frac) / scale != a) return nullptr;
   if (v < 0) *out++ = '-';
-  out = std::to_chars(out, out + 8, n / scale).ptr;
+  out = std::to_chars(out, out + 8, ip).ptr;
   *out++ = '.';
   if (d == 0) {
     *out++ = '0';
     return out;
   }
-  int64_t f = n % scale;
-  for (int i = d - 1; i >= 0; --i, f /= 10) out[i] = static_cast<char>('0' + f % 10);
+  for (int i = d - 1; i >= 0; --i, frac /= 10) out[i] = static_cast<char>('0' + frac % 10);
   return out + d;
 }
 

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
-#include <map>
 #include <set>
 #include <utility>
 
@@ -25,7 +24,7 @@ using storage::SeriesKey;
 struct SeriesEntry {
   SeriesId id;
   SeriesKey key;
-  std::string tsuid;
+  std::string tsuid;  // empty unless several series are ordered or showTSUIDs
 };
 
 // The series of one sub-query, grouped. Groups are in output order.
@@ -63,7 +62,7 @@ void ComputeScanWindow(const QuerySpec& spec, const SubQuery& q, SubPlan* plan) 
   plan->scan_end_ms = scan_end * 1000;
 }
 
-const std::string* TagValue(const SeriesKey& key, const std::string& tagk) {
+const std::string* TagValue(const SeriesKey& key, std::string_view tagk) {
   for (const auto& kv : key.tags) {
     if (kv.first == tagk) return &kv.second;
   }
@@ -141,7 +140,9 @@ Status ResolveTsuids(storage::Storage* st, const SubQuery& q, std::string* metri
   return Status::OK();
 }
 
-Status SelectSeries(storage::Storage* st, const SubQuery& q, SubPlan* plan) {
+// with_tsuids: every entry gets its tsuid (otherwise only when there are
+// several to order).
+Status SelectSeries(storage::Storage* st, const SubQuery& q, bool with_tsuids, SubPlan* plan) {
   std::vector<SeriesId> ids;
   if (!q.tsuids.empty()) {
     SUNDIAL_RETURN_IF_ERROR(ResolveTsuids(st, q, &plan->metric, &ids));
@@ -159,33 +160,49 @@ Status SelectSeries(storage::Storage* st, const SubQuery& q, SubPlan* plan) {
     SeriesEntry e;
     e.id = id;
     if (!st->GetSeriesKey(id, &e.key).ok() || !PassesFilters(q, e.key)) continue;
-    e.tsuid = TsuidOf(e.key);
     plan->series.push_back(std::move(e));
   }
+  // TSUIDs order the series; one series needs them only to be shown.
+  if (plan->series.size() < 2 && !with_tsuids) return Status::OK();
+  for (SeriesEntry& e : plan->series) e.tsuid = TsuidOf(e.key);
   std::sort(plan->series.begin(), plan->series.end(),
             [](const SeriesEntry& a, const SeriesEntry& b) { return a.tsuid < b.tsuid; });
   return Status::OK();
 }
 
 void GroupSeries(const SubQuery& q, SubPlan* plan) {
+  const size_t n = plan->series.size();
   if (q.aggregator->fn == AggFn::kNone) {
-    for (size_t i = 0; i < plan->series.size(); ++i) plan->groups.push_back({i});
+    for (size_t i = 0; i < n; ++i) plan->groups.push_back({i});
     return;
   }
-  std::set<std::string> keys;
+  std::vector<std::string_view> keys;  // the group-by tag keys, sorted, once each
   for (const TagFilter& f : q.filters) {
-    if (f.group_by()) keys.insert(f.tagk());
+    if (f.group_by()) keys.push_back(f.tagk());
   }
-  std::map<std::vector<std::string>, std::vector<size_t>> groups;
-  for (size_t i = 0; i < plan->series.size(); ++i) {
-    std::vector<std::string> values;
-    for (const std::string& k : keys) {
-      const std::string* v = TagValue(plan->series[i].key, k);
-      values.push_back(v ? *v : std::string());
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  const size_t k = keys.size();
+  // Series i's values of the keys are values[i*k, i*k+k) ("" where it has
+  // none). Groups are in order of these lists, members in series order.
+  std::vector<std::string_view> values(n * k);
+  for (size_t i = 0; i < n; ++i) {
+    for (size_t j = 0; j < k; ++j) {
+      const std::string* v = TagValue(plan->series[i].key, keys[j]);
+      if (v != nullptr) values[i * k + j] = *v;
     }
-    groups[values].push_back(i);
   }
-  for (auto& g : groups) plan->groups.push_back(std::move(g.second));
+  const auto less = [&](size_t a, size_t b) {
+    return std::lexicographical_compare(values.begin() + a * k, values.begin() + a * k + k,
+                                        values.begin() + b * k, values.begin() + b * k + k);
+  };
+  std::vector<size_t> order(n);
+  for (size_t i = 0; i < n; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), less);
+  for (size_t i = 0; i < n; ++i) {
+    if (i == 0 || less(order[i - 1], order[i])) plan->groups.emplace_back();
+    plan->groups.back().push_back(order[i]);
+  }
 }
 
 // OpenTSDB's SpanGroup.computeTags: a tagk whose value differs between
@@ -377,7 +394,7 @@ Status QueryEngine::Run(const QuerySpec& spec, const SmallQueryBound* bound,
     }
     SubPlan& plan = plans[i];
     plan.q = &q;
-    SUNDIAL_RETURN_IF_ERROR(SelectSeries(storage_, q, &plan));
+    SUNDIAL_RETURN_IF_ERROR(SelectSeries(storage_, q, spec.show_tsuids, &plan));
     total_series += plan.series.size();
     if (limits_.max_series != 0 && total_series > limits_.max_series) {
       return Status::ResourceExhausted(
