@@ -172,7 +172,8 @@ Status SelectSeries(storage::Storage* st, const SubQuery& q, bool with_tsuids, S
 
 void GroupSeries(const SubQuery& q, SubPlan* plan) {
   const size_t n = plan->series.size();
-  if (q.aggregator->fn == AggFn::kNone) {
+  if (q.aggregator->fn == AggFn::kNone || n < 2) {
+    plan->groups.reserve(n);
     for (size_t i = 0; i < n; ++i) plan->groups.push_back({i});
     return;
   }
@@ -216,6 +217,9 @@ void ComputeTags(const SubPlan& plan, const std::vector<size_t>& members, bool w
     bool conflicting;
   };
   std::vector<Seen> seen, merged;
+  const size_t most = plan.series[members.front()].key.tags.size();
+  seen.reserve(most);
+  merged.reserve(most);
   for (size_t m : members) {
     const auto& tags = plan.series[m].key.tags;
     merged.clear();
@@ -235,6 +239,7 @@ void ComputeTags(const SubPlan& plan, const std::vector<size_t>& members, bool w
     }
     seen.swap(merged);
   }
+  h->tags.reserve(seen.size());
   for (const Seen& t : seen) {
     if (t.conflicting) {
       h->aggregate_tags.push_back(t.key);
@@ -262,6 +267,8 @@ Status RunGroup(storage::Storage* st, const rollup::RollupStore* rollups, const 
   std::vector<std::unique_ptr<RawSource>> raws;
   std::vector<std::unique_ptr<PointSource>> sources;
   std::vector<size_t> present;
+  sources.reserve(members.size());
+  present.reserve(members.size());
   const bool use_rollups = rollups != nullptr && RollupEligible(q, ctx);
   const bool use_cache = !use_rollups && cache != nullptr && CacheEligible(q);
   std::vector<std::pair<Timestamp, Timestamp>> partitions;
