@@ -85,25 +85,13 @@ bool PassesFilters(const SubQuery& q, const SeriesKey& key) {
   return true;
 }
 
-// Narrows candidates (sorted ids) with the index for the first literal_or
-// filter: the union over its literals of (candidates with that tag value).
-std::vector<SeriesId> NarrowByLiterals(storage::Storage* st, const SubQuery& q,
-                                       std::vector<SeriesId> ids) {
+// The first literal_or filter, whose literals narrow the candidates with
+// the index; null if there is none.
+const TagFilter* FirstLiteralOr(const SubQuery& q) {
   for (const TagFilter& f : q.filters) {
-    if (f.type() != FilterType::kLiteralOr) continue;
-    std::vector<SeriesId> out;
-    for (const std::string& lit : f.literals()) {
-      const std::vector<SeriesId> with = st->SeriesWithTag(f.tagk(), lit);
-      std::set_intersection(ids.begin(), ids.end(), with.begin(), with.end(),
-                            std::back_inserter(out));
-    }
-    if (f.literals().size() > 1) {
-      std::sort(out.begin(), out.end());
-      out.erase(std::unique(out.begin(), out.end()), out.end());
-    }
-    return out;
+    if (f.type() == FilterType::kLiteralOr) return &f;
   }
-  return ids;
+  return nullptr;
 }
 
 // Validates names the way OpenTSDB resolves UIDs.
@@ -148,14 +136,16 @@ Status SelectSeries(storage::Storage* st, const SubQuery& q, bool with_tsuids, S
     SUNDIAL_RETURN_IF_ERROR(ResolveTsuids(st, q, &plan->metric, &ids));
   } else {
     plan->metric = q.metric;
-    ids = st->SeriesOfMetric(q.metric);
+    const TagFilter* lit = FirstLiteralOr(q);
+    ids = lit != nullptr ? st->SeriesOfMetricWithTag(q.metric, lit->tagk(), lit->literals())
+                         : st->SeriesOfMetric(q.metric);
     uint32_t uid = 0;
     if (ids.empty() && !st->LookupUid(NameKind::kMetric, q.metric, &uid).ok()) {
       return NoSuchName("metrics", q.metric);
     }
     SUNDIAL_RETURN_IF_ERROR(CheckNames(st, q));
-    ids = NarrowByLiterals(st, q, std::move(ids));
   }
+  plan->series.reserve(ids.size());
   for (SeriesId id : ids) {
     SeriesEntry e;
     e.id = id;
