@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "series_source.h"
+#include "sundial/query/json_format.h"
 #include "sundial/query/query_engine.h"
 
 namespace sundial::query {
@@ -53,10 +54,17 @@ class ResultWriter {
   // Hands buf_ to the sink; unless last, buf_ is then a fresh chunk-sized
   // buffer.
   bool Flush(bool last);
+  // Moves the points laid out in stage_ to buf_. Everything but AddPoint
+  // writes to buf_, so it calls this first.
+  void Unstage();
 
   const QuerySpec& spec_;
   ChunkSink* const sink_;
   std::string buf_;
+  // AddPoint's output not yet in buf_; one append per many points.
+  static constexpr size_t kMaxStagedPoint = 5 + 2 * kIntMax;  // ,"ts":v or ,[ts,v]
+  char stage_[2048];
+  size_t staged_ = 0;
   bool first_result_ = true;
   bool first_point_ = true;
   bool null_fill_ = false;
