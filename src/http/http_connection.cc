@@ -1,5 +1,6 @@
 #include "sundial/http/http_connection.h"
 
+#include <charconv>
 #include <cstdio>
 
 #include <asio/bind_executor.hpp>
@@ -15,6 +16,21 @@ namespace sundial::http {
 namespace {
 
 constexpr std::chrono::seconds kLingerTime{2};
+
+// A written reply buffer up to this size is kept for the next reply, so a
+// keep-alive connection does not allocate one per request.
+constexpr size_t kSpareBufferMax = 16 * 1024;
+
+// Fixed bytes of a reply head besides the fields' contents: the longest
+// fixed lines of AppendHead, rounded up.
+constexpr size_t kHeadFixedBytes = 256;
+
+template <typename Int>
+void AppendDecimal(Int v, std::string* out) {
+  char buf[24];
+  const std::to_chars_result r = std::to_chars(buf, buf + sizeof(buf), v);
+  out->append(buf, static_cast<size_t>(r.ptr - buf));
+}
 
 bool StatusHasBody(int status) { return status >= 200 && status != 204 && status != 304; }
 
@@ -162,9 +178,9 @@ void HttpConnection::AfterParse() {
   DoWrite();
 }
 
-void HttpConnection::StartRequest(Request request) {
+void HttpConnection::StartRequest(Request&& request) {
   parser_.TakeExpectContinue();  // the body is here already
-  Slot slot;
+  Slot& slot = slots_.emplace_back();
   slot.seq = next_seq_++;
   slot.close_after = !request.keep_alive;
   slot.accepts_gzip =
@@ -172,8 +188,7 @@ void HttpConnection::StartRequest(Request request) {
   slot.http_minor = request.http_minor;
   if (slot.close_after) read_done_ = true;
   const uint64_t seq = slot.seq;
-  slots_.push_back(std::move(slot));
-  if (!options_.cors.domains.empty() && HandleCors(request, &slots_.back())) return;
+  if (!options_.cors.domains.empty() && HandleCors(request, &slot)) return;
   auto responder = std::make_shared<ResponderImpl>(shared_from_this(), seq);
   // Handlers report errors as replies, never by throwing (Dispatch is
   // noexcept): no exception crosses from a module into the I/O thread.
@@ -238,8 +253,13 @@ HttpConnection::Slot* HttpConnection::FindSlot(uint64_t seq) {
 
 void HttpConnection::AppendHead(const Reply& reply, Slot* slot, bool gzip, bool chunked) {
   std::string& out = slot->out;
+  if (out.empty()) out.swap(spare_);  // reuse the last written buffer
+  size_t need = kHeadFixedBytes + reply.content_type.size() + reply.body.size();
+  if (!slot->cors_origin.empty()) need += slot->cors_origin.size() + options_.cors.allow_headers.size();
+  for (const auto& [k, v] : reply.headers) need += k.size() + v.size() + 4;
+  out.reserve(out.size() + need);
   out += "HTTP/1.1 ";
-  out += std::to_string(reply.status);
+  AppendDecimal(reply.status, &out);
   out += ' ';
   out += StatusReason(reply.status);
   out += "\r\n";
@@ -289,7 +309,7 @@ void HttpConnection::OnSend(uint64_t seq, Reply reply) {
   AppendHead(reply, slot, gzip, /*chunked=*/false);
   if (StatusHasBody(reply.status)) {
     slot->out += "Content-Length: ";
-    slot->out += std::to_string(body.size());
+    AppendDecimal(body.size(), &slot->out);
     slot->out += "\r\n\r\n";
     slot->out += body;
   } else {
@@ -422,6 +442,9 @@ void HttpConnection::OnWritten(const std::error_code& ec) {
   std::vector<std::function<void(bool)>> cbs;
   cbs.swap(writing_callbacks_);
   writing_.clear();
+  if (writing_.capacity() <= kSpareBufferMax && writing_.capacity() > spare_.capacity()) {
+    writing_.swap(spare_);
+  }
   if (ec || closed_) {
     for (auto& cb : cbs) cb(false);
     Close();

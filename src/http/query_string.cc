@@ -1,5 +1,7 @@
 #include "sundial/http/query_string.h"
 
+#include <algorithm>
+
 namespace sundial::http {
 
 namespace {
@@ -14,40 +16,56 @@ int HexValue(char c) {
 }  // namespace
 
 Status PercentDecode(std::string_view in, bool plus_is_space, std::string* out) {
-  out->clear();
-  out->reserve(in.size());
-  for (size_t i = 0; i < in.size(); ++i) {
+  // Most keys, values and paths have nothing to decode: copy them at once.
+  size_t first = 0;
+  while (first < in.size() && in[first] != '%' && !(plus_is_space && in[first] == '+')) ++first;
+  if (first == in.size()) {
+    out->assign(in.data(), in.size());
+    return Status::OK();
+  }
+  // The decoded text is never longer than the input: write it in place.
+  out->resize(in.size());
+  char* const begin = &(*out)[0];
+  char* dst = begin + first;
+  std::copy(in.data(), in.data() + first, begin);
+  for (size_t i = first; i < in.size(); ++i) {
     const char c = in[i];
     if (c == '%') {
       if (i + 2 >= in.size()) return Status::InvalidArgument("malformed percent escape in", in);
       const int hi = HexValue(in[i + 1]);
       const int lo = HexValue(in[i + 2]);
       if (hi < 0 || lo < 0) return Status::InvalidArgument("malformed percent escape in", in);
-      out->push_back(static_cast<char>(hi * 16 + lo));
+      *dst++ = static_cast<char>(hi * 16 + lo);
       i += 2;
     } else if (c == '+' && plus_is_space) {
-      out->push_back(' ');
+      *dst++ = ' ';
     } else {
-      out->push_back(c);
+      *dst++ = c;
     }
   }
+  out->resize(static_cast<size_t>(dst - begin));
   return Status::OK();
 }
 
 Status ParseQueryString(std::string_view query, QueryParams* params) {
+  // Keys and values are decoded straight into the list, sized once.
+  auto* items = params->mutable_items();
+  items->reserve(items->size() + 1 + static_cast<size_t>(std::count(query.begin(), query.end(), '&')));
   while (!query.empty()) {
     const size_t amp = query.find('&');
     const std::string_view piece = query.substr(0, amp);
     query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
     if (piece.empty()) continue;
     const size_t eq = piece.find('=');
-    std::string key;
-    std::string value;
-    SUNDIAL_RETURN_IF_ERROR(PercentDecode(piece.substr(0, eq), true, &key));
-    if (eq != std::string_view::npos) {
-      SUNDIAL_RETURN_IF_ERROR(PercentDecode(piece.substr(eq + 1), true, &value));
+    std::pair<std::string, std::string>& item = items->emplace_back();
+    Status s = PercentDecode(piece.substr(0, eq), true, &item.first);
+    if (s.ok() && eq != std::string_view::npos) {
+      s = PercentDecode(piece.substr(eq + 1), true, &item.second);
     }
-    params->Add(std::move(key), std::move(value));
+    if (!s.ok()) {
+      items->pop_back();
+      return s;
+    }
   }
   return Status::OK();
 }

@@ -27,12 +27,17 @@ constexpr size_t kMaxHeaderBytes = 64 * 1024;
 
 }  // namespace
 
+// Fields a typical request carries; reserved once per request so adding
+// them does not grow the vector step by step.
+constexpr size_t kTypicalHeaderFields = 8;
+
 struct RequestParser::State {
   http_parser parser;
   http_parser_settings settings;
-  std::string header_field;
-  std::string header_value;
-  bool last_was_value = false;
+  // The last field of current_.headers is still being received: its name
+  // (!in_value) or its value (in_value) may continue in the next callback.
+  bool in_field = false;
+  bool in_value = false;
   size_t header_bytes = 0;
 };
 
@@ -43,9 +48,9 @@ struct RequestParser::Callbacks {
   static int OnMessageBegin(http_parser* p) {
     RequestParser* self = Self(p);
     self->current_ = Request();
-    self->state_->header_field.clear();
-    self->state_->header_value.clear();
-    self->state_->last_was_value = false;
+    self->current_.headers.mutable_fields()->reserve(kTypicalHeaderFields);
+    self->state_->in_field = false;
+    self->state_->in_value = false;
     self->state_->header_bytes = 0;
     self->in_message_ = true;
     return 0;
@@ -66,36 +71,47 @@ struct RequestParser::Callbacks {
     return 0;
   }
 
-  static void FlushHeader(RequestParser* self) {
-    State& st = *self->state_;
-    if (!st.header_field.empty()) {
-      self->current_.headers.Add(std::move(st.header_field), std::move(st.header_value));
-    }
-    st.header_field.clear();
-    st.header_value.clear();
-  }
-
+  // A field's name and value each arrive in one or more pieces (a piece
+  // ends where a read ended); a name piece after a value starts the next
+  // field. Both are appended straight into the request's headers.
   static int OnHeaderField(http_parser* p, const char* at, size_t n) {
     RequestParser* self = Self(p);
     if (!CountHeaderBytes(self, n)) return -1;
     State& st = *self->state_;
-    if (st.last_was_value) FlushHeader(self);
-    st.last_was_value = false;
-    st.header_field.append(at, n);
+    auto* fields = self->current_.headers.mutable_fields();
+    if (!st.in_field || st.in_value) {
+      DropNamelessField(fields);
+      fields->emplace_back();
+      st.in_field = true;
+      st.in_value = false;
+    }
+    fields->back().first.append(at, n);
     return 0;
   }
 
   static int OnHeaderValue(http_parser* p, const char* at, size_t n) {
     RequestParser* self = Self(p);
     if (!CountHeaderBytes(self, n)) return -1;
-    self->state_->last_was_value = true;
-    self->state_->header_value.append(at, n);
+    State& st = *self->state_;
+    auto* fields = self->current_.headers.mutable_fields();
+    if (!st.in_field) {  // a value with no name before it: kept nowhere
+      fields->emplace_back();
+      st.in_field = true;
+    }
+    st.in_value = true;
+    fields->back().second.append(at, n);
     return 0;
+  }
+
+  // A field whose name is empty is not kept.
+  static void DropNamelessField(std::vector<std::pair<std::string, std::string>>* fields) {
+    if (!fields->empty() && fields->back().first.empty()) fields->pop_back();
   }
 
   static int OnHeadersComplete(http_parser* p) {
     RequestParser* self = Self(p);
-    FlushHeader(self);
+    DropNamelessField(self->current_.headers.mutable_fields());
+    self->state_->in_field = false;
     Request& r = self->current_;
     r.http_major = p->http_major;
     r.http_minor = p->http_minor;

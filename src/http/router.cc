@@ -1,28 +1,45 @@
 #include "sundial/http/router.h"
 
+#include <cassert>
 #include <cctype>
 
 namespace sundial::http {
 
 namespace {
 
+// A registered route has at most this many segments, so a request's first
+// kMaxRouteSegments + 1 segments (with an API version) decide its route.
+constexpr size_t kMaxRouteSegments = 6;
+constexpr size_t kMaxMatchSegments = kMaxRouteSegments + 1;
+
+char LowerAscii(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + ('a' - 'A')) : c; }
+
 std::string Lower(std::string_view s) {
   std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (char& c : out) c = LowerAscii(c);
   return out;
 }
 
-// Non-empty path segments.
-std::vector<std::string_view> Split(std::string_view path) {
-  std::vector<std::string_view> out;
+// True if s, lower-cased, equals lower (which is lower-case already).
+bool EqualsLowered(std::string_view s, std::string_view lower) {
+  if (s.size() != lower.size()) return false;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (LowerAscii(s[i]) != lower[i]) return false;
+  }
+  return true;
+}
+
+// Calls fn(segment) for each non-empty path segment, in order, until fn
+// returns false.
+template <typename Fn>
+void ForEachSegment(std::string_view path, Fn fn) {
   size_t i = 0;
   while (i < path.size()) {
     size_t j = path.find('/', i);
     if (j == std::string_view::npos) j = path.size();
-    if (j > i) out.push_back(path.substr(i, j - i));
+    if (j > i && !fn(path.substr(i, j - i))) return;
     i = j + 1;
   }
-  return out;
 }
 
 bool AllDigits(std::string_view s) {
@@ -33,11 +50,28 @@ bool AllDigits(std::string_view s) {
   return true;
 }
 
+// The first non-empty segments of a path (at most kMaxMatchSegments), as
+// views into it: matching needs no allocation.
+struct PathSegments {
+  explicit PathSegments(std::string_view path) {
+    ForEachSegment(path, [this](std::string_view seg) {
+      segs[size++] = seg;
+      return size < kMaxMatchSegments;
+    });
+  }
+  std::string_view segs[kMaxMatchSegments];
+  size_t size = 0;
+};
+
 }  // namespace
 
 void Router::Add(MethodSet methods, std::string_view path, Handler handler) {
   Route route;
-  for (std::string_view seg : Split(path)) route.segments.push_back(Lower(seg));
+  ForEachSegment(path, [&route](std::string_view seg) {
+    route.segments.push_back(Lower(seg));
+    return true;
+  });
+  assert(route.segments.size() <= kMaxRouteSegments);
   route.path = "/";
   for (size_t i = 0; i < route.segments.size(); ++i) {
     if (i > 0) route.path += '/';
@@ -54,49 +88,52 @@ void Router::Add(MethodSet methods, std::string_view path, Handler handler) {
   routes_.push_back(std::move(route));
 }
 
-void Router::Dispatch(Request request, const ResponderPtr& responder) const noexcept {
-  requests_.fetch_add(1, std::memory_order_relaxed);
-  std::vector<std::string_view> segs = Split(request.path);
-  std::vector<std::string> lowered;
-  lowered.reserve(segs.size());
-  for (std::string_view s : segs) lowered.push_back(Lower(s));
+// The request's API version segment (index 1 of an API path), if any:
+// true with *skip = 1 when it names v1; false when it was answered (400
+// or 501).
+bool Router::CheckApiVersion(std::string_view seg, const ResponderPtr& responder, size_t* skip) {
+  if (seg.size() < 2 || LowerAscii(seg[0]) != 'v' ||
+      !std::isdigit(static_cast<unsigned char>(seg[1]))) {
+    return true;
+  }
+  const std::string_view digits = seg.substr(1);
+  if (!AllDigits(digits) || digits.size() > 9) {
+    responder->Send(Reply::Error(400, "Invalid API version format supplied"));
+    return false;
+  }
+  int version = 0;
+  for (char c : digits) version = version * 10 + (c - '0');
+  if (version > 1) {
+    responder->Send(Reply::Error(
+        501, "Requested API version is greater than the max implemented",
+        "API version [" + std::to_string(version) + "] is greater than the max [1]"));
+    return false;
+  }
+  *skip = 1;
+  return true;
+}
 
-  const bool is_api = !lowered.empty() && lowered[0] == "api";
-  size_t skip = 0;  // index of a version segment to drop
+void Router::Dispatch(Request&& request, const ResponderPtr& responder) const noexcept {
+  requests_.fetch_add(1, std::memory_order_relaxed);
+  const PathSegments path(request.path);
+  const bool is_api = path.size > 0 && EqualsLowered(path.segs[0], "api");
+  size_t skip = 0;  // 1: segment 1 is a version segment, left out of matching
   if (is_api) {
     request.api_version = 1;
-    if (lowered.size() > 1 && lowered[1].size() > 1 && lowered[1][0] == 'v' &&
-        std::isdigit(static_cast<unsigned char>(lowered[1][1]))) {
-      const std::string_view digits = std::string_view(lowered[1]).substr(1);
-      if (!AllDigits(digits) || digits.size() > 9) {
-        responder->Send(Reply::Error(400, "Invalid API version format supplied"));
-        return;
-      }
-      const int version = std::stoi(std::string(digits));
-      if (version > 1) {
-        responder->Send(Reply::Error(
-            501, "Requested API version is greater than the max implemented",
-            "API version [" + std::to_string(version) + "] is greater than the max [1]"));
-        return;
-      }
-      skip = 1;
-    }
+    if (path.size > 1 && !CheckApiVersion(path.segs[1], responder, &skip)) return;
   }
-  // Request segments with the version dropped.
-  std::vector<size_t> idx;
-  for (size_t i = 0; i < lowered.size(); ++i) {
-    if (skip != 0 && i == 1) continue;
-    idx.push_back(i);
-  }
+  // The request's segments with the version left out: segs[Seg(k)].
+  const size_t count = path.size - skip;
+  auto seg = [&path, skip](size_t k) { return path.segs[k == 0 ? 0 : k + skip]; };
 
   const Route* best = nullptr;
   for (const Route& r : routes_) {
-    if (r.segments.size() > idx.size()) continue;
-    if (r.segments.empty() && !idx.empty()) continue;  // "/" matches only itself
+    if (r.segments.size() > count) continue;
+    if (r.segments.empty() && count != 0) continue;  // "/" matches only itself
     if (best != nullptr && r.segments.size() <= best->segments.size()) continue;
     bool match = true;
     for (size_t k = 0; k < r.segments.size() && match; ++k) {
-      match = r.segments[k] == lowered[idx[k]];
+      match = EqualsLowered(seg(k), r.segments[k]);
     }
     if (match) best = &r;
   }
@@ -109,9 +146,15 @@ void Router::Dispatch(Request request, const ResponderPtr& responder) const noex
     return;
   }
   request.route = best->path;
-  for (size_t k = best->segments.size(); k < idx.size(); ++k) {
-    if (!request.route_rest.empty()) request.route_rest += '/';
-    request.route_rest.append(segs[idx[k]]);
+  if (!best->segments.empty()) {
+    // The segments after the route's last one, wherever the path ends.
+    const std::string_view last = seg(best->segments.size() - 1);
+    const size_t after = static_cast<size_t>(last.data() + last.size() - request.path.data());
+    ForEachSegment(std::string_view(request.path).substr(after), [&request](std::string_view s) {
+      if (!request.route_rest.empty()) request.route_rest += '/';
+      request.route_rest.append(s);
+      return true;
+    });
   }
   best->handler(std::move(request), responder);
 }

@@ -41,6 +41,34 @@ TEST(QueryString, MalformedEscapeIsAnError) {
   EXPECT_TRUE(ParseQueryString("a=%", &p).IsInvalidArgument());
 }
 
+TEST(QueryString, DecodesEveryEscapeAndCopiesPlainText) {
+  std::string out = "stale";
+  ASSERT_TRUE(PercentDecode("plain.text-1", true, &out).ok());
+  EXPECT_EQ(out, "plain.text-1");
+  ASSERT_TRUE(PercentDecode("", true, &out).ok());
+  EXPECT_EQ(out, "");
+  ASSERT_TRUE(PercentDecode("ab%41%42c", true, &out).ok());
+  EXPECT_EQ(out, "abABc");
+  ASSERT_TRUE(PercentDecode("+%2B+", true, &out).ok());
+  EXPECT_EQ(out, " + ");
+  ASSERT_TRUE(PercentDecode("+%2B+", false, &out).ok());
+  EXPECT_EQ(out, "+++");
+  ASSERT_TRUE(PercentDecode("%00%ff%7e", false, &out).ok());
+  EXPECT_EQ(out, std::string("\0\xff~", 3));
+  EXPECT_TRUE(PercentDecode("ok%2", false, &out).IsInvalidArgument());
+  EXPECT_TRUE(PercentDecode("%g0", false, &out).IsInvalidArgument());
+}
+
+TEST(QueryString, ErrorKeepsTheParamsBeforeIt) {
+  QueryParams p;
+  EXPECT_TRUE(ParseQueryString("a=1&b=%zz&c=3", &p).IsInvalidArgument());
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(p.Get("a"), "1");
+  QueryParams q;
+  EXPECT_TRUE(ParseQueryString("a=1&%q=2", &q).IsInvalidArgument());
+  ASSERT_EQ(q.size(), 1u);
+}
+
 TEST(QueryString, TargetSplitsPathAndQuery) {
   std::string path;
   QueryParams p;

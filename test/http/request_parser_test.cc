@@ -50,6 +50,32 @@ TEST(RequestParser, PipelinedRequestsOneAtATime) {
   }
 }
 
+TEST(RequestParser, HeaderFieldsSplitAnywhereKeepOrderAndEmptyValues) {
+  const std::string in =
+      "GET /x HTTP/1.1\r\nA:\r\nLong-Name: some value\r\nb: 2\r\nEmpty:\r\n\r\n"
+      "GET /y HTTP/1.1\r\nC: 3\r\n\r\n";
+  for (size_t chunk : {1u, 2u, 5u, 1000u}) {
+    RequestParser p({});
+    bool err = false;
+    auto reqs = ParseAll(&p, in, chunk, &err);
+    ASSERT_FALSE(err);
+    ASSERT_EQ(reqs.size(), 2u) << "chunk " << chunk;
+    const auto& f = reqs[0].headers.fields();
+    ASSERT_EQ(f.size(), 4u) << "chunk " << chunk;
+    EXPECT_EQ(f[0].first, "A");
+    EXPECT_EQ(f[0].second, "");
+    EXPECT_EQ(f[1].first, "Long-Name");
+    EXPECT_EQ(f[1].second, "some value");
+    EXPECT_EQ(f[2].first, "b");
+    EXPECT_EQ(f[2].second, "2");
+    EXPECT_EQ(f[3].first, "Empty");
+    EXPECT_EQ(f[3].second, "");
+    ASSERT_EQ(reqs[1].headers.fields().size(), 1u);
+    EXPECT_EQ(reqs[1].headers.Get("c"), "3");
+    EXPECT_EQ(reqs[1].path, "/y");
+  }
+}
+
 TEST(RequestParser, ChunkedBody) {
   const std::string in =
       "POST /api/put HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"

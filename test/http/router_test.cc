@@ -64,6 +64,40 @@ TEST(Router, OpenTsdbPathRules) {
   EXPECT_EQ(f.seen.api_version, 0);
 }
 
+TEST(Router, RouteRestKeepsCaseAndDropsEmptySegments) {
+  Fixture f;
+  f.Go(Method::kGet, "/API/V1/Query/Last/Extra//Deep/");
+  EXPECT_EQ(f.hit, "last");
+  EXPECT_EQ(f.seen.route, "/api/query/last");
+  EXPECT_EQ(f.seen.route_rest, "Extra/Deep");
+  // More segments than any route has: all of them after the route.
+  f.Go(Method::kGet, "/api/v1/query/a/b/c/d/e/f/g/h");
+  EXPECT_EQ(f.hit, "query");
+  EXPECT_EQ(f.seen.route_rest, "a/b/c/d/e/f/g/h");
+  f.Go(Method::kGet, "/metrics//x/");
+  EXPECT_EQ(f.hit, "metrics");
+  EXPECT_EQ(f.seen.route_rest, "x");
+  f.Go(Method::kGet, "/api/query");
+  EXPECT_EQ(f.seen.route_rest, "");
+  // "v" + non-digit is not a version segment.
+  EXPECT_EQ(f.Go(Method::kGet, "/api/vx/query").status, 404);
+  EXPECT_EQ(f.hit, "");
+  EXPECT_EQ(f.Go(Method::kGet, "/api/v01/query").status, 200);
+  EXPECT_EQ(f.Go(Method::kGet, "/api/v1234567890/query").status, 400);
+}
+
+TEST(Router, RootRouteMatchesOnlyItself) {
+  Fixture f;
+  f.router.Add({Method::kGet}, "/", [&f](Request, ResponderPtr r) {
+    f.hit = "root";
+    r->Send(Reply::NoContent());
+  });
+  EXPECT_EQ(f.Go(Method::kGet, "//").status, 204);
+  EXPECT_EQ(f.hit, "root");
+  EXPECT_EQ(f.Go(Method::kGet, "/other").status, 404);
+  EXPECT_EQ(f.hit, "");
+}
+
 TEST(Router, Errors) {
   Fixture f;
   Reply r = f.Go(Method::kGet, "/api/nope");

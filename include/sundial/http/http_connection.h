@@ -97,7 +97,7 @@ class HttpConnection : public net::Session, public std::enable_shared_from_this<
   void ResumeParsing();
   size_t ParseSome(const char* data, size_t n);
   void AfterParse();
-  void StartRequest(Request request);
+  void StartRequest(Request&& request);
   // Applies the CORS rules; true if the request was answered here.
   bool HandleCors(const Request& request, Slot* slot);
   void AnswerParseError();
@@ -133,6 +133,7 @@ class HttpConnection : public net::Session, public std::enable_shared_from_this<
   std::deque<Slot> slots_;
   uint64_t next_seq_ = 0;
   std::string writing_;
+  std::string spare_;  // an empty buffer with capacity, for the next reply
   std::vector<std::function<void(bool)>> writing_callbacks_;
   bool reading_ = false;
   bool read_done_ = false;   // no more requests will be read

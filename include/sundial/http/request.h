@@ -33,6 +33,8 @@ class Headers {
   std::string_view Get(std::string_view name) const;
   bool Has(std::string_view name) const { return Find(name) != nullptr; }
   const std::vector<std::pair<std::string, std::string>>& fields() const { return fields_; }
+  // For the parser, which builds fields in place as their bytes arrive.
+  std::vector<std::pair<std::string, std::string>>* mutable_fields() { return &fields_; }
 
  private:
   std::vector<std::pair<std::string, std::string>> fields_;
@@ -56,6 +58,8 @@ class QueryParams {
   std::vector<std::string_view> GetAll(std::string_view key) const;
   const std::vector<std::pair<std::string, std::string>>& items() const { return params_; }
   size_t size() const { return params_.size(); }
+  // For the decoder, which decodes keys and values in place.
+  std::vector<std::pair<std::string, std::string>>* mutable_items() { return &params_; }
 
  private:
   std::vector<std::pair<std::string, std::string>> params_;

@@ -65,14 +65,15 @@ class Router {
   // Registers a route, e.g. Add({Method::kGet}, "/api/version", h). The
   // path is written in its canonical form: "/api/<endpoint>[/<sub>...]" for
   // API routes (no version segment), "/<page>" for others. Registering the
-  // same path twice replaces the handler.
+  // same path twice replaces the handler. REQUIRES: at most 6 segments.
   void Add(MethodSet methods, std::string_view path, Handler handler);
 
   // Routes the request: fills its api_version, route and route_rest and
-  // calls the handler, or answers the routing error itself. noexcept: a
+  // calls the handler, or answers the routing error itself. Matching
+  // allocates nothing (path segments are compared in place). noexcept: a
   // handler that throws (a broken contract, like a failed assert) ends the
   // process here rather than unwinding through the I/O loop.
-  void Dispatch(Request request, const ResponderPtr& responder) const noexcept;
+  void Dispatch(Request&& request, const ResponderPtr& responder) const noexcept;
 
   // Requests dispatched so far (for stats).
   uint64_t requests() const { return requests_.load(std::memory_order_relaxed); }
@@ -84,6 +85,8 @@ class Router {
     MethodSet methods;
     Handler handler;
   };
+
+  static bool CheckApiVersion(std::string_view seg, const ResponderPtr& responder, size_t* skip);
 
   std::vector<Route> routes_;
   mutable std::atomic<uint64_t> requests_{0};
