@@ -263,6 +263,9 @@ Status RunGroup(storage::Storage* st, const rollup::RollupStore* rollups, const 
   const bool use_cache = !use_rollups && cache != nullptr && CacheEligible(q);
   std::vector<std::pair<Timestamp, Timestamp>> partitions;
   if (use_rollups) partitions = st->PartitionRanges();
+  // The cached source of a one-series group: its output points that are
+  // cached buckets unchanged are printed from the cache's text.
+  CachedDownsampleSource* texts = nullptr;
   for (size_t m : members) {
     // Planner: downsampled values from hourly rollups, or kept from
     // earlier queries, or (below) downsampled from raw points.
@@ -276,6 +279,7 @@ Status RunGroup(storage::Storage* st, const rollup::RollupStore* rollups, const 
       auto src = std::make_unique<CachedDownsampleSource>(st, *cache, plan.series[m].id, ctx,
                                                           budget);
       if (!src->Prime()) continue;
+      texts = src.get();
       downsampled = std::move(src);
     }
     if (downsampled != nullptr) {
@@ -297,9 +301,16 @@ Status RunGroup(storage::Storage* st, const rollup::RollupStore* rollups, const 
   for (auto& raw : raws) sources.push_back(BuildSeriesPipeline(std::move(raw), q, ctx));
   GroupAggregator agg(std::move(sources), *q.aggregator, q.rate);
   w->BeginResult(q, h);
+  if (present.size() != 1) texts = nullptr;
   Point p;
+  std::string_view text;
   while (agg.Next(&p)) {
-    if (p.t >= spec.start_ms && p.t <= spec.end_ms) w->AddPoint(p.t, p.v);
+    if (p.t < spec.start_ms || p.t > spec.end_ms) continue;
+    if (texts != nullptr && texts->CachedText(p.t, p.v, &text)) {
+      w->AddPointText(p.t, text);
+    } else {
+      w->AddPoint(p.t, p.v);
+    }
   }
   SUNDIAL_RETURN_IF_ERROR(budget->status());
   ResultStats stats;

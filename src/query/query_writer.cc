@@ -147,12 +147,9 @@ void ResultWriter::BeginResult(const SubQuery& q, const GroupHeader& h) {
   buf_.append(spec_.arrays ? ",\"dps\":[" : ",\"dps\":{");
 }
 
-void ResultWriter::AddPoint(Timestamp t, const Value& v) {
-  // The point is laid out in stage_; only doubles outside
-  // WriteShortJavaDouble's range are appended to buf_ directly.
+char* ResultWriter::BeginPoint(Timestamp t) {
   if (staged_ + kMaxStagedPoint > sizeof(stage_)) Unstage();
-  char* const start = stage_ + staged_;
-  char* p = start;
+  char* p = stage_ + staged_;
   if (!first_point_) *p++ = ',';
   first_point_ = false;
   ++emitted_;
@@ -165,6 +162,32 @@ void ResultWriter::AddPoint(Timestamp t, const Value& v) {
     *p++ = '"';
     *p++ = ':';
   }
+  return p;
+}
+
+void ResultWriter::EndPoint(char* p) {
+  if (spec_.arrays) *p++ = ']';
+  staged_ = static_cast<size_t>(p - stage_);
+  if (buf_.size() + staged_ >= kChunkBytes) Flush(/*last=*/false);
+}
+
+void ResultWriter::AddPointText(Timestamp t, std::string_view value_text) {
+  char* p = BeginPoint(t);
+  if (value_text.size() <= kShortDoubleMax) {
+    std::memcpy(p, value_text.data(), value_text.size());
+    EndPoint(p + value_text.size());
+    return;
+  }
+  staged_ = static_cast<size_t>(p - stage_);
+  Unstage();
+  buf_.append(value_text);
+  EndPoint(stage_);
+}
+
+void ResultWriter::AddPoint(Timestamp t, const Value& v) {
+  // The point is laid out in stage_; only doubles outside
+  // WriteShortJavaDouble's range are appended to buf_ directly.
+  char* p = BeginPoint(t);
   if (v.is_int()) {
     p = WriteInt(v.int_value(), p);
   } else if (null_fill_ && std::isnan(v.float_value())) {
@@ -178,9 +201,7 @@ void ResultWriter::AddPoint(Timestamp t, const Value& v) {
     AppendJavaDouble(v.float_value(), &buf_);
     p = stage_;
   }
-  if (spec_.arrays) *p++ = ']';
-  staged_ = static_cast<size_t>(p - stage_);
-  if (buf_.size() + staged_ >= kChunkBytes) Flush(/*last=*/false);
+  EndPoint(p);
 }
 
 void ResultWriter::Unstage() {

@@ -41,6 +41,9 @@ class ResultWriter {
   void BeginResult(const SubQuery& q, const GroupHeader& h);
   // Adds one data point (already inside [start, end]).
   void AddPoint(Timestamp t, const Value& v);
+  // The same for a double v whose text (AppendJavaDouble's) is known.
+  // REQUIRES: v is not NaN (its text depends on the fill policy).
+  void AddPointText(Timestamp t, std::string_view value_text);
   // Closes the current result, adding "stats" with showStats. False if
   // the sink went away.
   bool EndResult(const ResultStats& stats);
@@ -57,6 +60,11 @@ class ResultWriter {
   // Moves the points laid out in stage_ to buf_. Everything but AddPoint
   // writes to buf_, so it calls this first.
   void Unstage();
+  // Stages what precedes a point's value: separator and timestamp. Returns
+  // where the value goes.
+  char* BeginPoint(Timestamp t);
+  // Stages what follows the value written up to p.
+  void EndPoint(char* p);
 
   const QuerySpec& spec_;
   ChunkSink* const sink_;
