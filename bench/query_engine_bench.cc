@@ -5,11 +5,21 @@
 //
 //   query_engine_bench --data-dir=DIR [--iterations=200 --data-start=1700000000
 //                      --query=abc (only these queries) --cache=BYTES (bucket cache; 0 = off)]
+//
+// With --parse-only (no data dir needed) it times only the GET parameter
+// parsing of each query (ParseQueryParams into a fresh QuerySpec, which is
+// all the server's ParseQuery does for a GET, destruction included) and
+// prints ns per parse: the median and the minimum over --runs runs of
+// --iterations parses each (defaults 9 and 200000), wall clock and thread
+// CPU time.
+#include <time.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sundial/query/query_engine.h"
@@ -26,6 +36,67 @@ class CountingSink final : public sundial::query::ChunkSink {
   size_t bytes = 0;
 };
 
+using Queries = std::vector<std::pair<const char*, sundial::query::ParamList>>;
+
+// The three queries of query_bench, for data written from `s` on.
+Queries BenchQueries(long long s) {
+  const long long h = s + 3599;
+  std::string eight;
+  for (int i = 0; i < 8; ++i) eight += (i ? "|host_" : "host_") + std::to_string(i);
+  return {
+      {"a", {{"start", std::to_string(s)}, {"end", std::to_string(h)},
+             {"m", "max:1m-max:cpu.usage_user{host=host_0}"}}},
+      {"b", {{"start", std::to_string(h - 12 * 3600 + 1)}, {"end", std::to_string(h)},
+             {"m", "max:1m-max:cpu.usage_user{}{host=" + eight + "}"}}},
+      {"c", {{"start", std::to_string(h - 86400 + 1)}, {"end", std::to_string(h)},
+             {"m", "avg:1h-avg:cpu.usage_user{host=*}"}}},
+  };
+}
+
+double ThreadCpuNs() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// --parse-only: ns per ParseQueryParams call for each query.
+int RunParseOnly(const Queries& queries, const std::string& only, int runs, int iterations) {
+  std::printf("%-5s %12s %12s %12s %12s\n", "query", "p50_ns", "min_ns", "cpu_p50_ns",
+              "cpu_min_ns");
+  for (const auto& [name, params] : queries) {
+    if (only.find(name) == std::string::npos) continue;
+    std::vector<double> wall, cpu;
+    for (int r = 0; r < runs; ++r) {
+      size_t n_queries = 0;
+      const double c0 = ThreadCpuNs();
+      const auto t0 = std::chrono::steady_clock::now();
+      for (int i = 0; i < iterations; ++i) {
+        sundial::query::QuerySpec spec;
+        const sundial::Status st = sundial::query::ParseQueryParams(params, 1700100000000, &spec);
+        if (!st.ok()) {
+          std::fprintf(stderr, "%s: %s\n", name, st.ToString().c_str());
+          return 1;
+        }
+        n_queries += spec.queries.size();
+      }
+      const double ns =
+          std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
+      cpu.push_back((ThreadCpuNs() - c0) / iterations);
+      wall.push_back(ns / iterations);
+      if (n_queries != static_cast<size_t>(iterations)) return 1;  // keeps the loop honest
+    }
+    std::printf("%-5s %12.1f %12.1f %12.1f %12.1f\n", name, Median(wall),
+                *std::min_element(wall.begin(), wall.end()), Median(cpu),
+                *std::min_element(cpu.begin(), cpu.end()));
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -34,16 +105,28 @@ int main(int argc, char** argv) {
   long long s = 1700000000;
   std::string only = "abc";
   size_t cache_bytes = 0;
+  bool parse_only = false;
+  int runs = 9;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a.rfind("--data-dir=", 0) == 0) dir = a.substr(11);
+    else if (a == "--parse-only") parse_only = true;
+    else if (a.rfind("--runs=", 0) == 0) runs = std::max(1, std::atoi(a.c_str() + 7));
     else if (a.rfind("--iterations=", 0) == 0) iterations = std::atoi(a.c_str() + 13);
     else if (a.rfind("--data-start=", 0) == 0) s = std::atoll(a.c_str() + 13);
     else if (a.rfind("--query=", 0) == 0) only = a.substr(8);
     else if (a.rfind("--cache=", 0) == 0) cache_bytes = std::strtoull(a.c_str() + 8, nullptr, 10);
   }
+  const Queries queries = BenchQueries(s);
+  if (parse_only) {
+    const bool iterations_given = std::any_of(argv + 1, argv + argc, [](const char* a) {
+      return std::string(a).rfind("--iterations=", 0) == 0;
+    });
+    return RunParseOnly(queries, only, runs, iterations_given ? std::max(1, iterations) : 200000);
+  }
   if (dir.empty()) {
-    std::fprintf(stderr, "usage: query_engine_bench --data-dir=DIR [--iterations=N]\n");
+    std::fprintf(stderr,
+                 "usage: query_engine_bench --data-dir=DIR [--iterations=N] | --parse-only\n");
     return 2;
   }
   sundial::storage::StorageOptions so;
@@ -59,17 +142,6 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "open: %s\n", status.ToString().c_str());
     return 1;
   }
-  const long long h = s + 3599;
-  std::string eight;
-  for (int i = 0; i < 8; ++i) eight += (i ? "|host_" : "host_") + std::to_string(i);
-  const std::vector<std::pair<const char*, sundial::query::ParamList>> queries = {
-      {"a", {{"start", std::to_string(s)}, {"end", std::to_string(h)},
-             {"m", "max:1m-max:cpu.usage_user{host=host_0}"}}},
-      {"b", {{"start", std::to_string(h - 12 * 3600 + 1)}, {"end", std::to_string(h)},
-             {"m", "max:1m-max:cpu.usage_user{}{host=" + eight + "}"}}},
-      {"c", {{"start", std::to_string(h - 86400 + 1)}, {"end", std::to_string(h)},
-             {"m", "avg:1h-avg:cpu.usage_user{host=*}"}}},
-  };
   const sundial::query::QueryEngine engine(st.get(), {}, nullptr, cache.get());
   std::printf("%-5s %10s %10s %10s\n", "query", "mean_us", "p50_us", "bytes");
   for (const auto& [name, params] : queries) {

@@ -1,7 +1,11 @@
 #include "cached_source.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <utility>
+
+#include "sundial/query/json_format.h"
 
 namespace sundial::query {
 namespace {
@@ -15,6 +19,18 @@ Timestamp AlignDown(Timestamp t, Timestamp iv) {
 Timestamp AlignUp(Timestamp t, Timestamp iv) {
   const Timestamp d = AlignDown(t, iv);
   return d == t ? t : d + iv;
+}
+
+// Fills e's value texts: what ResultWriter prints for each value, NaN
+// excepted.
+void FormatValues(BucketCache::Entry* e) {
+  e->text_len.reserve(e->buckets.size());
+  e->value_text.reserve(6 * e->buckets.size());
+  for (const BucketCache::Bucket& k : e->buckets) {
+    const size_t before = e->value_text.size();
+    if (!std::isnan(k.v)) AppendJavaDouble(k.v, &e->value_text);
+    e->text_len.push_back(static_cast<uint8_t>(e->value_text.size() - before));
+  }
 }
 
 }  // namespace
@@ -38,27 +54,34 @@ CachedDownsampleSource::CachedDownsampleSource(storage::Storage* storage, const 
       stamp_(use_.cache->StampOf(id, use_.removals)) {
   // The reused part [p, q) of the window; empty (p == q == hi) without one.
   Timestamp p = hi_, q = hi_;
-  BucketCache::Entry e;
+  BucketCache::EntryPtr e;
   if (use_.cache->Find(key_, stamp_, &e)) {
-    const Timestamp a = std::max(lo_, e.lo), b = std::min(hi_, e.hi);
+    const Timestamp a = std::max(lo_, e->lo), b = std::min(hi_, e->hi);
     // An edge bucket is the same in both only if both cut it at the same
     // time; otherwise reuse starts (ends) at the next bucket boundary.
-    const Timestamp pa = lo_ == e.lo ? a : AlignUp(a, interval_);
-    const Timestamp qb = hi_ == e.hi ? b : AlignDown(b, interval_);
+    const Timestamp pa = lo_ == e->lo ? a : AlignUp(a, interval_);
+    const Timestamp qb = hi_ == e->hi ? b : AlignDown(b, interval_);
     if (a < b && pa < qb) {
       p = pa;
       q = qb;
-      // Keep the buckets overlapping [p, q); usually all of them.
-      auto& k = e.buckets;
+      // Reuse the buckets overlapping [p, q); usually all of them.
+      const auto& k = e->buckets;
       const Timestamp iv = interval_;
-      k.erase(std::lower_bound(k.begin(), k.end(), q,
-                               [](const BucketCache::Bucket& x, Timestamp t) { return x.t < t; }),
-              k.end());
-      k.erase(k.begin(), std::lower_bound(k.begin(), k.end(), p,
-                                          [iv](const BucketCache::Bucket& x, Timestamp t) {
-                                            return x.t + iv <= t;
-                                          }));
-      cached_ = std::move(k);
+      cached_end_ = static_cast<size_t>(
+          std::lower_bound(k.begin(), k.end(), q,
+                           [](const BucketCache::Bucket& x, Timestamp t) { return x.t < t; }) -
+          k.begin());
+      cached_pos_ = static_cast<size_t>(
+          std::lower_bound(k.begin(), k.begin() + static_cast<std::ptrdiff_t>(cached_end_), p,
+                           [iv](const BucketCache::Bucket& x, Timestamp t) {
+                             return x.t + iv <= t;
+                           }) -
+          k.begin());
+      text_pos_ = cached_pos_;
+      if (!e->text_len.empty()) {
+        for (size_t i = 0; i < cached_pos_; ++i) text_off_ += e->text_len[i];
+      }
+      entry_ = std::move(e);
     }
   }
   front_ = Segment(lo_, p);
@@ -85,8 +108,8 @@ bool CachedDownsampleSource::Advance(Point* p) {
         phase_ = Phase::kCached;
         break;
       case Phase::kCached:
-        if (cached_pos_ < cached_.size()) {
-          const BucketCache::Bucket& k = cached_[cached_pos_++];
+        if (cached_pos_ < cached_end_) {
+          const BucketCache::Bucket& k = entry_->buckets[cached_pos_++];
           p->t = k.t;
           p->v = Value::Float(k.v);
           Keep(*p);
@@ -106,6 +129,18 @@ bool CachedDownsampleSource::Advance(Point* p) {
         return false;
     }
   }
+}
+
+bool CachedDownsampleSource::CachedText(Timestamp t, const Value& v, std::string_view* text) {
+  if (entry_ == nullptr || entry_->text_len.empty() || v.is_int()) return false;
+  const auto& k = entry_->buckets;
+  while (text_pos_ < cached_end_ && k[text_pos_].t < t) text_off_ += entry_->text_len[text_pos_++];
+  if (text_pos_ == cached_end_ || k[text_pos_].t != t) return false;
+  const size_t len = entry_->text_len[text_pos_];
+  const double cached = k[text_pos_].v, asked = v.float_value();
+  if (len == 0 || std::memcmp(&cached, &asked, sizeof(double)) != 0) return false;
+  *text = std::string_view(entry_->value_text.data() + text_off_, len);
+  return true;
 }
 
 void CachedDownsampleSource::Keep(const Point& p) {
@@ -142,6 +177,7 @@ void CachedDownsampleSource::StoreBack() {
       [](const BucketCache::Bucket& k, Timestamp t) { return k.t < t; });
   e.buckets.assign(out_.begin(), stop);
   StopCollecting();
+  FormatValues(&e);
   use_.cache->Put(key_, stamp_, std::move(e));
 }
 

@@ -63,38 +63,75 @@ Status ParseTsuidSubQuery(std::string_view t, SubQuery* out) {
   return Status::OK();
 }
 
+// The query-string keys ParseQueryParams reads.
+enum class Key : uint8_t {
+  kOther, kStart, kEnd, kTz, kTimezone, kSubQuery, kMs, kArrays, kShowTsuids, kShowQuery,
+  kNoAnnotations, kGlobalAnnotations, kShowStats, kShowSummary,
+};
+
+Key ClassifyKey(std::string_view k) {
+  switch (k.size()) {
+    case 1: return k == "m" ? Key::kSubQuery : Key::kOther;
+    case 2: return k == "ms" ? Key::kMs : k == "tz" ? Key::kTz : Key::kOther;
+    case 3: return k == "end" ? Key::kEnd : Key::kOther;
+    case 5: return k == "start" ? Key::kStart : k == "tsuid" ? Key::kSubQuery : Key::kOther;
+    case 6: return k == "arrays" ? Key::kArrays : k == "tsuids" ? Key::kSubQuery : Key::kOther;
+    case 8: return k == "timezone" ? Key::kTimezone : Key::kOther;
+    case 10:
+      if (k == "show_query") return Key::kShowQuery;
+      return k == "show_stats" ? Key::kShowStats : Key::kOther;
+    case 11: return k == "show_tsuids" ? Key::kShowTsuids : Key::kOther;
+    case 12: return k == "show_summary" ? Key::kShowSummary : Key::kOther;
+    case 14: return k == "no_annotations" ? Key::kNoAnnotations : Key::kOther;
+    case 18: return k == "global_annotations" ? Key::kGlobalAnnotations : Key::kOther;
+    default: return Key::kOther;
+  }
+}
+
 }  // namespace
 
 Status ParseQueryParams(const ParamList& params, Timestamp now_ms, QuerySpec* out) {
+  // One pass for the single-valued parameters (last wins) and the flags;
+  // the sub-queries are parsed after the time range, in request order.
+  const std::string* start = nullptr;
+  const std::string* end = nullptr;
+  const std::string* tz = nullptr;
+  const std::string* timezone = nullptr;
+  size_t n_queries = 0;
   QuerySpec spec;
-  const std::string* start = FindParam(params, "start");
+  for (const auto& kv : params) {
+    switch (ClassifyKey(kv.first)) {
+      case Key::kOther: break;
+      case Key::kStart: start = &kv.second; break;
+      case Key::kEnd: end = &kv.second; break;
+      case Key::kTz: tz = &kv.second; break;
+      case Key::kTimezone: timezone = &kv.second; break;
+      case Key::kSubQuery: ++n_queries; break;
+      case Key::kMs: spec.ms_resolution = true; break;
+      case Key::kArrays: spec.arrays = true; break;
+      case Key::kShowTsuids: spec.show_tsuids = true; break;
+      case Key::kShowQuery: spec.show_query = true; break;
+      case Key::kNoAnnotations: spec.no_annotations = true; break;
+      case Key::kGlobalAnnotations: spec.global_annotations = true; break;
+      case Key::kShowStats: spec.show_stats = true; break;
+      case Key::kShowSummary: spec.show_summary = true; break;
+    }
+  }
   if (start == nullptr || start->empty()) {
     return Status::InvalidArgument("Missing parameter <code>start</code>");
   }
-  const std::string* tz = FindParam(params, "tz");
-  if (tz == nullptr) tz = FindParam(params, "timezone");
+  if (tz == nullptr) tz = timezone;
   if (tz != nullptr) SUNDIAL_RETURN_IF_ERROR(TimeZone::Load(*tz, &spec.tz));
-  const std::string* end = FindParam(params, "end");
-  SUNDIAL_RETURN_IF_ERROR(
-      ParseTimeRange(*start, end ? *end : std::string(), end != nullptr, now_ms, &spec));
-  spec.ms_resolution = HasParam(params, "ms");
-  spec.arrays = HasParam(params, "arrays");
-  spec.show_tsuids = HasParam(params, "show_tsuids");
-  spec.show_query = HasParam(params, "show_query");
-  spec.no_annotations = HasParam(params, "no_annotations");
-  spec.global_annotations = HasParam(params, "global_annotations");
-  spec.show_stats = HasParam(params, "show_stats");
-  spec.show_summary = HasParam(params, "show_summary");
+  SUNDIAL_RETURN_IF_ERROR(ParseTimeRange(*start, end ? std::string_view(*end) : std::string_view(),
+                                         end != nullptr, now_ms, &spec));
+  spec.queries.reserve(n_queries);
   for (const auto& kv : params) {
-    SubQuery q;
-    if (kv.first == "m") {
-      SUNDIAL_RETURN_IF_ERROR(ParseMSubQuery(kv.second, &q));
-    } else if (kv.first == "tsuid" || kv.first == "tsuids") {
-      SUNDIAL_RETURN_IF_ERROR(ParseTsuidSubQuery(kv.second, &q));
-    } else {
-      continue;
-    }
-    spec.queries.push_back(std::move(q));
+    const std::string& k = kv.first;
+    const bool m = k.size() == 1 && k[0] == 'm';
+    if (!m && k != "tsuid" && k != "tsuids") continue;
+    SubQuery& q = spec.queries.emplace_back();
+    SUNDIAL_RETURN_IF_ERROR(m ? ParseMSubQueryInto(kv.second, &q)
+                              : ParseTsuidSubQuery(kv.second, &q));
   }
   if (spec.queries.empty()) return Status::InvalidArgument("Missing sub queries");
   DedupSubQueries(&spec.queries);

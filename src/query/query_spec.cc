@@ -2,16 +2,40 @@
 // metric{tags}{filters}, time ranges, de-duplication.
 #include "sundial/query/query_spec.h"
 
-#include <cctype>
 #include <unordered_set>
 
 namespace sundial::query {
 namespace {
 
+// ASCII lower case: what std::tolower does in the "C" locale, which the
+// process never leaves (nothing calls setlocale).
+char Lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+
 std::string ToLower(std::string_view s) {
   std::string r(s);
-  for (char& c : r) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (char& c : r) c = Lower(c);
   return r;
+}
+
+// True if s equals `lower` (lower-case) ignoring the case of s.
+bool EqualsLower(std::string_view s, std::string_view lower) {
+  if (s.size() != lower.size()) return false;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (Lower(s[i]) != lower[i]) return false;
+  }
+  return true;
+}
+
+bool StartsWithLower(std::string_view s, std::string_view lower) {
+  return s.size() >= lower.size() && EqualsLower(s.substr(0, lower.size()), lower);
+}
+
+// True if s contains `lower` (lower-case) ignoring the case of s.
+bool ContainsLower(std::string_view s, std::string_view lower) {
+  for (size_t i = 0; i + lower.size() <= s.size(); ++i) {
+    if (EqualsLower(s.substr(i, lower.size()), lower)) return true;
+  }
+  return false;
 }
 
 // OpenTSDB Tags.splitString: every separator splits, empties kept.
@@ -27,11 +51,27 @@ std::vector<std::string_view> SplitAll(std::string_view s, char sep) {
   return out;
 }
 
-// Java String.split: like SplitAll but trailing empty strings dropped.
-std::vector<std::string_view> JavaSplit(std::string_view s, char sep) {
-  std::vector<std::string_view> out = SplitAll(s, sep);
-  while (!out.empty() && out.back().empty()) out.pop_back();
-  return out;
+// SplitAll into a fixed array: stores the first `max` parts in out[] and
+// returns the number of parts there are.
+size_t SplitInto(std::string_view s, char sep, std::string_view* out, size_t max) {
+  size_t n = 0;
+  size_t start = 0;
+  for (size_t i = 0; i <= s.size(); ++i) {
+    if (i == s.size() || s[i] == sep) {
+      if (n < max) out[n] = s.substr(start, i - start);
+      ++n;
+      start = i + 1;
+    }
+  }
+  return n;
+}
+
+// Java String.split into a fixed array: SplitInto with trailing empty
+// parts dropped.
+size_t JavaSplitInto(std::string_view s, char sep, std::string_view* out, size_t max) {
+  while (!s.empty() && s.back() == sep) s.remove_suffix(1);
+  if (s.empty()) return 0;
+  return SplitInto(s, sep, out, max);
 }
 
 bool ParseLong(std::string_view s, int64_t* out) {
@@ -44,33 +84,37 @@ bool ParseLong(std::string_view s, int64_t* out) {
   if (s.empty()) return false;
   uint64_t v = 0;
   const uint64_t limit = neg ? (uint64_t{1} << 63) : (uint64_t{1} << 63) - 1;
+  const uint64_t limit_tens = limit / 10;
+  const uint64_t limit_units = limit % 10;
   for (char c : s) {
     if (c < '0' || c > '9') return false;
     const uint64_t d = static_cast<uint64_t>(c - '0');
-    if (v > (limit - d) / 10) return false;
+    // v * 10 + d <= limit, without overflowing.
+    if (v > limit_tens || (v == limit_tens && d > limit_units)) return false;
     v = v * 10 + d;
   }
   *out = neg ? static_cast<int64_t>(0 - v) : static_cast<int64_t>(v);
   return true;
 }
 
-// Tags.parse of one "k=v" entry.
+// Tags.parse of one "k=v" entry: exactly one '=', both sides non-empty.
 Status ParseTag(std::string_view tag, std::string_view* k, std::string_view* v) {
-  const std::vector<std::string_view> kv = SplitAll(tag, '=');
-  if (kv.size() != 2 || kv[0].empty() || kv[1].empty()) {
+  const size_t eq = tag.find('=');
+  if (eq == std::string_view::npos || eq == 0 || eq + 1 == tag.size() ||
+      tag.find('=', eq + 1) != std::string_view::npos) {
     return Status::InvalidArgument("invalid tag: " + std::string(tag));
   }
-  *k = kv[0];
-  *v = kv[1];
+  *k = tag.substr(0, eq);
+  *v = tag.substr(eq + 1);
   return Status::OK();
 }
 
-// Adds f unless an equal filter exists; a group-by duplicate marks the
-// existing one group-by (TagVFilter.mapToFilters).
-void AddFilter(TagFilter f, std::vector<TagFilter>* filters) {
+// Adds f unless a filter with the same Key() exists; a group-by duplicate
+// marks the existing one group-by (TagVFilter.mapToFilters).
+void AddFilter(TagFilter&& f, std::vector<TagFilter>* filters) {
   if (f.group_by()) {
     for (TagFilter& e : *filters) {
-      if (e.Key() == f.Key()) {
+      if (e.SameKey(f)) {
         e.set_group_by(true);
         return;
       }
@@ -82,7 +126,14 @@ void AddFilter(TagFilter f, std::vector<TagFilter>* filters) {
 // Parses the comma list inside one pair of braces.
 Status ParseBraceList(std::string_view list, bool group_by, bool stop_on_empty,
                       std::vector<TagFilter>* filters) {
-  for (std::string_view entry : SplitAll(list, ',')) {
+  size_t entries = 1;
+  for (char c : list) entries += c == ',';
+  filters->reserve(filters->size() + entries);
+  size_t start = 0;
+  for (size_t i = 0; i <= list.size(); ++i) {
+    if (i != list.size() && list[i] != ',') continue;
+    const std::string_view entry = list.substr(start, i - start);
+    start = i + 1;
     if (entry.empty() && stop_on_empty) break;
     std::string_view k, v;
     Status s = ParseTag(entry, &k, &v);
@@ -139,17 +190,18 @@ void SplitErrorDetails(const std::string& msg, std::string* message, std::string
 Status ParseDownsample(std::string_view s, bool use_calendar, DownsampleSpec* out) {
   DownsampleSpec d;
   d.text = std::string(s);
-  const std::vector<std::string_view> parts = JavaSplit(s, '-');
-  const std::string quoted = "Invalid downsampling specifier '" + std::string(s) + "': ";
-  if (parts.size() < 2) {
-    return Status::InvalidArgument(quoted + "must provide at least interval and function");
+  std::string_view parts[3];
+  const size_t n_parts = JavaSplitInto(s, '-', parts, 3);
+  const auto quoted = [s] { return "Invalid downsampling specifier '" + std::string(s) + "': "; };
+  if (n_parts < 2) {
+    return Status::InvalidArgument(quoted() + "must provide at least interval and function");
   }
-  if (parts.size() > 3) {
-    return Status::InvalidArgument(quoted +
+  if (n_parts > 3) {
+    return Status::InvalidArgument(quoted() +
                                    "must consist of interval, function, and optional fill policy");
   }
   std::string_view iv = parts[0];
-  if (ToLower(iv).find("all") != std::string::npos) {
+  if (ContainsLower(iv, "all")) {
     d.all = true;
   } else {
     if (!iv.empty() && iv.back() == 'c') {
@@ -161,16 +213,16 @@ Status ParseDownsample(std::string_view s, bool use_calendar, DownsampleSpec* ou
     // far from overflow (and covers any stored time range anyway).
     constexpr int64_t kMaxIntervalMs = int64_t{1000} * 366 * 86400 * 1000;
     if (d.interval_ms > kMaxIntervalMs) {
-      return Status::InvalidArgument(quoted + "interval longer than 1000 years");
+      return Status::InvalidArgument(quoted() + "interval longer than 1000 years");
     }
     if (d.calendar || use_calendar) {
       d.calendar = true;
       size_t digits = 0;
-      while (digits < iv.size() && std::isdigit(static_cast<unsigned char>(iv[digits]))) ++digits;
+      while (digits < iv.size() && iv[digits] >= '0' && iv[digits] <= '9') ++digits;
       int64_t count = 0;
       if (!ParseLong(iv.substr(0, digits), &count) || count <= 0 || count > 1000000 ||
           !ParseCalendarUnit(iv.substr(digits), &d.unit)) {
-        return Status::InvalidArgument(quoted + "invalid calendar interval");
+        return Status::InvalidArgument(quoted() + "invalid calendar interval");
       }
       d.count = static_cast<int>(count);
     }
@@ -182,14 +234,14 @@ Status ParseDownsample(std::string_view s, bool use_calendar, DownsampleSpec* ou
   if (d.fn == nullptr) {
     return Status::InvalidArgument("No such downsampling function: " + std::string(parts[1]));
   }
-  if (parts.size() == 3) {
-    const std::string p = ToLower(parts[2]);
-    if (p == "none") d.fill = FillPolicy::kNone;
-    else if (p == "nan") d.fill = FillPolicy::kNaN;
-    else if (p == "null") d.fill = FillPolicy::kNull;
-    else if (p == "zero") d.fill = FillPolicy::kZero;
-    else if (p == "scalar") d.fill = FillPolicy::kScalar;
-    else return Status::InvalidArgument("Unrecognized fill policy: " + p);
+  if (n_parts == 3) {
+    const std::string_view p = parts[2];
+    if (EqualsLower(p, "none")) d.fill = FillPolicy::kNone;
+    else if (EqualsLower(p, "nan")) d.fill = FillPolicy::kNaN;
+    else if (EqualsLower(p, "null")) d.fill = FillPolicy::kNull;
+    else if (EqualsLower(p, "zero")) d.fill = FillPolicy::kZero;
+    else if (EqualsLower(p, "scalar")) d.fill = FillPolicy::kScalar;
+    else return Status::InvalidArgument("Unrecognized fill policy: " + ToLower(p));
   }
   d.enabled = true;
   *out = std::move(d);
@@ -201,14 +253,14 @@ Status ParseMetricAndFilters(std::string_view s, std::string* metric,
   if (s.empty()) return Status::InvalidArgument("Metric cannot be null or empty");
   const size_t curly = s.find('{');
   if (curly == std::string_view::npos) {
-    *metric = std::string(s);
+    metric->assign(s);
     return Status::OK();
   }
   const size_t len = s.size();
   if (s.back() != '}') {
     return Status::InvalidArgument("Missing '}' at the end of: " + std::string(s));
   }
-  *metric = std::string(s.substr(0, curly));
+  metric->assign(s.substr(0, curly));
   if (curly == len - 2) return Status::OK();
   const size_t close = s.find('}');
   if (close != len - 1) {
@@ -219,40 +271,45 @@ Status ParseMetricAndFilters(std::string_view s, std::string* metric,
   return ParseBraceList(s.substr(curly + 1, close - curly - 1), true, close != len - 1, filters);
 }
 
-Status ParseMSubQuery(std::string_view m, SubQuery* out) {
-  const std::vector<std::string_view> parts = SplitAll(m, ':');
-  if (parts.size() < 2 || parts.size() > 5) {
+Status ParseMSubQueryInto(std::string_view m, SubQuery* q) {
+  std::string_view parts[5];
+  const size_t n_parts = SplitInto(m, ':', parts, 5);
+  if (n_parts < 2 || n_parts > 5) {
     return Status::InvalidArgument("Invalid parameter m=" + std::string(m) + " (" +
-                                   (parts.size() < 2 ? "not enough" : "too many") +
+                                   (n_parts < 2 ? "not enough" : "too many") +
                                    " :-separated parts)");
   }
-  SubQuery q;
   if (parts[0].empty()) return Status::InvalidArgument("Missing the aggregation function");
-  q.aggregator = FindAggregator(parts[0]);
-  if (q.aggregator == nullptr) {
+  q->aggregator = FindAggregator(parts[0]);
+  if (q->aggregator == nullptr) {
     return Status::InvalidArgument("No such aggregation function: " + std::string(parts[0]));
   }
-  SUNDIAL_RETURN_IF_ERROR(ParseMetricAndFilters(parts.back(), &q.metric, &q.filters));
-  if (q.metric.empty()) {
+  SUNDIAL_RETURN_IF_ERROR(ParseMetricAndFilters(parts[n_parts - 1], &q->metric, &q->filters));
+  if (q->metric.empty()) {
     return Status::InvalidArgument("Missing the metric or tsuids, provide at least one");
   }
-  for (size_t x = 1; x + 1 < parts.size(); ++x) {
+  for (size_t x = 1; x + 1 < n_parts; ++x) {
     const std::string_view p = parts[x];
     if (p.empty()) continue;
-    const std::string lower = ToLower(p);
-    if (lower.rfind("rate", 0) == 0) {
-      q.rate = true;
+    if (StartsWithLower(p, "rate")) {
+      q->rate = true;
       if (p.find('{') != std::string_view::npos) {
-        q.has_rate_options = true;
-        SUNDIAL_RETURN_IF_ERROR(ParseRateOptions(p, &q.rate_options));
+        q->has_rate_options = true;
+        SUNDIAL_RETURN_IF_ERROR(ParseRateOptions(p, &q->rate_options));
       }
-    } else if (std::isdigit(static_cast<unsigned char>(p[0]))) {
-      SUNDIAL_RETURN_IF_ERROR(ParseDownsample(p, false, &q.downsample));
-    } else if (lower.rfind("explicit_tags", 0) == 0) {
-      q.explicit_tags = true;
+    } else if (p[0] >= '0' && p[0] <= '9') {
+      SUNDIAL_RETURN_IF_ERROR(ParseDownsample(p, false, &q->downsample));
+    } else if (StartsWithLower(p, "explicit_tags")) {
+      q->explicit_tags = true;
     }
     // pre-agg, rollup_*, percentiles[...], show-histogram-buckets: ignored.
   }
+  return Status::OK();
+}
+
+Status ParseMSubQuery(std::string_view m, SubQuery* out) {
+  SubQuery q;
+  SUNDIAL_RETURN_IF_ERROR(ParseMSubQueryInto(m, &q));
   *out = std::move(q);
   return Status::OK();
 }

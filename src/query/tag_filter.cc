@@ -1,7 +1,6 @@
 #include "sundial/query/tag_filter.h"
 
 #include <algorithm>
-#include <cctype>
 
 #include "sundial/query/json_format.h"
 
@@ -62,14 +61,19 @@ constexpr TypeInfo kTypes[] = {
      "match on any value for the tag key."},
 };
 
+// ASCII lower case: what std::tolower does in the "C" locale, which the
+// process never leaves (nothing calls setlocale).
+char Lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+
 std::string ToLower(std::string_view s) {
   std::string r(s);
-  for (char& c : r) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (char& c : r) c = Lower(c);
   return r;
 }
 
 std::vector<std::string> Split(std::string_view s, char sep) {
   std::vector<std::string> out;
+  out.reserve(static_cast<size_t>(std::count(s.begin(), s.end(), sep)) + 1);
   size_t start = 0;
   for (size_t i = 0; i <= s.size(); ++i) {
     if (i == s.size() || s[i] == sep) {
@@ -80,9 +84,8 @@ std::vector<std::string> Split(std::string_view s, char sep) {
   return out;
 }
 
-Status BuildWildcard(std::string_view filter, TagFilter* f, bool ci, std::string* pattern,
-                     bool* has_prefix, bool* has_postfix, std::vector<std::string>* comps) {
-  (void)f;
+Status BuildWildcard(std::string_view filter, bool ci, bool* has_prefix, bool* has_postfix,
+                     std::vector<std::string>* comps) {
   std::string actual = ci ? ToLower(filter) : std::string(filter);
   if (actual.find('*') == std::string::npos) {
     return Status::InvalidArgument("Filter must contain an asterisk");
@@ -99,9 +102,8 @@ Status BuildWildcard(std::string_view filter, TagFilter* f, bool ci, std::string
   if (star != std::string::npos && star > 0) {
     *comps = Split(actual, '*');
   } else {
-    comps->assign(1, actual);
+    comps->assign(1, std::move(actual));
   }
-  *pattern = actual;
   return Status::OK();
 }
 
@@ -117,14 +119,19 @@ Status TagFilter::Create(std::string_view type, std::string_view tagk, std::stri
     return Status::InvalidArgument("Could not find a tag value filter of the type: " +
                                    std::string(type));
   }
+  return Build(info->type, tagk, filter, group_by, out);
+}
+
+Status TagFilter::Build(FilterType type, std::string_view tagk, std::string_view filter,
+                        bool group_by, TagFilter* out) {
   if (tagk.empty()) return Status::InvalidArgument("Tagk cannot be null or empty");
   if (filter.empty()) return Status::InvalidArgument("Filter cannot be null or empty");
   TagFilter f;
-  f.type_ = info->type;
-  f.tagk_ = std::string(tagk);
-  f.filter_ = std::string(filter);
+  f.type_ = type;
+  f.tagk_.assign(tagk);
+  f.filter_.assign(filter);
   f.group_by_ = group_by;
-  switch (info->type) {
+  switch (type) {
     case FilterType::kLiteralOr:
     case FilterType::kNotLiteralOr:
       f.literals_ = Split(filter, '|');
@@ -136,10 +143,9 @@ Status TagFilter::Create(std::string_view type, std::string_view tagk, std::stri
       break;
     case FilterType::kWildcard:
     case FilterType::kIWildcard: {
-      f.case_insensitive_ = info->type == FilterType::kIWildcard;
-      std::string pattern;
-      SUNDIAL_RETURN_IF_ERROR(BuildWildcard(filter, &f, f.case_insensitive_, &pattern,
-                                            &f.has_prefix_, &f.has_postfix_, &f.components_));
+      f.case_insensitive_ = type == FilterType::kIWildcard;
+      SUNDIAL_RETURN_IF_ERROR(BuildWildcard(filter, f.case_insensitive_, &f.has_prefix_,
+                                            &f.has_postfix_, &f.components_));
       f.match_all_ = f.components_.size() == 1 && f.components_[0] == "*";
       break;
     }
@@ -165,7 +171,7 @@ Status TagFilter::FromShorthand(std::string_view tagk, std::string_view value, b
   if (tagk.empty()) return Status::InvalidArgument("Tagk cannot be null or empty");
   if (value.empty()) return Status::InvalidArgument("Filter cannot be null or empty");
   if (value == "*") {
-    SUNDIAL_RETURN_IF_ERROR(Create("iwildcard", tagk, "*", group_by, out));
+    SUNDIAL_RETURN_IF_ERROR(Build(FilterType::kIWildcard, tagk, "*", group_by, out));
     out->reported_as_wildcard_ = true;
     return Status::OK();
   }
@@ -174,15 +180,19 @@ Status TagFilter::FromShorthand(std::string_view tagk, std::string_view value, b
     if (value.back() != ')') {
       return Status::InvalidArgument("Filter must end with a ')': " + std::string(value));
     }
-    return Create(ToLower(value.substr(0, paren)), tagk,
-                  value.substr(paren + 1, value.size() - paren - 2), group_by, out);
+    const std::string_view type = value.substr(0, paren);
+    const std::string_view filter = value.substr(paren + 1, value.size() - paren - 2);
+    char lower[16];  // longer than every type name: lower-cased on the heap for the error
+    if (type.size() > sizeof(lower)) return Create(ToLower(type), tagk, filter, group_by, out);
+    for (size_t i = 0; i < type.size(); ++i) lower[i] = Lower(type[i]);
+    return Create(std::string_view(lower, type.size()), tagk, filter, group_by, out);
   }
   if (value.find('*') != std::string_view::npos) {
-    SUNDIAL_RETURN_IF_ERROR(Create("iwildcard", tagk, value, group_by, out));
+    SUNDIAL_RETURN_IF_ERROR(Build(FilterType::kIWildcard, tagk, value, group_by, out));
     out->reported_as_wildcard_ = true;
     return Status::OK();
   }
-  return Create("literal_or", tagk, value, group_by, out);
+  return Build(FilterType::kLiteralOr, tagk, value, group_by, out);
 }
 
 bool TagFilter::MatchWildcard(std::string_view v) const {
@@ -238,7 +248,46 @@ std::string_view TagFilter::type_name() const {
 }
 
 std::string TagFilter::Key() const {
-  return tagk_ + "|" + std::string(type_name()) + (case_insensitive_ ? "i" : "") + "|" + filter_;
+  std::string_view pieces[5];
+  const size_t n = KeyPieces(pieces);
+  size_t size = 0;
+  for (size_t i = 0; i < n; ++i) size += pieces[i].size();
+  std::string key;
+  key.reserve(size);
+  for (size_t i = 0; i < n; ++i) key.append(pieces[i]);
+  return key;
+}
+
+size_t TagFilter::KeyPieces(std::string_view* pieces) const {
+  size_t n = 0;
+  pieces[n++] = tagk_;
+  pieces[n++] = "|";
+  pieces[n++] = type_name();
+  pieces[n++] = case_insensitive_ ? "i|" : "|";
+  pieces[n++] = filter_;
+  return n;
+}
+
+bool TagFilter::SameKey(const TagFilter& other) const {
+  std::string_view a[5], b[5];
+  const size_t na = KeyPieces(a);
+  const size_t nb = other.KeyPieces(b);
+  size_t size_a = 0, size_b = 0;
+  for (size_t i = 0; i < na; ++i) size_a += a[i].size();
+  for (size_t i = 0; i < nb; ++i) size_b += b[i].size();
+  if (size_a != size_b) return false;
+  // Walk both piece lists as one string each.
+  size_t i = 0, j = 0;
+  std::string_view pa = a[0], pb = b[0];
+  while (true) {
+    while (pa.empty() && ++i < na) pa = a[i];
+    while (pb.empty() && ++j < nb) pb = b[j];
+    if (pa.empty() || pb.empty()) return pa.empty() && pb.empty();
+    const size_t len = std::min(pa.size(), pb.size());
+    if (pa.substr(0, len) != pb.substr(0, len)) return false;
+    pa.remove_prefix(len);
+    pb.remove_prefix(len);
+  }
 }
 
 std::string FilterConfigJson() {

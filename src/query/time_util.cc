@@ -1,6 +1,5 @@
 #include "sundial/query/time_util.h"
 
-#include <cctype>
 #include <limits>
 #include <string>
 
@@ -29,16 +28,21 @@ bool ParseInt64(std::string_view s, int64_t* out) {
   if (!AllDigits(s)) return false;
   uint64_t v = 0;
   const uint64_t limit = neg ? uint64_t{1} << 63 : (uint64_t{1} << 63) - 1;
+  const uint64_t limit_tens = limit / 10;
+  const uint64_t limit_units = limit % 10;
   for (char c : s) {
     const uint64_t d = static_cast<uint64_t>(c - '0');
-    if (v > (limit - d) / 10) return false;
+    // v * 10 + d <= limit, without overflowing.
+    if (v > limit_tens || (v == limit_tens && d > limit_units)) return false;
     v = v * 10 + d;
   }
   *out = neg ? static_cast<int64_t>(0 - v) : static_cast<int64_t>(v);
   return true;
 }
 
-char Lower(char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }
+// ASCII lower case: what std::tolower does in the "C" locale, which the
+// process never leaves (nothing calls setlocale).
+char Lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
 
 bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
@@ -142,18 +146,18 @@ void CivilFromDays(int64_t z, int64_t* y, unsigned* m, unsigned* d) {
 }
 
 Status ParseDuration(std::string_view s, int64_t* ms) {
-  const std::string str(s);
+  const auto str = [s] { return std::string(s); };  // for error messages only
   if (s.empty()) return Status::InvalidArgument("Cannot parse null or empty duration");
   size_t unit = 0;
   while (unit < s.size() && s[unit] >= '0' && s[unit] <= '9') ++unit;
   if (unit >= s.size()) {
-    return Status::InvalidArgument("Invalid duration, must have an integer and unit: " + str);
+    return Status::InvalidArgument("Invalid duration, must have an integer and unit: " + str());
   }
   int64_t interval = 0;
   if (!ParseInt64(s.substr(0, unit), &interval)) {
-    return Status::InvalidArgument("Invalid duration (number): " + str);
+    return Status::InvalidArgument("Invalid duration (number): " + str());
   }
-  if (interval <= 0) return Status::InvalidArgument("Zero or negative duration: " + str);
+  if (interval <= 0) return Status::InvalidArgument("Zero or negative duration: " + str());
   int64_t mult = 0;
   switch (Lower(s.back())) {
     case 's':
@@ -169,19 +173,19 @@ Status ParseDuration(std::string_view s, int64_t* ms) {
     case 'w': mult = 86400 * 7; break;
     case 'n': mult = 86400 * 30; break;
     case 'y': mult = 86400 * 365; break;
-    default: return Status::InvalidArgument("Invalid duration (suffix): " + str);
+    default: return Status::InvalidArgument("Invalid duration (suffix): " + str());
   }
   mult *= 1000;
   if (interval > std::numeric_limits<int64_t>::max() / mult) {
-    return Status::InvalidArgument("Duration must be < Long.MAX_VALUE ms: " + str);
+    return Status::InvalidArgument("Duration must be < Long.MAX_VALUE ms: " + str());
   }
   *ms = interval * mult;
   return Status::OK();
 }
 
 Status ParseDateTime(std::string_view s, Timestamp now_ms, const TimeZone& tz, Timestamp* out) {
-  const std::string str(s);
-  if (s.empty()) return Status::InvalidArgument("Invalid time: " + str + ". Null or empty date");
+  const auto str = [s] { return std::string(s); };  // for error messages only
+  if (s.empty()) return Status::InvalidArgument("Invalid time: " + str() + ". Null or empty date");
   if (EqualsIgnoreCase(s, "now")) {
     *out = now_ms;
     return Status::OK();
@@ -199,7 +203,8 @@ Status ParseDateTime(std::string_view s, Timestamp now_ms, const TimeZone& tz, T
       AllDigits(s.substr(0, s.size() - 2))) {
     int64_t v = 0;
     if (!ParseInt64(s.substr(0, s.size() - 2), &v)) {
-      return Status::InvalidArgument("Invalid time: " + str + ". For input string: \"" + str + "\"");
+      return Status::InvalidArgument("Invalid time: " + str() + ". For input string: \"" + str() +
+                                     "\"");
     }
     *out = v;
     return Status::OK();
@@ -210,18 +215,22 @@ Status ParseDateTime(std::string_view s, Timestamp now_ms, const TimeZone& tz, T
                         s[10] == '.' && AllDigits(s.substr(11));
     if (!dotted) {
       return Status::InvalidArgument(
-          "Invalid time: " + str +
+          "Invalid time: " + str() +
           ". Millisecond timestamps must be in the format <seconds>.<ms> where the milliseconds "
           "are limited to 3 digits");
     }
-    std::string joined = str;
-    joined.erase(10, 1);
-    if (!ParseInt64(joined, &v)) return Status::InvalidArgument("Invalid time: " + str);
+    char joined[16];  // the 10 digits before the dot and the 1-3 after it
+    s.copy(joined, 10);
+    s.substr(11).copy(joined + 10, s.size() - 11);
+    if (!ParseInt64(std::string_view(joined, s.size() - 1), &v)) {
+      return Status::InvalidArgument("Invalid time: " + str());
+    }
   } else if (!ParseInt64(s, &v)) {
-    return Status::InvalidArgument("Invalid time: " + str + ". For input string: \"" + str + "\"");
+    return Status::InvalidArgument("Invalid time: " + str() + ". For input string: \"" + str() +
+                                   "\"");
   }
   if (v < 0) {
-    return Status::InvalidArgument("Invalid time: " + str +
+    return Status::InvalidArgument("Invalid time: " + str() +
                                    ". Negative timestamps are not supported.");
   }
   if (s.size() <= 10) v *= 1000;

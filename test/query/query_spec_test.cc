@@ -90,6 +90,152 @@ TEST(QuerySpec, GetErrors) {
             "End time [1699992800000] must be greater than or equal to the start time [1699996400000]");
 }
 
+// Every error message of the GET parser, input by input.
+TEST(QuerySpec, GetErrorMessagesPinned) {
+  const std::pair<ParamList, const char*> cases[] = {
+      {{{"start", ""}, {"m", "sum:x"}}, "Missing parameter <code>start</code>"},
+      {{{"start", "1h-ago"}, {"start", ""}, {"m", "sum:x"}}, "Missing parameter <code>start</code>"},
+      {{{"start", "1h-ago"}, {"tz", "Not/AZone"}, {"m", "sum:x"}},
+       "Invalid timezone name: Not/AZone"},
+      {{{"start", "1h-ago"}, {"timezone", "Not/AZone"}, {"m", "sum:x"}},
+       "Invalid timezone name: Not/AZone"},
+      {{{"start", "abc"}, {"m", "x"}}, "Invalid time: abc. For input string: \"abc\""},
+      {{{"start", "1"}, {"end", "abc"}, {"m", "x"}},
+       "Invalid time: abc. For input string: \"abc\""},
+      {{{"start", "1h-ago"}, {"m", ":x"}}, "Missing the aggregation function"},
+      {{{"start", "1h-ago"}, {"m", "sum:"}}, "Metric cannot be null or empty"},
+      {{{"start", "1h-ago"}, {"m", "sum:{a=b}"}}, "Missing the metric or tsuids, provide at least one"},
+      {{{"start", "1h-ago"}, {"m", "sum:x{a=b}}"}}, "Missing '{' in: x{a=b}}"},
+      {{{"start", "1h-ago"}, {"m", "sum:x{a=b}{c}"}}, "When parsing filter 'c': invalid tag: c"},
+      {{{"start", "1h-ago"}, {"m", "sum:x{a=b=c}"}}, "When parsing tag 'a=b=c': invalid tag: a=b=c"},
+      {{{"start", "1h-ago"}, {"m", "sum:x{=b}"}}, "When parsing tag '=b': invalid tag: =b"},
+      {{{"start", "1h-ago"}, {"m", "sum:x{a=}"}}, "When parsing tag 'a=': invalid tag: a="},
+      {{{"start", "1h-ago"}, {"m", "sum:x{a=b,}"}}, "When parsing tag '': invalid tag: "},
+      {{{"start", "1h-ago"}, {"m", "sum:x{a=Bad(y)}"}},
+       "When parsing tag 'a=Bad(y)': Could not find a tag value filter of the type: bad"},
+      {{{"start", "1h-ago"}, {"m", "sum:x{a=literal_or(y}"}},
+       "When parsing tag 'a=literal_or(y': Filter must end with a ')': literal_or(y"},
+      {{{"start", "1h-ago"}, {"m", "sum:x{a=wildcard(y)}"}},
+       "When parsing tag 'a=wildcard(y)': Filter must contain an asterisk"},
+      {{{"start", "1h-ago"}, {"m", "sum:x{a=literal_or()}"}},
+       "When parsing tag 'a=literal_or()': Filter cannot be null or empty"},
+      {{{"start", "1h-ago"}, {"m", "sum:rate{counter:x"}},
+       "Invalid rate options specification: rate{counter"},
+      {{{"start", "1h-ago"}, {"m", "sum:Rate{c}x:x"}}, "Invalid rate options specification: Rate{c}x"},
+      {{{"start", "1h-ago"}, {"m", "sum:rate{a,b,c,d}:x"}},
+       "Incorrect number of values in rate options specification, must be counter[,counter max "
+       "value,reset value], recieved: 4 parts"},
+      {{{"start", "1h-ago"}, {"m", "sum:rate{counter,1,z}:x"}},
+       "Reset value of counter was not a number, received 'z'"},
+      {{{"start", "1h-ago"}, {"m", "sum:1m:x"}},
+       "Invalid downsampling specifier '1m': must provide at least interval and function"},
+      {{{"start", "1h-ago"}, {"m", "sum:1m--:x"}},
+       "Invalid downsampling specifier '1m--': must provide at least interval and function"},
+      {{{"start", "1h-ago"}, {"m", "sum:1m-sum-zero-x:x"}},
+       "Invalid downsampling specifier '1m-sum-zero-x': must consist of interval, function, and "
+       "optional fill policy"},
+      {{{"start", "1h-ago"}, {"m", "sum:1000001sc-sum:x"}},
+       "Invalid downsampling specifier '1000001sc-sum': invalid calendar interval"},
+      {{{"start", "1h-ago"}, {"m", "sum:1xsc-sum:x"}},
+       "Invalid downsampling specifier '1xsc-sum': invalid calendar interval"},
+      {{{"start", "1h-ago"}, {"m", "sum:1xc-sum:x"}}, "Invalid duration (suffix): 1x"},
+      {{{"start", "1h-ago"}, {"m", "sum:1m-avg-ZeRoo:x"}}, "Unrecognized fill policy: zeroo"},
+      {{{"start", "1h-ago"}, {"tsuid", "000001"}},
+       "Invalid parameter tsuid=000001 (not enough :-separated parts)"},
+      {{{"start", "1h-ago"}, {"tsuids", "a:b:c:d:e:f"}},
+       "Invalid parameter tsuid=a:b:c:d:e:f (too many :-separated parts)"},
+      {{{"start", "1h-ago"}, {"tsuid", "sum:00000g"}}, "Invalid TSUID: 00000g"},
+      {{{"start", "1h-ago"}, {"tsuid", "sum:000001,001"}}, "Invalid TSUID: 001"},
+      {{{"start", "1h-ago"}, {"tsuid", "sum:,,"}}, "Missing the metric or tsuids, provide at least one"},
+      {{{"start", "1h-ago"}, {"tsuid", "foo:000001"}}, "No such aggregation function: foo"},
+      // Errors come in parameter order: the first bad sub-query wins.
+      {{{"start", "1h-ago"}, {"m", "foo:x"}, {"m", "bar:x"}}, "No such aggregation function: foo"},
+      // The time range is checked before any sub-query.
+      {{{"m", "foo:x"}, {"start", "abc"}}, "Invalid time: abc. For input string: \"abc\""},
+  };
+  for (const auto& [params, want] : cases) {
+    EXPECT_EQ(GetErr(params), want) << (params.size() > 1 ? params[1].second : params[0].second);
+  }
+}
+
+TEST(QuerySpec, GetFlagsAndLastWins) {
+  QuerySpec spec;
+  ASSERT_TRUE(ParseGet({{"start", "abc"}, {"start", "1000"}, {"end", "2000"}, {"m", "sum:x"},
+                        {"ms", ""}, {"arrays", ""}, {"show_tsuids", ""}, {"show_query", "false"},
+                        {"no_annotations", ""}, {"global_annotations", ""}, {"show_stats", ""},
+                        {"show_summary", ""}, {"tz", "UTC"}, {"timezone", "Europe/Berlin"}},
+                       &spec)
+                  .ok());
+  EXPECT_EQ(spec.start_ms, 1000000);
+  EXPECT_EQ(spec.end_ms, 2000000);
+  EXPECT_TRUE(spec.ms_resolution && spec.arrays && spec.show_tsuids && spec.show_query &&
+              spec.no_annotations && spec.global_annotations && spec.show_stats &&
+              spec.show_summary);
+  EXPECT_EQ(spec.tz.name(), "UTC");  // tz wins over timezone
+  QuerySpec plain;
+  ASSERT_TRUE(ParseGet({{"start", "1000"}, {"end", ""}, {"m", "sum:x"}, {"M", "bad"}}, &plain).ok());
+  EXPECT_EQ(plain.end_ms, kNow);  // empty end means now
+  EXPECT_FALSE(plain.ms_resolution || plain.arrays || plain.show_tsuids || plain.show_query ||
+               plain.no_annotations || plain.global_annotations || plain.show_stats ||
+               plain.show_summary);
+  ASSERT_EQ(plain.queries.size(), 1u);
+}
+
+TEST(QuerySpec, GetSubQueryDetails) {
+  QuerySpec spec;
+  ASSERT_TRUE(ParseGet({{"start", "1"},
+                        {"m", "sum:Rate{dropcounter,,5}:2Hc-p99-NaN:Explicit_Tags:x{a=b|c,h=*}{d=iLiteral_or(Q|r)}"},
+                        {"tsuid", "avg:1m-avg:rate:00000a,,0000Bb"},
+                        {"m", "sum:x{a=web*}{a=WEB*}"},
+                        {"m", "sum:0ALL-sum-Zero:x{a=b,a=b}"},
+                        {"m", "sum:y{a=web*}{a=web*}"},
+                        {"m", "sum:y{a|literal_or|x=y}{a=x|literal_or|y}"}},
+                       &spec)
+                  .ok());
+  ASSERT_EQ(spec.queries.size(), 6u);
+  const SubQuery& m = spec.queries[0];
+  EXPECT_EQ(m.aggregator->name, "sum");
+  EXPECT_TRUE(m.rate && m.has_rate_options && m.explicit_tags);
+  EXPECT_TRUE(m.rate_options.drop_resets && m.rate_options.counter);
+  EXPECT_EQ(m.rate_options.counter_max, INT64_MAX);
+  EXPECT_EQ(m.rate_options.reset_value, 5);
+  EXPECT_TRUE(m.downsample.enabled && m.downsample.calendar);
+  EXPECT_EQ(m.downsample.count, 2);
+  EXPECT_EQ(m.downsample.unit, CalendarUnit::kHour);
+  EXPECT_EQ(m.downsample.interval_ms, 7200000);
+  EXPECT_EQ(m.downsample.fn->name, "p99");
+  EXPECT_EQ(m.downsample.fill, FillPolicy::kNaN);
+  EXPECT_EQ(m.downsample.text, "2Hc-p99-NaN");
+  ASSERT_EQ(m.filters.size(), 3u);
+  EXPECT_EQ(m.filters[0].Key(), "d|iliteral_ori|Q|r");
+  EXPECT_EQ(m.filters[1].Key(), "a|literal_or|b|c");
+  EXPECT_EQ(m.filters[2].Key(), "h|wildcardi|*");
+  EXPECT_TRUE(m.filters[2].group_by());
+  const SubQuery& t = spec.queries[1];
+  EXPECT_TRUE(t.metric.empty());
+  EXPECT_EQ(t.tsuids, (std::vector<std::string>{"00000A", "0000BB"}));
+  EXPECT_TRUE(t.rate && !t.has_rate_options);
+  // Filters compare case-sensitively, so these two stay apart.
+  ASSERT_EQ(spec.queries[2].filters.size(), 2u);
+  EXPECT_FALSE(spec.queries[2].filters[0].group_by());
+  EXPECT_EQ(spec.queries[2].filters[0].filter(), "WEB*");
+  EXPECT_TRUE(spec.queries[2].filters[1].group_by());
+  const SubQuery& all = spec.queries[3];
+  EXPECT_TRUE(all.downsample.all);
+  EXPECT_EQ(all.downsample.fill, FillPolicy::kZero);
+  ASSERT_EQ(all.filters.size(), 1u);  // a duplicate filter is dropped
+  EXPECT_TRUE(all.filters[0].group_by());
+  EXPECT_EQ(spec.queries[3].index, 3);
+  // A group-by duplicate of a filter marks the filter group-by.
+  ASSERT_EQ(spec.queries[4].filters.size(), 1u);
+  EXPECT_TRUE(spec.queries[4].filters[0].group_by());
+  // Filters are the same when their keys ("tagk|type|filter") are, even
+  // when the parts differ.
+  ASSERT_EQ(spec.queries[5].filters.size(), 1u);
+  EXPECT_EQ(spec.queries[5].filters[0].tagk(), "a");
+  EXPECT_TRUE(spec.queries[5].filters[0].group_by());
+}
+
 Status Post(const std::string& body, QuerySpec* spec) { return ParseQueryJson(body, kNow, spec); }
 
 TEST(QuerySpec, PostGrafanaBody) {

@@ -67,6 +67,42 @@ TEST(TagFilter, Shorthand) {
             "Could not find a tag value filter of the type: nope");
 }
 
+// Every error message of Create and FromShorthand.
+TEST(TagFilter, ErrorMessagesPinned) {
+  TagFilter f;
+  EXPECT_EQ(TagFilter::Create("Literal_or", "h", "x", false, &f).message(),
+            "Could not find a tag value filter of the type: Literal_or");
+  EXPECT_EQ(TagFilter::Create("literal_or", "", "x", false, &f).message(),
+            "Tagk cannot be null or empty");
+  EXPECT_EQ(TagFilter::Create("literal_or", "h", "", false, &f).message(),
+            "Filter cannot be null or empty");
+  EXPECT_EQ(TagFilter::Create("regexp", "h", std::string(1025, 'a'), false, &f).message(),
+            "Regular expression is too long (limit 1024 bytes)");
+  EXPECT_EQ(TagFilter::Create("regexp", "h", "web[", false, &f).message().rfind(
+                "Invalid regular expression: web[: ", 0),
+            0u);
+  EXPECT_EQ(TagFilter::FromShorthand("", "x", false, &f).message(), "Tagk cannot be null or empty");
+  EXPECT_EQ(TagFilter::FromShorthand("h", "", false, &f).message(),
+            "Filter cannot be null or empty");
+  EXPECT_EQ(TagFilter::FromShorthand("h", "Literal_OR(x", false, &f).message(),
+            "Filter must end with a ')': Literal_OR(x");
+  EXPECT_EQ(TagFilter::FromShorthand("h", "NOPE(x)", false, &f).message(),
+            "Could not find a tag value filter of the type: nope");
+  EXPECT_EQ(TagFilter::FromShorthand("h", "(x)", false, &f).message(),
+            "Could not find a tag value filter of the type: ");
+  EXPECT_EQ(TagFilter::FromShorthand("h", "wildcard()", false, &f).message(),
+            "Filter cannot be null or empty");
+  ASSERT_TRUE(TagFilter::FromShorthand("h", "Wildcard(a*b*c)", true, &f).ok());
+  EXPECT_EQ(f.Key(), "h|wildcard|a*b*c");
+  EXPECT_TRUE(f.Match("xaybzc"));
+  EXPECT_FALSE(f.Match("xAybzc"));
+  ASSERT_TRUE(TagFilter::FromShorthand("h", "***A*", false, &f).ok());
+  EXPECT_EQ(f.Key(), "h|wildcardi|***A*");
+  EXPECT_TRUE(f.Match("xay"));
+  ASSERT_TRUE(TagFilter::FromShorthand("h", "not_iliteral_or(A||B)", false, &f).ok());
+  EXPECT_EQ(f.literals(), (std::vector<std::string>{"a", "", "b"}));
+}
+
 TEST(TagFilter, ConfigListsSevenTypes) {
   const std::string j = FilterConfigJson();
   for (const char* t : {"\"literal_or\"", "\"iliteral_or\"", "\"not_literal_or\"",

@@ -69,6 +69,43 @@ TEST(TimeUtil, TimeErrors) {
   EXPECT_EQ(Err("abc").rfind("Invalid time: abc", 0), 0u);
 }
 
+// Every error message of the duration and time parsers.
+TEST(TimeUtil, ErrorMessagesPinned) {
+  const std::pair<const char*, const char*> durations[] = {
+      {"", "Cannot parse null or empty duration"},
+      {"15", "Invalid duration, must have an integer and unit: 15"},
+      {"x", "Invalid duration (number): x"},
+      {"-1m", "Invalid duration (number): -1m"},
+      {"0m", "Zero or negative duration: 0m"},
+      {"99999999999999999999s", "Invalid duration (number): 99999999999999999999s"},
+      {"9223372036854775807s", "Duration must be < Long.MAX_VALUE ms: 9223372036854775807s"},
+      {"1q", "Invalid duration (suffix): 1q"},
+  };
+  for (const auto& [in, want] : durations) {
+    int64_t ms = 0;
+    EXPECT_EQ(ParseDuration(in, &ms).message(), want) << in;
+  }
+  int64_t ms = 0;
+  ASSERT_TRUE(ParseDuration("9223372036854775807ms", &ms).ok());
+  EXPECT_EQ(ms, INT64_MAX);
+  const std::pair<const char*, const char*> times[] = {
+      {"", "Invalid time: . Null or empty date"},
+      {"2013/01/01-12:0x", "Invalid date: 2013/01/01-12:0x. Unparseable date: \"2013/01/01-12:0x\""},
+      {"1:2", "Invalid absolute date: 1:2"},
+      {"9223372036854775808", "Invalid time: 9223372036854775808. For input string: "
+                              "\"9223372036854775808\""},
+      {"99999999999999999999ms", "Invalid time: 99999999999999999999ms. For input string: "
+                                 "\"99999999999999999999ms\""},
+      {"12.5", "Invalid time: 12.5. Millisecond timestamps must be in the format <seconds>.<ms> "
+               "where the milliseconds are limited to 3 digits"},
+      {"-ago", "Invalid time: -ago. For input string: \"-ago\""},
+      {"1x-AGO", "Invalid duration (suffix): 1x"},
+      {"0s-ago", "Zero or negative duration: 0s"},
+  };
+  for (const auto& [in, want] : times) EXPECT_EQ(Err(in), want) << in;
+  EXPECT_EQ(Parse("+5"), 5000);
+}
+
 TEST(TimeUtil, TimeZones) {
   TimeZone berlin;
   ASSERT_TRUE(TimeZone::Load("Europe/Berlin", &berlin).ok());

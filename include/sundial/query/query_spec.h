@@ -98,6 +98,9 @@ Status ParseDownsample(std::string_view s, bool use_calendar, DownsampleSpec* ou
 
 // Parses one m= sub-query ("sum:1m-avg:rate{counter}:metric{k=v}{k=v}").
 Status ParseMSubQuery(std::string_view m, SubQuery* out);
+// The same, parsing in place into *q, which must be default-constructed;
+// on error *q is left partly filled.
+Status ParseMSubQueryInto(std::string_view m, SubQuery* q);
 
 // Parses "metric{k=v,...}{k=v,...}" into metric and filters (first braces
 // group-by, second not).

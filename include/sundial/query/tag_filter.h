@@ -63,8 +63,15 @@ class TagFilter {
   const std::vector<std::string>& literals() const { return literals_; }
   // "<tagk>|<type>|<filter>", used to compare and de-duplicate filters.
   std::string Key() const;
+  // Key() == other.Key(), without building either string.
+  bool SameKey(const TagFilter& other) const;
 
  private:
+  // Create() for a known type.
+  static Status Build(FilterType type, std::string_view tagk, std::string_view filter,
+                      bool group_by, TagFilter* out);
+  // The pieces Key() concatenates; returns how many (at most 5).
+  size_t KeyPieces(std::string_view* pieces) const;
   bool MatchWildcard(std::string_view v) const;
 
   FilterType type_ = FilterType::kLiteralOr;
