@@ -155,7 +155,7 @@ char* ResultWriter::BeginPoint(Timestamp t) {
   ++emitted_;
   const int64_t ts = spec_.ms_resolution ? t : t / 1000;
   *p++ = spec_.arrays ? '[' : '"';
-  p = WriteInt(ts, p);
+  p = WriteTimestamp(ts, p);
   if (spec_.arrays) {
     *p++ = ',';
   } else {
@@ -163,6 +163,27 @@ char* ResultWriter::BeginPoint(Timestamp t) {
     *p++ = ':';
   }
   return p;
+}
+
+char* ResultWriter::WriteTimestamp(int64_t ts, char* out) {
+  const int64_t delta = ts - ts_last_;
+  bool done = false;
+  if (ts_len_ > 0 && ts_last_ >= 0 && delta >= 0 && delta < kMaxTsStep) {
+    // Add delta to the previous text, digit by digit from the last.
+    uint32_t d = static_cast<uint32_t>(delta), carry = 0;
+    int i = ts_len_ - 1;
+    for (; i >= 0 && (d != 0 || carry != 0); --i, d /= 10) {
+      uint32_t digit = static_cast<uint32_t>(ts_text_[i] - '0') + d % 10 + carry;
+      carry = digit >= 10;
+      if (carry != 0) digit -= 10;
+      ts_text_[i] = static_cast<char>('0' + digit);
+    }
+    done = d == 0 && carry == 0;  // else it grew a digit: written whole below
+  }
+  if (!done) ts_len_ = static_cast<int>(WriteInt(ts, ts_text_) - ts_text_);
+  ts_last_ = ts;
+  std::memcpy(out, ts_text_, sizeof(ts_text_));  // a fixed size: no call
+  return out + ts_len_;
 }
 
 void ResultWriter::EndPoint(char* p) {

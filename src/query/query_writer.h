@@ -65,6 +65,10 @@ class ResultWriter {
   char* BeginPoint(Timestamp t);
   // Stages what follows the value written up to p.
   void EndPoint(char* p);
+  // WriteInt(ts), from the previous timestamp's text when ts is a little
+  // later (points come in time order). Writes kIntMax bytes at out, of
+  // which the returned end tells how many count.
+  char* WriteTimestamp(int64_t ts, char* out);
 
   const QuerySpec& spec_;
   ChunkSink* const sink_;
@@ -73,6 +77,11 @@ class ResultWriter {
   static constexpr size_t kMaxStagedPoint = 5 + 2 * kIntMax;  // ,"ts":v or ,[ts,v]
   char stage_[2048];
   size_t staged_ = 0;
+  // The last timestamp written and its text (ts_len_ digits; 0: none yet).
+  static constexpr int64_t kMaxTsStep = 1000000000;
+  int64_t ts_last_ = 0;
+  int ts_len_ = 0;
+  char ts_text_[kIntMax] = {};
   bool first_result_ = true;
   bool first_point_ = true;
   bool null_fill_ = false;
