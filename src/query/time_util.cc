@@ -191,11 +191,14 @@ Status ParseDuration(std::string_view s, int64_t* ms) {
 Status ParseDateTime(std::string_view s, Timestamp now_ms, const TimeZone& tz, Timestamp* out) {
   const auto str = [s] { return std::string(s); };  // for error messages only
   if (s.empty()) return Status::InvalidArgument("Invalid time: " + str() + ". Null or empty date");
-  if (s.size() <= 18 && AllDigits(s)) {  // the common form, as the last branch below reads it
+  if (s.size() <= 18) {  // digits only, the common form: as the last branch below reads it
     int64_t v = 0;
-    for (char c : s) v = v * 10 + (c - '0');
-    *out = s.size() <= 10 ? v * 1000 : v;
-    return Status::OK();
+    size_t i = 0;
+    for (; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i) v = v * 10 + (s[i] - '0');
+    if (i == s.size()) {
+      *out = s.size() <= 10 ? v * 1000 : v;
+      return Status::OK();
+    }
   }
   if (EqualsIgnoreCase(s, "now")) {
     *out = now_ms;
