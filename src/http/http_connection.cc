@@ -3,7 +3,6 @@
 #include <charconv>
 #include <cstdio>
 
-#include <asio/bind_executor.hpp>
 #include <asio/post.hpp>
 #include <asio/write.hpp>
 
@@ -46,21 +45,21 @@ void AppendChunk(std::string_view data, std::string* out) {
 
 HttpConnection::HttpConnection(asio::ip::tcp::socket socket, const Router* router,
                                const HttpOptions& options, net::ConnectionManager* manager)
-    : socket_(std::move(socket)),
-      strand_(asio::make_strand(socket_.get_executor())),
+    : socket_(AdoptSocket(std::move(socket))),
+      ex_(socket_.get_executor()),
       router_(router),
       options_(options),
       manager_(manager),
       parser_(options.limits),
-      idle_(strand_),
+      idle_(ex_),
       read_buf_(new char[options.read_size]),
-      linger_timer_(strand_) {}
+      linger_timer_(ex_) {}
 
 HttpConnection::~HttpConnection() { manager_->Remove(this); }
 
 void HttpConnection::Start(std::string_view first_bytes) {
   auto self = shared_from_this();
-  asio::post(strand_, [self, bytes = std::string(first_bytes)] {
+  asio::post(ex_, [self, bytes = std::string(first_bytes)] {
     if (!self->manager_->Add(self, /*enforce_limit=*/false)) {
       self->Close();  // the server is stopping
       return;
@@ -75,19 +74,10 @@ void HttpConnection::Start(std::string_view first_bytes) {
 }
 
 void HttpConnection::Stop() {
-  auto self = shared_from_this();
-  asio::post(strand_, [self] {
-    // Server shutdown: read no more requests, answer those in flight, then
-    // close (at once if there are none).
-    self->stopping_ = true;
-    self->read_done_ = true;
-    self->pending_.clear();
-    if (self->slots_.empty()) {
-      self->Close();
-    } else {
-      self->DoWrite();
-    }
-  });
+  // Queued behind the responder calls made before it, as they were.
+  Op op;
+  op.kind = Op::Kind::kStop;
+  Submit(std::move(op));
 }
 
 // ---- Reading and parsing ----
@@ -97,9 +87,7 @@ void HttpConnection::DoRead() {
   auto self = shared_from_this();
   socket_.async_read_some(
       asio::buffer(read_buf_.get(), options_.read_size),
-      asio::bind_executor(strand_, [self](const std::error_code& ec, size_t n) {
-        self->OnRead(ec, n);
-      }));
+      [self](const std::error_code& ec, size_t n) { self->OnRead(ec, n); });
 }
 
 void HttpConnection::OnRead(const std::error_code& ec, size_t n) {
@@ -401,9 +389,7 @@ void HttpConnection::DoWrite() {
       write_in_flight_ = true;
       auto self = shared_from_this();
       asio::async_write(socket_, asio::buffer(writing_),
-                        asio::bind_executor(strand_, [self](const std::error_code& ec, size_t) {
-                          self->OnWritten(ec);
-                        }));
+                        [self](const std::error_code& ec, size_t) { self->OnWritten(ec); });
       return;
     }
     if (!front.callbacks.empty()) {
@@ -411,6 +397,8 @@ void HttpConnection::DoWrite() {
       std::vector<std::function<void(bool)>> cbs;
       cbs.swap(front.callbacks);
       for (auto& cb : cbs) cb(true);
+      // A callback may have answered (SubmitSend) and so written already.
+      if (write_in_flight_ || closed_) return;
       continue;
     }
     if (!front.done) return;  // waiting for the handler
@@ -463,9 +451,9 @@ void HttpConnection::CloseGracefully() {
   socket_.shutdown(asio::ip::tcp::socket::shutdown_send, ignored);
   linger_timer_.expires_after(kLingerTime);
   auto self = shared_from_this();
-  linger_timer_.async_wait(asio::bind_executor(strand_, [self](const std::error_code& ec) {
+  linger_timer_.async_wait([self](const std::error_code& ec) {
     if (ec != asio::error::operation_aborted) self->Close();
-  }));
+  });
   // Discard whatever the client still sends until it closes its side.
   if (!reading_) DoRead();
 }

@@ -2,26 +2,23 @@
 
 #include <cassert>
 
-#include <asio/dispatch.hpp>
-#include <asio/post.hpp>
-
 namespace sundial::http {
 
 ResponderImpl::~ResponderImpl() {
-  auto conn = conn_;
-  const uint64_t seq = seq_;
+  HttpConnection::Op op;
+  op.seq = seq_;
   switch (state_.load()) {
     case kNone:
-      asio::post(conn->strand_, [conn, seq] {
-        conn->OnSend(seq, Reply::Error(500, "The request was dropped without a reply"));
-      });
+      op.kind = HttpConnection::Op::Kind::kSend;
+      op.reply.emplace(Reply::Error(500, "The request was dropped without a reply"));
       break;
     case kStreaming:
-      asio::post(conn->strand_, [conn, seq] { conn->OnFinish(seq, /*abort=*/true); });
+      op.kind = HttpConnection::Op::Kind::kAbort;
       break;
     default:
-      break;
+      return;
   }
+  conn_->Submit(std::move(op));
 }
 
 void ResponderImpl::Send(Reply reply) {
@@ -29,11 +26,9 @@ void ResponderImpl::Send(Reply reply) {
     assert(false && "Responder answered twice");
     return;
   }
-  // On the connection's own strand (a handler that answered at once) the
-  // reply is applied here, without a trip through the scheduler.
-  asio::dispatch(conn_->strand_, [conn = conn_, seq = seq_, r = std::move(reply)]() mutable {
-    conn->OnSend(seq, std::move(r));
-  });
+  // On the I/O thread (a handler that answered at once) the reply is
+  // applied here, without a trip through the queue.
+  conn_->SubmitSend(seq_, std::move(reply));
 }
 
 void ResponderImpl::StartChunked(Reply head) {
@@ -41,9 +36,11 @@ void ResponderImpl::StartChunked(Reply head) {
     assert(false && "Responder answered twice");
     return;
   }
-  asio::post(conn_->strand_, [conn = conn_, seq = seq_, h = std::move(head)]() mutable {
-    conn->OnStartChunked(seq, std::move(h));
-  });
+  HttpConnection::Op op;
+  op.kind = HttpConnection::Op::Kind::kStartChunked;
+  op.seq = seq_;
+  op.reply.emplace(std::move(head));
+  conn_->Submit(std::move(op));
 }
 
 void ResponderImpl::WriteChunk(std::string data, std::function<void(bool ok)> on_written) {
@@ -52,10 +49,12 @@ void ResponderImpl::WriteChunk(std::string data, std::function<void(bool ok)> on
     return;
   }
   if (data.empty() && !on_written) return;
-  asio::post(conn_->strand_, [conn = conn_, seq = seq_, d = std::move(data),
-                              cb = std::move(on_written)]() mutable {
-    conn->OnChunk(seq, std::move(d), std::move(cb));
-  });
+  HttpConnection::Op op;
+  op.kind = HttpConnection::Op::Kind::kChunk;
+  op.seq = seq_;
+  op.data = std::move(data);
+  op.on_written = std::move(on_written);
+  conn_->Submit(std::move(op));
 }
 
 void ResponderImpl::Finish() {
@@ -63,7 +62,10 @@ void ResponderImpl::Finish() {
     assert(false && "Finish outside a streamed reply");
     return;
   }
-  asio::post(conn_->strand_, [conn = conn_, seq = seq_] { conn->OnFinish(seq, false); });
+  HttpConnection::Op op;
+  op.kind = HttpConnection::Op::Kind::kFinish;
+  op.seq = seq_;
+  conn_->Submit(std::move(op));
 }
 
 }  // namespace sundial::http

@@ -1,7 +1,8 @@
 // ResponderImpl: the Responder of one request on one HttpConnection.
 //
-// Every call posts to the connection's strand, so handlers may answer from
-// any thread; the strand applies calls in the order they were made.
+// Every call is handed to the connection's I/O thread (HttpConnection::
+// Submit), so handlers may answer from any thread; calls are applied in the
+// order they were made.
 #pragma once
 
 #include <atomic>

@@ -9,7 +9,8 @@ namespace {
 constexpr size_t kEntryOverhead = 128;
 
 size_t BytesOf(const BucketCache::Entry& e) {
-  return kEntryOverhead + e.buckets.capacity() * sizeof(BucketCache::Bucket);
+  return kEntryOverhead + e.buckets.capacity() * sizeof(BucketCache::Bucket) +
+         (e.value_text.empty() ? 0 : e.value_text.capacity()) + e.text_len.capacity();
 }
 
 }  // namespace
@@ -45,7 +46,7 @@ void BucketCache::OnLateAppend(const storage::SeriesPoint* points, size_t n) {
   }
 }
 
-bool BucketCache::Find(const Key& key, const Stamp& stamp, Entry* out) {
+bool BucketCache::Find(const Key& key, const Stamp& stamp, EntryPtr* out) {
   MutexLock lock(&mu_);
   auto it = index_.find(key);
   if (it == index_.end() || !(it->second->stamp == stamp)) {
@@ -60,6 +61,7 @@ bool BucketCache::Find(const Key& key, const Stamp& stamp, Entry* out) {
 
 void BucketCache::Put(const Key& key, const Stamp& stamp, Entry e) {
   const size_t bytes = BytesOf(e);
+  EntryPtr entry = std::make_shared<const Entry>(std::move(e));
   MutexLock lock(&mu_);
   auto it = index_.find(key);
   if (it != index_.end()) {
@@ -69,7 +71,7 @@ void BucketCache::Put(const Key& key, const Stamp& stamp, Entry e) {
   }
   if (bytes > max_bytes_) return;
   EvictOver(max_bytes_ - bytes);
-  lru_.push_front(Node{key, stamp, std::move(e), bytes});
+  lru_.push_front(Node{key, stamp, std::move(entry), bytes});
   index_.emplace(key, lru_.begin());
   bytes_ += bytes;
 }

@@ -1,7 +1,11 @@
 #include "cached_source.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <utility>
+
+#include "sundial/query/json_format.h"
 
 namespace sundial::query {
 namespace {
@@ -15,6 +19,34 @@ Timestamp AlignDown(Timestamp t, Timestamp iv) {
 Timestamp AlignUp(Timestamp t, Timestamp iv) {
   const Timestamp d = AlignDown(t, iv);
   return d == t ? t : d + iv;
+}
+
+// Where a new entry's buckets came from an older entry: e's buckets
+// [at, at + n) are src's [first, first + n), whose texts start at offset.
+struct Reused {
+  const BucketCache::Entry* src = nullptr;  // null: none
+  size_t at = 0, n = 0, first = 0, offset = 0;
+};
+
+// Fills e's value texts: what ResultWriter prints for each value, NaN
+// excepted. Reused buckets copy the older entry's texts.
+void FormatValues(const Reused& r, BucketCache::Entry* e) {
+  const size_t size = e->buckets.size();
+  e->text_len.reserve(size);
+  e->value_text.reserve(6 * size);
+  const bool copy = r.src != nullptr && !r.src->text_len.empty();
+  size_t from = r.offset;
+  for (size_t i = 0; i < size; ++i) {
+    const size_t before = e->value_text.size();
+    if (copy && i >= r.at && i < r.at + r.n) {
+      const uint8_t len = r.src->text_len[r.first + (i - r.at)];
+      e->value_text.append(r.src->value_text, from, len);
+      from += len;
+    } else if (!std::isnan(e->buckets[i].v)) {
+      AppendJavaDouble(e->buckets[i].v, &e->value_text);
+    }
+    e->text_len.push_back(static_cast<uint8_t>(e->value_text.size() - before));
+  }
 }
 
 }  // namespace
@@ -38,27 +70,36 @@ CachedDownsampleSource::CachedDownsampleSource(storage::Storage* storage, const 
       stamp_(use_.cache->StampOf(id, use_.removals)) {
   // The reused part [p, q) of the window; empty (p == q == hi) without one.
   Timestamp p = hi_, q = hi_;
-  BucketCache::Entry e;
+  BucketCache::EntryPtr e;
   if (use_.cache->Find(key_, stamp_, &e)) {
-    const Timestamp a = std::max(lo_, e.lo), b = std::min(hi_, e.hi);
+    const Timestamp a = std::max(lo_, e->lo), b = std::min(hi_, e->hi);
     // An edge bucket is the same in both only if both cut it at the same
     // time; otherwise reuse starts (ends) at the next bucket boundary.
-    const Timestamp pa = lo_ == e.lo ? a : AlignUp(a, interval_);
-    const Timestamp qb = hi_ == e.hi ? b : AlignDown(b, interval_);
+    const Timestamp pa = lo_ == e->lo ? a : AlignUp(a, interval_);
+    const Timestamp qb = hi_ == e->hi ? b : AlignDown(b, interval_);
     if (a < b && pa < qb) {
       p = pa;
       q = qb;
-      // Keep the buckets overlapping [p, q); usually all of them.
-      auto& k = e.buckets;
+      // Reuse the buckets overlapping [p, q); usually all of them.
+      const auto& k = e->buckets;
       const Timestamp iv = interval_;
-      k.erase(std::lower_bound(k.begin(), k.end(), q,
-                               [](const BucketCache::Bucket& x, Timestamp t) { return x.t < t; }),
-              k.end());
-      k.erase(k.begin(), std::lower_bound(k.begin(), k.end(), p,
-                                          [iv](const BucketCache::Bucket& x, Timestamp t) {
-                                            return x.t + iv <= t;
-                                          }));
-      cached_ = std::move(k);
+      cached_end_ = static_cast<size_t>(
+          std::lower_bound(k.begin(), k.end(), q,
+                           [](const BucketCache::Bucket& x, Timestamp t) { return x.t < t; }) -
+          k.begin());
+      cached_pos_ = static_cast<size_t>(
+          std::lower_bound(k.begin(), k.begin() + static_cast<std::ptrdiff_t>(cached_end_), p,
+                           [iv](const BucketCache::Bucket& x, Timestamp t) {
+                             return x.t + iv <= t;
+                           }) -
+          k.begin());
+      text_pos_ = cached_pos_;
+      if (!e->text_len.empty()) {
+        for (size_t i = 0; i < cached_pos_; ++i) text_off_ += e->text_len[i];
+      }
+      first_cached_ = cached_pos_;
+      first_text_off_ = text_off_;
+      entry_ = std::move(e);
     }
   }
   front_ = Segment(lo_, p);
@@ -83,10 +124,11 @@ bool CachedDownsampleSource::Advance(Point* p) {
           return true;
         }
         phase_ = Phase::kCached;
+        reused_at_ = out_.size();
         break;
       case Phase::kCached:
-        if (cached_pos_ < cached_.size()) {
-          const BucketCache::Bucket& k = cached_[cached_pos_++];
+        if (cached_pos_ < cached_end_) {
+          const BucketCache::Bucket& k = entry_->buckets[cached_pos_++];
           p->t = k.t;
           p->v = Value::Float(k.v);
           Keep(*p);
@@ -106,6 +148,18 @@ bool CachedDownsampleSource::Advance(Point* p) {
         return false;
     }
   }
+}
+
+bool CachedDownsampleSource::CachedText(Timestamp t, const Value& v, std::string_view* text) {
+  if (entry_ == nullptr || entry_->text_len.empty() || v.is_int()) return false;
+  const auto& k = entry_->buckets;
+  while (text_pos_ < cached_end_ && k[text_pos_].t < t) text_off_ += entry_->text_len[text_pos_++];
+  if (text_pos_ == cached_end_ || k[text_pos_].t != t) return false;
+  const size_t len = entry_->text_len[text_pos_];
+  const double cached = k[text_pos_].v, asked = v.float_value();
+  if (len == 0 || std::memcmp(&cached, &asked, sizeof(double)) != 0) return false;
+  *text = std::string_view(entry_->value_text.data() + text_off_, len);
+  return true;
 }
 
 void CachedDownsampleSource::Keep(const Point& p) {
@@ -142,6 +196,13 @@ void CachedDownsampleSource::StoreBack() {
       [](const BucketCache::Bucket& k, Timestamp t) { return k.t < t; });
   e.buckets.assign(out_.begin(), stop);
   StopCollecting();
+  Reused r;
+  if (entry_ != nullptr) {
+    r = Reused{entry_.get(), reused_at_, cached_end_ - first_cached_, first_cached_,
+               first_text_off_};
+    r.n = std::min(r.n, e.buckets.size() - std::min(r.at, e.buckets.size()));
+  }
+  FormatValues(r, &e);
   use_.cache->Put(key_, stamp_, std::move(e));
 }
 

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <memory>
+#include <string_view>
 #include <vector>
 
 #include "series_source.h"
@@ -57,6 +58,10 @@ class CachedDownsampleSource final : public PointSource {
     have_next_ = false;
     return true;
   }
+  // For output points asked in ascending time: *text is how /api/query
+  // prints v if (t, v) is a bucket reused from the cache with that exact
+  // value and its entry kept the text. Valid while this source lives.
+  bool CachedText(Timestamp t, const Value& v, std::string_view* text);
 
  private:
   enum class Phase { kFront, kCached, kTail, kDone };
@@ -76,8 +81,14 @@ class CachedDownsampleSource final : public PointSource {
   const BucketCache::Stamp stamp_;  // read before any raw point
   Phase phase_ = Phase::kFront;
   std::unique_ptr<PointSource> front_, tail_;  // raw parts, may be null
-  std::vector<BucketCache::Bucket> cached_;    // reused part
+  BucketCache::EntryPtr entry_;  // the reused part is its buckets [cached_pos_, cached_end_)
   size_t cached_pos_ = 0;
+  size_t cached_end_ = 0;
+  size_t text_pos_ = 0;  // CachedText's cursor: bucket index, and its text's offset
+  size_t text_off_ = 0;
+  size_t first_cached_ = 0;    // where the reused buckets start in entry_,
+  size_t first_text_off_ = 0;  // their texts there,
+  size_t reused_at_ = 0;       // and in out_
   bool collecting_ = false;                    // a raw part exists and out_ has room
   std::vector<BucketCache::Bucket> out_;       // every bucket produced
   size_t out_bytes_ = 0;                       // out_'s share of *use_.collected

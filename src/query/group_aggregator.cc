@@ -22,15 +22,14 @@ GroupAggregator::GroupAggregator(std::vector<std::unique_ptr<PointSource>> sourc
                                  const Aggregator& agg, bool rate)
     : sources_(std::move(sources)), agg_(agg), rate_(rate) {
   const size_t n = sources_.size();
-  cur_.resize(n);
-  next_.resize(n);
-  cur_valid_.assign(n, 0);
-  next_valid_.assign(n, 0);
-  longs_.reserve(n);
-  doubles_.reserve(n);
+  m_.resize(n);
+  if (n > 1) {  // NextOfOne needs neither
+    longs_.reserve(n);
+    doubles_.reserve(n);
+  }
   for (size_t i = 0; i < n; ++i) {
-    next_valid_[i] = sources_[i]->Next(&next_[i]);
-    if (!next_valid_[i]) continue;
+    m_[i].next_valid = sources_[i]->Next(&m_[i].next);
+    if (!m_[i].next_valid) continue;
     // A rate series starts with its hidden first rate as the current
     // point, so it takes part from the first output timestamp on.
     if (rate_) MoveToNext(i);
@@ -38,27 +37,30 @@ GroupAggregator::GroupAggregator(std::vector<std::unique_ptr<PointSource>> sourc
 }
 
 void GroupAggregator::MoveToNext(size_t i) {
-  cur_[i] = next_[i];
-  cur_valid_[i] = 1;
-  next_valid_[i] = sources_[i]->Next(&next_[i]);
+  Member& m = m_[i];
+  m.cur = m.next;
+  m.cur_valid = true;
+  m.next_valid = sources_[i]->Next(&m.next);
 }
 
 bool GroupAggregator::Next(Point* out) {
   const size_t n = sources_.size();
+  if (n == 1) return NextOfOne(out);
   // Series that reached their end stop taking part.
   for (size_t i = 0; i < n; ++i) {
-    if (!next_valid_[i]) cur_valid_[i] = 0;
+    if (!m_[i].next_valid) m_[i].cur_valid = false;
   }
   size_t first = n;
   Timestamp min_t = std::numeric_limits<Timestamp>::max();
   bool multiple = false;
   for (size_t i = 0; i < n; ++i) {
-    if (!next_valid_[i]) continue;
-    if (next_[i].t < min_t) {
-      min_t = next_[i].t;
+    const Member& m = m_[i];
+    if (!m.next_valid) continue;
+    if (m.next.t < min_t) {
+      min_t = m.next.t;
       first = i;
       multiple = false;
-    } else if (next_[i].t == min_t) {
+    } else if (m.next.t == min_t) {
       multiple = true;
     }
   }
@@ -67,7 +69,7 @@ bool GroupAggregator::Next(Point* out) {
   MoveToNext(first);
   if (multiple) {
     for (size_t i = first + 1; i < n; ++i) {
-      if (next_valid_[i] && next_[i].t == min_t) MoveToNext(i);
+      if (m_[i].next_valid && m_[i].next.t == min_t) MoveToNext(i);
     }
   }
   out->t = min_t;
@@ -75,26 +77,45 @@ bool GroupAggregator::Next(Point* out) {
   return true;
 }
 
+// One series: every output point is one of its points, aggregated alone,
+// so there is nothing to interpolate (what Compute does with one member).
+bool GroupAggregator::NextOfOne(Point* out) {
+  if (!m_[0].next_valid) return false;
+  MoveToNext(0);
+  const Member& m = m_[0];
+  out->t = m.cur.t;
+  if (!rate_ && m.cur.v.is_int() && (!m.next_valid || m.next.v.is_int())) {
+    int64_t y = m.cur.v.int_value();
+    out->v = Value::Int(RunLong(agg_, &y, 1));
+  } else {
+    double y = m.cur.v.AsDouble();
+    out->v = Value::Float(RunDouble(agg_, &y, 1));
+  }
+  return true;
+}
+
 Value GroupAggregator::Compute(Timestamp x) {
   const size_t n = sources_.size();
   bool integer = !rate_;
   for (size_t i = 0; i < n && integer; ++i) {
-    if ((cur_valid_[i] && !cur_[i].v.is_int()) || (next_valid_[i] && !next_[i].v.is_int())) {
+    const Member& m = m_[i];
+    if ((m.cur_valid && !m.cur.v.is_int()) || (m.next_valid && !m.next.v.is_int())) {
       integer = false;
     }
   }
   if (integer) {
     longs_.clear();
     for (size_t i = 0; i < n; ++i) {
-      if (!cur_valid_[i]) continue;
-      const int64_t y0 = cur_[i].v.int_value();
-      const Timestamp x0 = cur_[i].t;
-      if (i == current_ || x == x0 || !next_valid_[i]) {
+      const Member& m = m_[i];
+      if (!m.cur_valid) continue;
+      const int64_t y0 = m.cur.v.int_value();
+      const Timestamp x0 = m.cur.t;
+      if (i == current_ || x == x0 || !m.next_valid) {
         longs_.push_back(y0);
         continue;
       }
-      const int64_t y1 = next_[i].v.int_value();
-      const Timestamp x1 = next_[i].t;
+      const int64_t y1 = m.next.v.int_value();
+      const Timestamp x1 = m.next.t;
       int64_t r = 0;
       switch (agg_.interp) {
         case Interpolation::kLerp:
@@ -111,15 +132,16 @@ Value GroupAggregator::Compute(Timestamp x) {
   }
   doubles_.clear();
   for (size_t i = 0; i < n; ++i) {
-    if (!cur_valid_[i]) continue;
-    const double y0 = cur_[i].v.AsDouble();
-    const Timestamp x0 = cur_[i].t;
-    if (i == current_ || rate_ || x == x0 || !next_valid_[i]) {
+    const Member& m = m_[i];
+    if (!m.cur_valid) continue;
+    const double y0 = m.cur.v.AsDouble();
+    const Timestamp x0 = m.cur.t;
+    if (i == current_ || rate_ || x == x0 || !m.next_valid) {
       doubles_.push_back(y0);
       continue;
     }
-    const double y1 = next_[i].v.AsDouble();
-    const Timestamp x1 = next_[i].t;
+    const double y1 = m.next.v.AsDouble();
+    const Timestamp x1 = m.next.t;
     double r = 0;
     switch (agg_.interp) {
       case Interpolation::kLerp:

@@ -33,6 +33,7 @@ class GroupAggregator {
 
  private:
   void MoveToNext(size_t i);
+  bool NextOfOne(Point* out);
   Value Compute(Timestamp x);
 
   std::vector<std::unique_ptr<PointSource>> sources_;
@@ -40,10 +41,11 @@ class GroupAggregator {
   const bool rate_;
   size_t current_ = 0;
   // Per series: current point (valid while taking part) and next point.
-  std::vector<Point> cur_;
-  std::vector<Point> next_;
-  std::vector<uint8_t> cur_valid_;
-  std::vector<uint8_t> next_valid_;
+  struct Member {
+    Point cur, next;
+    bool cur_valid = false, next_valid = false;
+  };
+  std::vector<Member> m_;
   std::vector<int64_t> longs_;
   std::vector<double> doubles_;
 };

@@ -6,6 +6,31 @@
 namespace sundial::query {
 namespace {
 
+// "00" "01" ... "99".
+constexpr char kDigitPairs[] =
+    "0001020304050607080910111213141516171819202122232425262728293031323334353637383940414243444546474849"
+    "5051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899";
+
+// Writes the n low digits of x (zero-padded), ending at end.
+void WriteDigitsBackward(uint32_t x, int n, char* end) {
+  for (; n >= 2; n -= 2) {
+    const uint32_t pair = x % 100;
+    x /= 100;
+    end -= 2;
+    end[0] = kDigitPairs[2 * pair];
+    end[1] = kDigitPairs[2 * pair + 1];
+  }
+  if (n == 1) *--end = static_cast<char>('0' + x % 10);
+}
+
+// Writes x < 10^8 without leading zeros.
+char* WriteSmall(uint32_t x, char* out) {
+  int n = 1;
+  for (uint32_t p = 10; n < 8 && x >= p; p *= 10) ++n;
+  WriteDigitsBackward(x, n, out + n);
+  return out + n;
+}
+
 // Writes the Java layout of a finite, non-zero v into out (no allocation).
 void AppendFiniteJava(double v, std::string* out) {
   char shortest[kShortDoubleMax];
@@ -75,33 +100,63 @@ void AppendFiniteJava(double v, std::string* out) {
 // whether it parses to v. If it does not, no decimal of <= 4 places does:
 // they are all that same rational. At most "-9999999.9999": 13 bytes.
 char* WriteShortJavaDouble(double v, char* out) {
-  static constexpr int64_t kPow10[] = {1, 10, 100, 1000, 10000};
   const double a = std::fabs(v);
   if (!(a >= 1e-3 && a < 1e7)) return nullptr;
-  int64_t n = static_cast<int64_t>(a * 1e4 + 0.5);
-  int d = 4;
-  while (d > 0 && n % 10 == 0) {
-    n /= 10;
-    --d;
+  const double n = static_cast<double>(static_cast<int64_t>(a * 1e4 + 0.5));  // < 1e11
+  // The exact test, on n / 10^4: the same rational as the stripped form
+  // below, so the same double. Tested first, it needs none of the digits.
+  if (n / 1e4 != a) return nullptr;
+  // n = ip * 10^4 + frac, in doubles (every value here is an exact integer
+  // below 2^53): no 64-bit division, which 32-bit ARM does in software.
+  int32_t ip = static_cast<int32_t>(n * 1e-4);
+  double rest = n - static_cast<double>(ip) * 1e4;
+  if (rest < 0) {
+    --ip;
+    rest += 1e4;
+  } else if (rest >= 1e4) {
+    ++ip;
+    rest -= 1e4;
   }
-  const int64_t scale = kPow10[d];
-  if (static_cast<double>(n) / static_cast<double>(scale) != a) return nullptr;
+  const uint32_t frac = static_cast<uint32_t>(rest);
   if (v < 0) *out++ = '-';
-  out = std::to_chars(out, out + 8, n / scale).ptr;
+  out = WriteSmall(static_cast<uint32_t>(ip), out);
   *out++ = '.';
-  if (d == 0) {
+  if (frac == 0) {
     *out++ = '0';
     return out;
   }
-  int64_t f = n % scale;
-  for (int i = d - 1; i >= 0; --i, f /= 10) out[i] = static_cast<char>('0' + f % 10);
-  return out + d;
+  // All four decimals, then the trailing zeros cut (counted without
+  // branches: they depend on the data).
+  WriteDigitsBackward(frac, 4, out + 4);
+  const int zeros = (frac % 10 == 0) + (frac % 100 == 0) + (frac % 1000 == 0);
+  return out + 4 - zeros;
+}
+
+char* WriteInt(int64_t v, char* out) {
+  constexpr uint64_t kPart = 100000000;  // 10^8
+  uint64_t u = static_cast<uint64_t>(v);
+  if (v < 0) {
+    *out++ = '-';
+    u = 0 - u;
+  }
+  if (u < kPart) return WriteSmall(static_cast<uint32_t>(u), out);
+  const uint64_t high = u / kPart;
+  const uint32_t low = static_cast<uint32_t>(u - high * kPart);
+  if (high < kPart) {
+    out = WriteSmall(static_cast<uint32_t>(high), out);
+  } else {  // at most 4 more digits above the middle part
+    const uint64_t top = high / kPart;
+    out = WriteSmall(static_cast<uint32_t>(top), out);
+    WriteDigitsBackward(static_cast<uint32_t>(high - top * kPart), 8, out + 8);
+    out += 8;
+  }
+  WriteDigitsBackward(low, 8, out + 8);
+  return out + 8;
 }
 
 void AppendInt(int64_t v, std::string* out) {
-  char buf[24];
-  auto res = std::to_chars(buf, buf + sizeof(buf), v);
-  out->append(buf, static_cast<size_t>(res.ptr - buf));
+  char buf[kIntMax];
+  out->append(buf, static_cast<size_t>(WriteInt(v, buf) - buf));
 }
 
 std::string JavaDoubleToString(double v) {

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
-#include <map>
 #include <set>
 #include <utility>
 
@@ -25,7 +24,7 @@ using storage::SeriesKey;
 struct SeriesEntry {
   SeriesId id;
   SeriesKey key;
-  std::string tsuid;
+  std::string tsuid;  // empty unless several series are ordered or showTSUIDs
 };
 
 // The series of one sub-query, grouped. Groups are in output order.
@@ -63,7 +62,7 @@ void ComputeScanWindow(const QuerySpec& spec, const SubQuery& q, SubPlan* plan) 
   plan->scan_end_ms = scan_end * 1000;
 }
 
-const std::string* TagValue(const SeriesKey& key, const std::string& tagk) {
+const std::string* TagValue(const SeriesKey& key, std::string_view tagk) {
   for (const auto& kv : key.tags) {
     if (kv.first == tagk) return &kv.second;
   }
@@ -86,25 +85,13 @@ bool PassesFilters(const SubQuery& q, const SeriesKey& key) {
   return true;
 }
 
-// Narrows candidates (sorted ids) with the index for the first literal_or
-// filter: the union over its literals of (candidates with that tag value).
-std::vector<SeriesId> NarrowByLiterals(storage::Storage* st, const SubQuery& q,
-                                       std::vector<SeriesId> ids) {
+// The first literal_or filter, whose literals narrow the candidates with
+// the index; null if there is none.
+const TagFilter* FirstLiteralOr(const SubQuery& q) {
   for (const TagFilter& f : q.filters) {
-    if (f.type() != FilterType::kLiteralOr) continue;
-    std::vector<SeriesId> out;
-    for (const std::string& lit : f.literals()) {
-      const std::vector<SeriesId> with = st->SeriesWithTag(f.tagk(), lit);
-      std::set_intersection(ids.begin(), ids.end(), with.begin(), with.end(),
-                            std::back_inserter(out));
-    }
-    if (f.literals().size() > 1) {
-      std::sort(out.begin(), out.end());
-      out.erase(std::unique(out.begin(), out.end()), out.end());
-    }
-    return out;
+    if (f.type() == FilterType::kLiteralOr) return &f;
   }
-  return ids;
+  return nullptr;
 }
 
 // Validates names the way OpenTSDB resolves UIDs.
@@ -141,51 +128,72 @@ Status ResolveTsuids(storage::Storage* st, const SubQuery& q, std::string* metri
   return Status::OK();
 }
 
-Status SelectSeries(storage::Storage* st, const SubQuery& q, SubPlan* plan) {
+// with_tsuids: every entry gets its tsuid (otherwise only when there are
+// several to order).
+Status SelectSeries(storage::Storage* st, const SubQuery& q, bool with_tsuids, SubPlan* plan) {
   std::vector<SeriesId> ids;
   if (!q.tsuids.empty()) {
     SUNDIAL_RETURN_IF_ERROR(ResolveTsuids(st, q, &plan->metric, &ids));
   } else {
     plan->metric = q.metric;
-    ids = st->SeriesOfMetric(q.metric);
+    const TagFilter* lit = FirstLiteralOr(q);
+    ids = lit != nullptr ? st->SeriesOfMetricWithTag(q.metric, lit->tagk(), lit->literals())
+                         : st->SeriesOfMetric(q.metric);
     uint32_t uid = 0;
     if (ids.empty() && !st->LookupUid(NameKind::kMetric, q.metric, &uid).ok()) {
       return NoSuchName("metrics", q.metric);
     }
     SUNDIAL_RETURN_IF_ERROR(CheckNames(st, q));
-    ids = NarrowByLiterals(st, q, std::move(ids));
   }
+  plan->series.reserve(ids.size());
   for (SeriesId id : ids) {
     SeriesEntry e;
     e.id = id;
     if (!st->GetSeriesKey(id, &e.key).ok() || !PassesFilters(q, e.key)) continue;
-    e.tsuid = TsuidOf(e.key);
     plan->series.push_back(std::move(e));
   }
+  // TSUIDs order the series; one series needs them only to be shown.
+  if (plan->series.size() < 2 && !with_tsuids) return Status::OK();
+  for (SeriesEntry& e : plan->series) e.tsuid = TsuidOf(e.key);
   std::sort(plan->series.begin(), plan->series.end(),
             [](const SeriesEntry& a, const SeriesEntry& b) { return a.tsuid < b.tsuid; });
   return Status::OK();
 }
 
 void GroupSeries(const SubQuery& q, SubPlan* plan) {
-  if (q.aggregator->fn == AggFn::kNone) {
-    for (size_t i = 0; i < plan->series.size(); ++i) plan->groups.push_back({i});
+  const size_t n = plan->series.size();
+  if (q.aggregator->fn == AggFn::kNone || n < 2) {
+    plan->groups.reserve(n);
+    for (size_t i = 0; i < n; ++i) plan->groups.push_back({i});
     return;
   }
-  std::set<std::string> keys;
+  std::vector<std::string_view> keys;  // the group-by tag keys, sorted, once each
   for (const TagFilter& f : q.filters) {
-    if (f.group_by()) keys.insert(f.tagk());
+    if (f.group_by()) keys.push_back(f.tagk());
   }
-  std::map<std::vector<std::string>, std::vector<size_t>> groups;
-  for (size_t i = 0; i < plan->series.size(); ++i) {
-    std::vector<std::string> values;
-    for (const std::string& k : keys) {
-      const std::string* v = TagValue(plan->series[i].key, k);
-      values.push_back(v ? *v : std::string());
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  const size_t k = keys.size();
+  // Series i's values of the keys are values[i*k, i*k+k) ("" where it has
+  // none). Groups are in order of these lists, members in series order.
+  std::vector<std::string_view> values(n * k);
+  for (size_t i = 0; i < n; ++i) {
+    for (size_t j = 0; j < k; ++j) {
+      const std::string* v = TagValue(plan->series[i].key, keys[j]);
+      if (v != nullptr) values[i * k + j] = *v;
     }
-    groups[values].push_back(i);
   }
-  for (auto& g : groups) plan->groups.push_back(std::move(g.second));
+  const auto less = [&](size_t a, size_t b) {
+    return std::lexicographical_compare(values.begin() + a * k, values.begin() + a * k + k,
+                                        values.begin() + b * k, values.begin() + b * k + k);
+  };
+  std::vector<size_t> order(n);
+  for (size_t i = 0; i < n; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), less);
+  for (size_t i = 0; i < n; ++i) {
+    if (i == 0 || less(order[i - 1], order[i])) plan->groups.emplace_back();
+    plan->groups.back().push_back(order[i]);
+  }
 }
 
 // OpenTSDB's SpanGroup.computeTags: a tagk whose value differs between
@@ -194,11 +202,21 @@ void GroupSeries(const SubQuery& q, SubPlan* plan) {
 // h borrows strings from plan.
 void ComputeTags(const SubPlan& plan, const std::vector<size_t>& members, bool with_tsuids,
                  GroupHeader* h) {
+  if (members.size() == 1) {  // nothing to compare: every tag is kept
+    const auto& tags = plan.series[members[0]].key.tags;
+    h->tags.reserve(tags.size());
+    for (const auto& [k, v] : tags) h->tags.emplace_back(k, v);
+    if (with_tsuids) h->tsuids.push_back(plan.series[members[0]].tsuid);
+    return;
+  }
   struct Seen {
     std::string_view key, value;
     bool conflicting;
   };
   std::vector<Seen> seen, merged;
+  const size_t most = plan.series[members.front()].key.tags.size();
+  seen.reserve(most);
+  merged.reserve(most);
   for (size_t m : members) {
     const auto& tags = plan.series[m].key.tags;
     merged.clear();
@@ -218,6 +236,7 @@ void ComputeTags(const SubPlan& plan, const std::vector<size_t>& members, bool w
     }
     seen.swap(merged);
   }
+  h->tags.reserve(seen.size());
   for (const Seen& t : seen) {
     if (t.conflicting) {
       h->aggregate_tags.push_back(t.key);
@@ -245,10 +264,15 @@ Status RunGroup(storage::Storage* st, const rollup::RollupStore* rollups, const 
   std::vector<std::unique_ptr<RawSource>> raws;
   std::vector<std::unique_ptr<PointSource>> sources;
   std::vector<size_t> present;
+  sources.reserve(members.size());
+  present.reserve(members.size());
   const bool use_rollups = rollups != nullptr && RollupEligible(q, ctx);
   const bool use_cache = !use_rollups && cache != nullptr && CacheEligible(q);
   std::vector<std::pair<Timestamp, Timestamp>> partitions;
   if (use_rollups) partitions = st->PartitionRanges();
+  // The cached source of a one-series group: its output points that are
+  // cached buckets unchanged are printed from the cache's text.
+  CachedDownsampleSource* texts = nullptr;
   for (size_t m : members) {
     // Planner: downsampled values from hourly rollups, or kept from
     // earlier queries, or (below) downsampled from raw points.
@@ -262,6 +286,7 @@ Status RunGroup(storage::Storage* st, const rollup::RollupStore* rollups, const 
       auto src = std::make_unique<CachedDownsampleSource>(st, *cache, plan.series[m].id, ctx,
                                                           budget);
       if (!src->Prime()) continue;
+      texts = src.get();
       downsampled = std::move(src);
     }
     if (downsampled != nullptr) {
@@ -283,9 +308,16 @@ Status RunGroup(storage::Storage* st, const rollup::RollupStore* rollups, const 
   for (auto& raw : raws) sources.push_back(BuildSeriesPipeline(std::move(raw), q, ctx));
   GroupAggregator agg(std::move(sources), *q.aggregator, q.rate);
   w->BeginResult(q, h);
+  if (present.size() != 1) texts = nullptr;
   Point p;
+  std::string_view text;
   while (agg.Next(&p)) {
-    if (p.t >= spec.start_ms && p.t <= spec.end_ms) w->AddPoint(p.t, p.v);
+    if (p.t < spec.start_ms || p.t > spec.end_ms) continue;
+    if (texts != nullptr && texts->CachedText(p.t, p.v, &text)) {
+      w->AddPointText(p.t, text);
+    } else {
+      w->AddPoint(p.t, p.v);
+    }
   }
   SUNDIAL_RETURN_IF_ERROR(budget->status());
   ResultStats stats;
@@ -377,7 +409,7 @@ Status QueryEngine::Run(const QuerySpec& spec, const SmallQueryBound* bound,
     }
     SubPlan& plan = plans[i];
     plan.q = &q;
-    SUNDIAL_RETURN_IF_ERROR(SelectSeries(storage_, q, &plan));
+    SUNDIAL_RETURN_IF_ERROR(SelectSeries(storage_, q, spec.show_tsuids, &plan));
     total_series += plan.series.size();
     if (limits_.max_series != 0 && total_series > limits_.max_series) {
       return Status::ResourceExhausted(

@@ -98,6 +98,7 @@ ResultWriter::ResultWriter(const QuerySpec& spec, ChunkSink* sink) : spec_(spec)
 }
 
 bool ResultWriter::Flush(bool last) {
+  Unstage();
   if (!sink_ok_) return false;
   if (buf_.empty()) return true;
   std::string chunk;
@@ -108,6 +109,7 @@ bool ResultWriter::Flush(bool last) {
 }
 
 void ResultWriter::BeginResult(const SubQuery& q, const GroupHeader& h) {
+  Unstage();
   if (!first_result_) buf_.push_back(',');
   first_result_ = false;
   first_point_ = true;
@@ -145,42 +147,70 @@ void ResultWriter::BeginResult(const SubQuery& q, const GroupHeader& h) {
   buf_.append(spec_.arrays ? ",\"dps\":[" : ",\"dps\":{");
 }
 
-void ResultWriter::AddPoint(Timestamp t, const Value& v) {
-  // The point is laid out in tmp and appended once; only doubles outside
-  // WriteShortJavaDouble's range take a second append.
-  char tmp[32 + 24 + kShortDoubleMax];
-  char* p = tmp;
-  char* const end = tmp + sizeof(tmp);
+char* ResultWriter::BeginPoint(Timestamp t) {
+  if (staged_ + kMaxStagedPoint > sizeof(stage_)) Unstage();
+  char* p = stage_ + staged_;
   if (!first_point_) *p++ = ',';
   first_point_ = false;
   ++emitted_;
   const int64_t ts = spec_.ms_resolution ? t : t / 1000;
   *p++ = spec_.arrays ? '[' : '"';
-  p = std::to_chars(p, end, ts).ptr;
+  p = WriteInt(ts, p);
   if (spec_.arrays) {
     *p++ = ',';
   } else {
     *p++ = '"';
     *p++ = ':';
   }
+  return p;
+}
+
+void ResultWriter::EndPoint(char* p) {
+  if (spec_.arrays) *p++ = ']';
+  staged_ = static_cast<size_t>(p - stage_);
+  if (buf_.size() + staged_ >= kChunkBytes) Flush(/*last=*/false);
+}
+
+void ResultWriter::AddPointText(Timestamp t, std::string_view value_text) {
+  char* p = BeginPoint(t);
+  if (value_text.size() <= kShortDoubleMax) {
+    std::memcpy(p, value_text.data(), value_text.size());
+    EndPoint(p + value_text.size());
+    return;
+  }
+  staged_ = static_cast<size_t>(p - stage_);
+  Unstage();
+  buf_.append(value_text);
+  EndPoint(stage_);
+}
+
+void ResultWriter::AddPoint(Timestamp t, const Value& v) {
+  // The point is laid out in stage_; only doubles outside
+  // WriteShortJavaDouble's range are appended to buf_ directly.
+  char* p = BeginPoint(t);
   if (v.is_int()) {
-    p = std::to_chars(p, end, v.int_value()).ptr;
+    p = WriteInt(v.int_value(), p);
   } else if (null_fill_ && std::isnan(v.float_value())) {
     std::memcpy(p, "null", 4);
     p += 4;
   } else if (char* q = WriteShortJavaDouble(v.float_value(), p)) {
     p = q;
   } else {
-    buf_.append(tmp, static_cast<size_t>(p - tmp));
+    staged_ = static_cast<size_t>(p - stage_);
+    Unstage();
     AppendJavaDouble(v.float_value(), &buf_);
-    p = tmp;
+    p = stage_;
   }
-  if (spec_.arrays) *p++ = ']';
-  buf_.append(tmp, static_cast<size_t>(p - tmp));
-  if (buf_.size() >= kChunkBytes) Flush(/*last=*/false);
+  EndPoint(p);
+}
+
+void ResultWriter::Unstage() {
+  buf_.append(stage_, staged_);
+  staged_ = 0;
 }
 
 bool ResultWriter::EndResult(const ResultStats& stats) {
+  Unstage();
   buf_.append(spec_.arrays ? "]" : "}");
   if (spec_.show_stats) {
     buf_.append(",\"stats\":{\"queryIndex\":");
@@ -194,6 +224,7 @@ bool ResultWriter::EndResult(const ResultStats& stats) {
 }
 
 bool ResultWriter::Finish(const ResultStats& summary) {
+  Unstage();
   if (spec_.show_summary) {
     if (!first_result_) buf_.push_back(',');
     buf_.append("{\"statsSummary\":{\"queries\":");

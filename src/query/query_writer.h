@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "series_source.h"
+#include "sundial/query/json_format.h"
 #include "sundial/query/query_engine.h"
 
 namespace sundial::query {
@@ -40,6 +41,9 @@ class ResultWriter {
   void BeginResult(const SubQuery& q, const GroupHeader& h);
   // Adds one data point (already inside [start, end]).
   void AddPoint(Timestamp t, const Value& v);
+  // The same for a double v whose text (AppendJavaDouble's) is known.
+  // REQUIRES: v is not NaN (its text depends on the fill policy).
+  void AddPointText(Timestamp t, std::string_view value_text);
   // Closes the current result, adding "stats" with showStats. False if
   // the sink went away.
   bool EndResult(const ResultStats& stats);
@@ -53,10 +57,22 @@ class ResultWriter {
   // Hands buf_ to the sink; unless last, buf_ is then a fresh chunk-sized
   // buffer.
   bool Flush(bool last);
+  // Moves the points laid out in stage_ to buf_. Everything but AddPoint
+  // writes to buf_, so it calls this first.
+  void Unstage();
+  // Stages what precedes a point's value: separator and timestamp. Returns
+  // where the value goes.
+  char* BeginPoint(Timestamp t);
+  // Stages what follows the value written up to p.
+  void EndPoint(char* p);
 
   const QuerySpec& spec_;
   ChunkSink* const sink_;
   std::string buf_;
+  // AddPoint's output not yet in buf_; one append per many points.
+  static constexpr size_t kMaxStagedPoint = 5 + 2 * kIntMax;  // ,"ts":v or ,[ts,v]
+  char stage_[2048];
+  size_t staged_ = 0;
   bool first_result_ = true;
   bool first_point_ = true;
   bool null_fill_ = false;

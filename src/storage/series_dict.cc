@@ -1,6 +1,7 @@
 #include "storage/series_dict.h"
 
 #include <algorithm>
+#include <iterator>
 
 #include "storage/record_log.h"
 #include "sundial/common/coding.h"
@@ -336,27 +337,58 @@ std::vector<SeriesId> SeriesDict::SeriesWithTag(std::string_view key,
   return it->second;
 }
 
+std::vector<SeriesId> SeriesDict::SeriesOfMetricWithTag(
+    std::string_view metric, std::string_view key, const std::vector<std::string>& values) const {
+  std::vector<SeriesId> out;
+  ReaderLock lock(&mu_);
+  const uint32_t m = names(NameKind::kMetric).Find(metric);
+  const uint32_t k = names(NameKind::kTagKey).Find(key);
+  if (m == 0 || m >= by_metric_.size() || k == 0) return out;
+  const std::vector<SeriesId>& of_metric = by_metric_[m];
+  for (const std::string& value : values) {
+    const uint32_t v = names(NameKind::kTagValue).Find(value);
+    if (v == 0) continue;
+    auto it = by_tag_.find((static_cast<uint64_t>(k) << 32) | v);
+    if (it == by_tag_.end()) continue;
+    std::set_intersection(of_metric.begin(), of_metric.end(), it->second.begin(),
+                          it->second.end(), std::back_inserter(out));
+  }
+  if (values.size() > 1) {
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+  }
+  return out;
+}
+
 Status SeriesDict::GetSeriesKey(SeriesId id, SeriesKey* out) const {
   ReaderLock lock(&mu_);
   if (!Exists(id)) return Status::NotFound("unknown series id", std::to_string(id));
   const uint32_t* k = &key_words_[key_offset_[id]];
   out->metric_uid = k[0];
   out->metric = std::string(names(NameKind::kMetric).Name(k[0]));
-  std::vector<std::pair<std::string_view, UidPair>> tags(k[1]);
-  for (uint32_t i = 0; i < k[1]; ++i) {
+  // Sorted by tag key name; on the stack for the usual few tags.
+  using Tag = std::pair<std::string_view, UidPair>;
+  const uint32_t n = k[1];
+  Tag small[16];
+  std::vector<Tag> large;
+  Tag* tags = small;
+  if (n > 16) {
+    large.resize(n);
+    tags = large.data();
+  }
+  for (uint32_t i = 0; i < n; ++i) {
     const UidPair p{k[2 + 2 * i], k[3 + 2 * i]};
     tags[i] = {names(NameKind::kTagKey).Name(p.first), p};
   }
-  std::sort(tags.begin(), tags.end(),
-            [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::sort(tags, tags + n, [](const Tag& a, const Tag& b) { return a.first < b.first; });
   out->tags.clear();
   out->tag_uids.clear();
-  out->tags.reserve(tags.size());
-  out->tag_uids.reserve(tags.size());
-  for (const auto& t : tags) {
-    out->tags.emplace_back(std::string(t.first),
-                           std::string(names(NameKind::kTagValue).Name(t.second.second)));
-    out->tag_uids.push_back(t.second);
+  out->tags.reserve(n);
+  out->tag_uids.reserve(n);
+  for (const Tag* t = tags; t != tags + n; ++t) {
+    out->tags.emplace_back(std::string(t->first),
+                           std::string(names(NameKind::kTagValue).Name(t->second.second)));
+    out->tag_uids.push_back(t->second);
   }
   return Status::OK();
 }

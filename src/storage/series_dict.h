@@ -61,6 +61,9 @@ class SeriesDict {
 
   std::vector<SeriesId> SeriesOfMetric(std::string_view metric) const;
   std::vector<SeriesId> SeriesWithTag(std::string_view key, std::string_view value) const;
+  // Storage::SeriesOfMetricWithTag, under one lock, copying no list.
+  std::vector<SeriesId> SeriesOfMetricWithTag(std::string_view metric, std::string_view key,
+                                              const std::vector<std::string>& values) const;
   Status GetSeriesKey(SeriesId id, SeriesKey* out) const;
   Status LookupUid(NameKind kind, std::string_view name, uint32_t* uid) const;
   std::vector<std::string> SuggestNames(NameKind kind, std::string_view prefix,

@@ -1,6 +1,7 @@
 #include "storage/storage_impl.h"
 
 #include <algorithm>
+#include <iterator>
 
 #include "sundial/compress/page_iterator.h"
 
@@ -405,6 +406,11 @@ std::vector<SeriesId> StorageImpl::SeriesOfMetric(std::string_view metric) {
 }
 std::vector<SeriesId> StorageImpl::SeriesWithTag(std::string_view key, std::string_view value) {
   return dict_->SeriesWithTag(key, value);
+}
+std::vector<SeriesId> StorageImpl::SeriesOfMetricWithTag(std::string_view metric,
+                                                         std::string_view key,
+                                                         const std::vector<std::string>& values) {
+  return dict_->SeriesOfMetricWithTag(metric, key, values);
 }
 Status StorageImpl::GetSeriesKey(SeriesId id, SeriesKey* out) {
   return dict_->GetSeriesKey(id, out);

@@ -183,6 +183,8 @@ class StorageImpl final : public Storage {
   Status LastPoint(SeriesId id, Sample* out) override;
   std::vector<SeriesId> SeriesOfMetric(std::string_view metric) override;
   std::vector<SeriesId> SeriesWithTag(std::string_view key, std::string_view value) override;
+  std::vector<SeriesId> SeriesOfMetricWithTag(std::string_view metric, std::string_view key,
+                                              const std::vector<std::string>& values) override;
   Status GetSeriesKey(SeriesId id, SeriesKey* out) override;
   Status LookupUid(NameKind kind, std::string_view name, uint32_t* uid) override;
   std::vector<std::string> SuggestNames(NameKind kind, std::string_view prefix,

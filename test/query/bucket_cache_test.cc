@@ -41,13 +41,13 @@ TEST(BucketCache, FindAfterPut) {
   BucketCache cache(1 << 20);
   const BucketCache::Stamp stamp = cache.StampOf(7, 0);
   cache.Put(KeyOf(7), stamp, MakeEntry(60 * kMinuteMs, 5));
-  BucketCache::Entry got;
+  BucketCache::EntryPtr got;
   ASSERT_TRUE(cache.Find(KeyOf(7), stamp, &got));
-  EXPECT_EQ(got.lo, 60 * kMinuteMs);
-  EXPECT_EQ(got.hi, 65 * kMinuteMs);
-  ASSERT_EQ(got.buckets.size(), 5u);
-  EXPECT_EQ(got.buckets[3].t, 63 * kMinuteMs);
-  EXPECT_EQ(got.buckets[3].v, 1.5);
+  EXPECT_EQ(got->lo, 60 * kMinuteMs);
+  EXPECT_EQ(got->hi, 65 * kMinuteMs);
+  ASSERT_EQ(got->buckets.size(), 5u);
+  EXPECT_EQ(got->buckets[3].t, 63 * kMinuteMs);
+  EXPECT_EQ(got->buckets[3].v, 1.5);
   // Another series, interval or function is another key.
   EXPECT_FALSE(cache.Find(KeyOf(8), cache.StampOf(8, 0), &got));
   EXPECT_FALSE(cache.Find(KeyOf(7, 2 * kMinuteMs), stamp, &got));
@@ -55,8 +55,8 @@ TEST(BucketCache, FindAfterPut) {
   // Put replaces.
   cache.Put(KeyOf(7), stamp, MakeEntry(0, 2));
   ASSERT_TRUE(cache.Find(KeyOf(7), stamp, &got));
-  EXPECT_EQ(got.lo, 0);
-  EXPECT_EQ(got.buckets.size(), 2u);
+  EXPECT_EQ(got->lo, 0);
+  EXPECT_EQ(got->buckets.size(), 2u);
   EXPECT_EQ(cache.counters().entries, 1u);
 }
 
@@ -64,7 +64,7 @@ TEST(BucketCache, DifferentStampMisses) {
   BucketCache cache(1 << 20);
   const BucketCache::Stamp stamp = cache.StampOf(3, 4);
   cache.Put(KeyOf(3), stamp, MakeEntry(0, 3));
-  BucketCache::Entry got;
+  BucketCache::EntryPtr got;
   BucketCache::Stamp other = stamp;
   other.slot += 1;
   EXPECT_FALSE(cache.Find(KeyOf(3), other, &got));
@@ -91,7 +91,7 @@ TEST(BucketCache, LatePointBelowWatermarkRetiresItsSlot) {
   storage::SeriesPoint live[2] = {{5, mark, Value::Int(1)}, {5, mark + 5, Value::Float(2.5)}};
   cache.OnLateAppend(live, 2);
   EXPECT_EQ(cache.StampOf(5, 0), s5);
-  BucketCache::Entry got;
+  BucketCache::EntryPtr got;
   EXPECT_TRUE(cache.Find(KeyOf(5), cache.StampOf(5, 0), &got));
 
   const BucketCache::Stamp s6 = cache.StampOf(6, 0);
@@ -145,7 +145,7 @@ TEST(BucketCache, EvictsLeastRecentlyUsedWithinMaxBytes) {
   const size_t max = one * 7 / 2;
   BucketCache cache(max);
   const BucketCache::Stamp st = cache.StampOf(0, 0);  // no late points: same for all
-  BucketCache::Entry got;
+  BucketCache::EntryPtr got;
   for (SeriesId id : {1, 2, 3}) cache.Put(KeyOf(id), st, MakeEntry(0, 10));
   EXPECT_EQ(cache.counters().entries, 3u);
   EXPECT_EQ(cache.counters().bytes, 3 * one);
@@ -175,7 +175,7 @@ TEST(BucketCache, EntryLargerThanMaxBytesIsNotStored) {
   BucketCache cache(1000);
   const BucketCache::Stamp st = cache.StampOf(1, 0);
   cache.Put(KeyOf(1), st, MakeEntry(0, 1000));
-  BucketCache::Entry got;
+  BucketCache::EntryPtr got;
   EXPECT_FALSE(cache.Find(KeyOf(1), st, &got));
   EXPECT_EQ(cache.counters().entries, 0u);
   EXPECT_EQ(cache.counters().bytes, 0u);
@@ -187,10 +187,30 @@ TEST(BucketCache, EntryLargerThanMaxBytesIsNotStored) {
   EXPECT_EQ(off.counters().entries, 0u);
 }
 
+// An entry's value texts come back with it and count toward max_bytes.
+TEST(BucketCache, ValueTextsAreKeptAndCounted) {
+  BucketCache cache(1 << 20);
+  const BucketCache::Stamp st = cache.StampOf(1, 0);
+  cache.Put(KeyOf(1), st, MakeEntry(0, 8));
+  const uint64_t plain = cache.counters().bytes;
+  BucketCache::Entry e = MakeEntry(0, 8);
+  e.value_text = "0.00.51.01.52.02.53.03.5";
+  e.text_len = {3, 3, 3, 3, 3, 3, 3, 3};
+  e.value_text.shrink_to_fit();
+  e.text_len.shrink_to_fit();
+  const size_t extra = e.value_text.capacity() + e.text_len.capacity();
+  cache.Put(KeyOf(1), st, std::move(e));
+  EXPECT_EQ(cache.counters().bytes, plain + extra);
+  BucketCache::EntryPtr got;
+  ASSERT_TRUE(cache.Find(KeyOf(1), st, &got));
+  EXPECT_EQ(got->value_text, "0.00.51.01.52.02.53.03.5");
+  EXPECT_EQ(got->text_len, (std::vector<uint8_t>(8, 3)));
+}
+
 TEST(BucketCache, CountsHitsAndMisses) {
   BucketCache cache(1 << 20);
   const BucketCache::Stamp st = cache.StampOf(1, 0);
-  BucketCache::Entry got;
+  BucketCache::EntryPtr got;
   EXPECT_FALSE(cache.Find(KeyOf(1), st, &got));
   cache.Put(KeyOf(1), st, MakeEntry(0, 3));
   cache.Put(KeyOf(2), st, MakeEntry(0, 3));

@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <string>
+#include <vector>
 
 namespace sundial::query {
 namespace {
@@ -81,6 +83,35 @@ TEST(JsonFormat, ShortDecimalsMatchShortestForm) {
     std::string want(buf, r.ptr);
     if (want.find('.') == std::string::npos) want += ".0";
     ASSERT_EQ(D(v), want) << v;
+  }
+}
+
+// WriteInt writes what std::to_chars writes, for the edges of every
+// 8-digit part and for random values of every length.
+TEST(JsonFormat, WriteIntMatchesToChars) {
+  const char* env = std::getenv("SUNDIAL_SEED");
+  uint64_t x = env ? std::strtoull(env, nullptr, 10) : 0xD1B54A32D192ED03ull;
+  std::printf("JsonFormat.WriteIntMatchesToChars seed %llu\n", static_cast<unsigned long long>(x));
+  std::vector<int64_t> values = {0, std::numeric_limits<int64_t>::max(),
+                                 std::numeric_limits<int64_t>::min()};
+  int64_t p = 1;
+  for (int i = 0; i < 19; ++i, p *= 10) {
+    for (int64_t v : {p - 1, p, p + 1}) {
+      values.push_back(v);
+      values.push_back(-v);
+    }
+  }
+  for (int i = 0; i < 100000; ++i) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    values.push_back(static_cast<int64_t>(x >> (x % 64)));  // every length
+    values.push_back(-static_cast<int64_t>(x >> (x % 64 + 1)));
+  }
+  for (int64_t v : values) {
+    char want[32], got[kIntMax];
+    const std::string w(want, std::to_chars(want, want + sizeof(want), v).ptr);
+    ASSERT_EQ(std::string(got, WriteInt(v, got)), w) << v;
   }
 }
 

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -9,6 +10,77 @@
 
 namespace sundial::storage {
 namespace {
+
+// SeriesOfMetricWithTag is SeriesOfMetric intersected with the union of
+// SeriesWithTag over the values, sorted, each once.
+TEST(SeriesDict, SeriesOfMetricWithTagIntersectsTheIndexes) {
+  testing::TempDir dir;
+  auto env = NewPosixEnv();
+  SeriesDict d(env.get(), dir.path() + "/series.log", nullptr);
+  std::vector<std::string> w;
+  ASSERT_TRUE(d.Open(&w).ok());
+  for (const char* metric : {"cpu", "mem"}) {
+    for (int i = 0; i < 20; ++i) {
+      const std::string host = "h" + std::to_string(i % 10);
+      const std::string core = std::to_string(i / 10);
+      TagRef tags[] = {{"host", host}, {"core", core}};
+      SeriesId id;
+      bool created;
+      ASSERT_TRUE(d.Resolve(metric, tags, 2, &id, &created).ok());
+    }
+  }
+  const auto reference = [&](std::string_view metric, std::string_view key,
+                             const std::vector<std::string>& values) {
+    const std::vector<SeriesId> of = d.SeriesOfMetric(metric);
+    std::vector<SeriesId> out;
+    for (const std::string& v : values) {
+      for (SeriesId id : d.SeriesWithTag(key, v)) {
+        if (std::binary_search(of.begin(), of.end(), id)) out.push_back(id);
+      }
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+  };
+  const std::vector<std::vector<std::string>> cases = {
+      {"h3"}, {"h3", "h1", "h3"}, {"h9", "nope"}, {"nope"}, {}};
+  for (const char* metric : {"cpu", "mem", "disk"}) {
+    for (const auto& values : cases) {
+      const auto got = d.SeriesOfMetricWithTag(metric, "host", values);
+      EXPECT_EQ(got, reference(metric, "host", values)) << metric;
+      EXPECT_TRUE(std::is_sorted(got.begin(), got.end()));
+    }
+  }
+  EXPECT_EQ(d.SeriesOfMetricWithTag("cpu", "host", {"h3"}).size(), 2u);
+  EXPECT_EQ(d.SeriesOfMetricWithTag("cpu", "host", {"h3", "h1"}).size(), 4u);
+  EXPECT_TRUE(d.SeriesOfMetricWithTag("cpu", "rack", {"h3"}).empty());
+}
+
+// Keys with more tags than GetSeriesKey sorts on its stack come back
+// sorted by tag key too.
+TEST(SeriesDict, GetSeriesKeySortsManyTags) {
+  testing::TempDir dir;
+  auto env = NewPosixEnv();
+  SeriesDict d(env.get(), dir.path() + "/series.log", nullptr);
+  std::vector<std::string> w;
+  ASSERT_TRUE(d.Open(&w).ok());
+  std::vector<std::string> keys, values;
+  for (int i = 20; i > 0; --i) {
+    keys.push_back("k" + std::to_string(i));
+    values.push_back("v" + std::to_string(i));
+  }
+  std::vector<TagRef> tags;
+  for (size_t i = 0; i < keys.size(); ++i) tags.push_back({keys[i], values[i]});
+  SeriesId id;
+  bool created;
+  ASSERT_TRUE(d.Resolve("m", tags.data(), tags.size(), &id, &created).ok());
+  SeriesKey key;
+  ASSERT_TRUE(d.GetSeriesKey(id, &key).ok());
+  ASSERT_EQ(key.tags.size(), 20u);
+  ASSERT_EQ(key.tag_uids.size(), 20u);
+  for (size_t i = 1; i < key.tags.size(); ++i) EXPECT_LT(key.tags[i - 1].first, key.tags[i].first);
+  for (const auto& [k, v] : key.tags) EXPECT_EQ("v" + k.substr(1), v);
+}
 
 TEST(SeriesDict, PersistsAndSkipsADamagedRecord) {
   testing::TempDir dir;

@@ -10,8 +10,13 @@
 // Stop() (server shutdown) reads no further requests but still answers the
 // ones in flight before closing.
 //
-// Thread-safety: everything runs on the connection's strand; Stop() and the
-// Responders it hands out may be used from any thread.
+// Thread-safety: everything runs on the thread that runs the socket's
+// io_context; Stop() and the Responders it hands out may be used from any
+// thread. There is no strand: REQUIRES that the socket's io_context be run
+// by exactly one thread (net::IoContextPool runs each of its contexts so),
+// which is what keeps the connection's handlers from running concurrently.
+// Calls from other threads are handed over through a queue of the
+// connection's own (see Submit()), applied in the order they were made.
 #pragma once
 
 #include <atomic>
@@ -20,14 +25,16 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include <asio/io_context.hpp>
 #include <asio/ip/tcp.hpp>
 #include <asio/steady_timer.hpp>
-#include <asio/strand.hpp>
 
+#include "sundial/common/mutex.h"
 #include "sundial/http/body_codec.h"
 #include "sundial/http/reply.h"
 #include "sundial/http/request_parser.h"
@@ -62,6 +69,7 @@ class ResponderImpl;
 class HttpConnection : public net::Session, public std::enable_shared_from_this<HttpConnection> {
  public:
   // router and manager are borrowed and must outlive the connection.
+  // REQUIRES: socket belongs to an io_context run by exactly one thread.
   HttpConnection(asio::ip::tcp::socket socket, const Router* router, const HttpOptions& options,
                  net::ConnectionManager* manager);
   ~HttpConnection() override;
@@ -72,7 +80,20 @@ class HttpConnection : public net::Session, public std::enable_shared_from_this<
 
  private:
   friend class ResponderImpl;
-  using Strand = asio::strand<asio::ip::tcp::socket::executor_type>;
+  using Executor = asio::io_context::executor_type;
+  // The socket's executor is the io_context's own (not the type-erased
+  // any_io_executor): every asynchronous operation is cheaper.
+  using Socket = asio::basic_stream_socket<asio::ip::tcp, Executor>;
+
+  // A Responder call (or Stop) made off the I/O thread, applied on it.
+  struct Op {
+    enum class Kind : uint8_t { kSend, kStartChunked, kChunk, kFinish, kAbort, kStop };
+    Kind kind = Kind::kStop;
+    uint64_t seq = 0;
+    std::optional<Reply> reply;            // kSend, kStartChunked
+    std::string data;                      // kChunk
+    std::function<void(bool)> on_written;  // kChunk
+  };
 
   // One reply slot per request, in request order.
   struct Slot {
@@ -103,7 +124,26 @@ class HttpConnection : public net::Session, public std::enable_shared_from_this<
   void AnswerParseError();
   Slot* FindSlot(uint64_t seq);
 
-  // Called on the strand by ResponderImpl.
+  // Takes over the socket's descriptor with the io_context's own executor.
+  static Socket AdoptSocket(asio::ip::tcp::socket socket);
+
+  // From ResponderImpl, on any thread. SubmitSend applies the reply at once
+  // when called on the I/O thread with nothing queued (a handler that
+  // answered at once); everything else goes through Submit.
+  void SubmitSend(uint64_t seq, Reply reply);
+  // Queues op and, unless a Drain is already on its way, posts one.
+  void Submit(Op op);
+  // The posted handler that runs Drain (see the .cc).
+  class DrainTask;
+  // On the I/O thread: applies queued ops in submission order until none
+  // are left.
+  void Drain();
+  // Destroys the queued ops unapplied (their io_context is gone).
+  void DropQueue();
+  void Apply(Op* op);
+  void OnStop();
+
+  // Called on the I/O thread (through Apply or SubmitSend).
   void OnSend(uint64_t seq, Reply reply);
   void OnStartChunked(uint64_t seq, Reply head);
   void OnChunk(uint64_t seq, std::string data, std::function<void(bool)> on_written);
@@ -119,8 +159,8 @@ class HttpConnection : public net::Session, public std::enable_shared_from_this<
   void CloseGracefully();
   void Close();
 
-  asio::ip::tcp::socket socket_;
-  Strand strand_;
+  Socket socket_;
+  const Executor ex_;
   const Router* const router_;
   const HttpOptions options_;
   net::ConnectionManager* const manager_;
@@ -142,6 +182,14 @@ class HttpConnection : public net::Session, public std::enable_shared_from_this<
   bool lingering_ = false;  // half-closed, discarding input until Close()
   bool closed_ = false;
   std::atomic<bool> cancelled_{false};  // read by responders on any thread
+
+  Mutex queue_mu_;
+  std::vector<Op> queue_ GUARDED_BY(queue_mu_);  // submitted, not yet taken
+  bool drain_posted_ GUARDED_BY(queue_mu_) = false;
+  // Ops submitted and not yet applied (queued or being drained). Nonzero
+  // keeps SubmitSend from applying a reply ahead of them.
+  std::atomic<size_t> queued_{0};
+  std::vector<Op> draining_;  // I/O thread only: the batch being applied
 };
 
 }  // namespace sundial::http

@@ -25,8 +25,13 @@
 // retires the entries of the series sharing its slot: a needless miss,
 // never a stale hit.
 //
-// Memory: at most max_bytes of entries (their buckets plus bookkeeping);
-// the least recently used go first.
+// An entry may also keep each bucket's value as /api/query prints it, so
+// that a query whose output point is a cached bucket unchanged (one series
+// in its group, an aggregator that keeps a single value) copies the text
+// instead of formatting the double again.
+//
+// Memory: at most max_bytes of entries (their buckets, texts and
+// bookkeeping); the least recently used go first.
 // Thread-safety: every method is safe to call concurrently.
 #pragma once
 
@@ -35,6 +40,7 @@
 #include <cstdint>
 #include <list>
 #include <memory>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -75,7 +81,14 @@ class BucketCache final : public storage::LateAppendObserver {
     Timestamp lo = 0;  // raw range downsampled: [lo, hi)
     Timestamp hi = 0;
     std::vector<Bucket> buckets;  // non-empty buckets, ascending
+    // Empty, or the value texts (AppendJavaDouble of buckets[i].v) one
+    // after the other, text_len[i] bytes each; 0 for a value without one
+    // (NaN, whose text depends on the fill policy).
+    std::string value_text;
+    std::vector<uint8_t> text_len;
   };
+  // Entries are shared, never changed once stored.
+  using EntryPtr = std::shared_ptr<const Entry>;
   struct Counters {
     uint64_t hits = 0;    // lookups that found a usable entry
     uint64_t misses = 0;  // lookups that did not
@@ -93,8 +106,8 @@ class BucketCache final : public storage::LateAppendObserver {
   // The stamp of series now; read it before reading its raw points.
   // removals: the storage's Storage::removals(), read at the same time.
   Stamp StampOf(SeriesId series, uint64_t removals) const;
-  // Copies the entry of key into *out if it was stored under stamp.
-  bool Find(const Key& key, const Stamp& stamp, Entry* out) EXCLUDES(mu_);
+  // Sets *out to the entry of key if it was stored under stamp.
+  bool Find(const Key& key, const Stamp& stamp, EntryPtr* out) EXCLUDES(mu_);
   // Stores (replaces) the entry of key. REQUIRES: e.hi <= the watermark
   // returned before its points were read, stamp read before them too.
   void Put(const Key& key, const Stamp& stamp, Entry e) EXCLUDES(mu_);
@@ -116,7 +129,7 @@ class BucketCache final : public storage::LateAppendObserver {
   struct Node {
     Key key;
     Stamp stamp;
-    Entry entry;
+    EntryPtr entry;
     size_t bytes = 0;
   };
   using Lru = std::list<Node>;  // most recently used first

@@ -32,6 +32,13 @@ std::string JavaDoubleToString(double v);
 inline constexpr size_t kShortDoubleMax = 16;
 char* WriteShortJavaDouble(double v, char* out);
 
+// Writes v in decimal to out (the same bytes as std::to_chars) and returns
+// the end; out needs kIntMax bytes. Splits v into 8-digit parts first, so
+// that the digits come from 32-bit arithmetic, which 32-bit ARM has in
+// hardware (64-bit division is a library call there).
+inline constexpr size_t kIntMax = 20;
+char* WriteInt(int64_t v, char* out);
+
 // Appends a signed decimal integer.
 void AppendInt(int64_t v, std::string* out);
 

@@ -19,7 +19,9 @@
 // Thread-safety: every method is safe to call concurrently from any thread.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -169,6 +171,26 @@ class Storage {
   // Series ids having tag key=value, ascending.
   virtual std::vector<SeriesId> SeriesWithTag(std::string_view key,
                                               std::string_view value) = 0;
+  // Series ids of metric having tag key with one of values, ascending,
+  // each once: SeriesOfMetric(metric) intersected with the union of
+  // SeriesWithTag(key, v) over values. This default does exactly that;
+  // an engine may answer it in one pass.
+  virtual std::vector<SeriesId> SeriesOfMetricWithTag(std::string_view metric,
+                                                      std::string_view key,
+                                                      const std::vector<std::string>& values) {
+    const std::vector<SeriesId> ids = SeriesOfMetric(metric);
+    std::vector<SeriesId> out;
+    for (const std::string& v : values) {
+      const std::vector<SeriesId> with = SeriesWithTag(key, v);
+      std::set_intersection(ids.begin(), ids.end(), with.begin(), with.end(),
+                            std::back_inserter(out));
+    }
+    if (values.size() > 1) {
+      std::sort(out.begin(), out.end());
+      out.erase(std::unique(out.begin(), out.end()), out.end());
+    }
+    return out;
+  }
   // NotFound if id is unknown.
   virtual Status GetSeriesKey(SeriesId id, SeriesKey* out) = 0;
   // The uid of a name of a kind. NotFound if the name was never seen.
