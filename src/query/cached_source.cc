@@ -21,14 +21,30 @@ Timestamp AlignUp(Timestamp t, Timestamp iv) {
   return d == t ? t : d + iv;
 }
 
+// Where a new entry's buckets came from an older entry: e's buckets
+// [at, at + n) are src's [first, first + n), whose texts start at offset.
+struct Reused {
+  const BucketCache::Entry* src = nullptr;  // null: none
+  size_t at = 0, n = 0, first = 0, offset = 0;
+};
+
 // Fills e's value texts: what ResultWriter prints for each value, NaN
-// excepted.
-void FormatValues(BucketCache::Entry* e) {
-  e->text_len.reserve(e->buckets.size());
-  e->value_text.reserve(6 * e->buckets.size());
-  for (const BucketCache::Bucket& k : e->buckets) {
+// excepted. Reused buckets copy the older entry's texts.
+void FormatValues(const Reused& r, BucketCache::Entry* e) {
+  const size_t size = e->buckets.size();
+  e->text_len.reserve(size);
+  e->value_text.reserve(6 * size);
+  const bool copy = r.src != nullptr && !r.src->text_len.empty();
+  size_t from = r.offset;
+  for (size_t i = 0; i < size; ++i) {
     const size_t before = e->value_text.size();
-    if (!std::isnan(k.v)) AppendJavaDouble(k.v, &e->value_text);
+    if (copy && i >= r.at && i < r.at + r.n) {
+      const uint8_t len = r.src->text_len[r.first + (i - r.at)];
+      e->value_text.append(r.src->value_text, from, len);
+      from += len;
+    } else if (!std::isnan(e->buckets[i].v)) {
+      AppendJavaDouble(e->buckets[i].v, &e->value_text);
+    }
     e->text_len.push_back(static_cast<uint8_t>(e->value_text.size() - before));
   }
 }
@@ -81,6 +97,8 @@ CachedDownsampleSource::CachedDownsampleSource(storage::Storage* storage, const 
       if (!e->text_len.empty()) {
         for (size_t i = 0; i < cached_pos_; ++i) text_off_ += e->text_len[i];
       }
+      first_cached_ = cached_pos_;
+      first_text_off_ = text_off_;
       entry_ = std::move(e);
     }
   }
@@ -106,6 +124,7 @@ bool CachedDownsampleSource::Advance(Point* p) {
           return true;
         }
         phase_ = Phase::kCached;
+        reused_at_ = out_.size();
         break;
       case Phase::kCached:
         if (cached_pos_ < cached_end_) {
@@ -177,7 +196,13 @@ void CachedDownsampleSource::StoreBack() {
       [](const BucketCache::Bucket& k, Timestamp t) { return k.t < t; });
   e.buckets.assign(out_.begin(), stop);
   StopCollecting();
-  FormatValues(&e);
+  Reused r;
+  if (entry_ != nullptr) {
+    r = Reused{entry_.get(), reused_at_, cached_end_ - first_cached_, first_cached_,
+               first_text_off_};
+    r.n = std::min(r.n, e.buckets.size() - std::min(r.at, e.buckets.size()));
+  }
+  FormatValues(r, &e);
   use_.cache->Put(key_, stamp_, std::move(e));
 }
 

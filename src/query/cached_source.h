@@ -86,6 +86,9 @@ class CachedDownsampleSource final : public PointSource {
   size_t cached_end_ = 0;
   size_t text_pos_ = 0;  // CachedText's cursor: bucket index, and its text's offset
   size_t text_off_ = 0;
+  size_t first_cached_ = 0;    // where the reused buckets start in entry_,
+  size_t first_text_off_ = 0;  // their texts there,
+  size_t reused_at_ = 0;       // and in out_
   bool collecting_ = false;                    // a raw part exists and out_ has room
   std::vector<BucketCache::Bucket> out_;       // every bucket produced
   size_t out_bytes_ = 0;                       // out_'s share of *use_.collected

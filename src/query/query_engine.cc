@@ -202,6 +202,13 @@ void GroupSeries(const SubQuery& q, SubPlan* plan) {
 // h borrows strings from plan.
 void ComputeTags(const SubPlan& plan, const std::vector<size_t>& members, bool with_tsuids,
                  GroupHeader* h) {
+  if (members.size() == 1) {  // nothing to compare: every tag is kept
+    const auto& tags = plan.series[members[0]].key.tags;
+    h->tags.reserve(tags.size());
+    for (const auto& [k, v] : tags) h->tags.emplace_back(k, v);
+    if (with_tsuids) h->tsuids.push_back(plan.series[members[0]].tsuid);
+    return;
+  }
   struct Seen {
     std::string_view key, value;
     bool conflicting;
