@@ -52,6 +52,28 @@ constexpr Aggregator kAggregators[] = {
     {"zimsum", F::kSum, I::kZim, 0, E::kLegacy},
 };
 
+// Positions in kAggregators of the names starting with each byte value
+// (names are sorted, so each byte's names are one run). Built at compile
+// time.
+struct FirstCharIndex {
+  uint8_t begin[256];
+  uint8_t end[256];
+};
+
+constexpr FirstCharIndex BuildFirstCharIndex() {
+  FirstCharIndex idx{};
+  constexpr size_t n = sizeof(kAggregators) / sizeof(kAggregators[0]);
+  static_assert(n < 256, "index is uint8_t");
+  for (size_t i = n; i-- > 0;) {
+    const auto c = static_cast<unsigned char>(kAggregators[i].name[0]);
+    if (idx.end[c] == 0) idx.end[c] = static_cast<uint8_t>(i + 1);
+    idx.begin[c] = static_cast<uint8_t>(i);
+  }
+  return idx;
+}
+
+constexpr FirstCharIndex kByFirstChar = BuildFirstCharIndex();
+
 int64_t WrapAdd(int64_t a, int64_t b) {
   return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
 }
@@ -130,12 +152,13 @@ double DevDouble(const double* v, size_t n) {
 }  // namespace
 
 const Aggregator* FindAggregator(std::string_view name) {
-  // kAggregators is sorted by name (aggregator_test checks it).
-  const Aggregator* end = std::end(kAggregators);
-  const Aggregator* it = std::lower_bound(
-      std::begin(kAggregators), end, name,
-      [](const Aggregator& a, std::string_view n) { return a.name < n; });
-  return it != end && it->name == name ? it : nullptr;
+  if (name.empty()) return nullptr;
+  const auto first = static_cast<unsigned char>(name[0]);
+  for (uint8_t i = kByFirstChar.begin[first]; i < kByFirstChar.end[first]; ++i) {
+    const Aggregator& a = kAggregators[i];
+    if (a.name.size() == name.size() && a.name == name) return &a;
+  }
+  return nullptr;
 }
 
 const Aggregator* AllAggregators(size_t* n) {

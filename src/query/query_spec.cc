@@ -83,6 +83,14 @@ bool ParseLong(std::string_view s, int64_t* out) {
   }
   if (s.empty()) return false;
   uint64_t v = 0;
+  if (s.size() <= 18) {  // below 10^18: cannot overflow
+    for (char c : s) {
+      if (c < '0' || c > '9') return false;
+      v = v * 10 + static_cast<uint64_t>(c - '0');
+    }
+    *out = neg ? -static_cast<int64_t>(v) : static_cast<int64_t>(v);
+    return true;
+  }
   const uint64_t limit = neg ? (uint64_t{1} << 63) : (uint64_t{1} << 63) - 1;
   const uint64_t limit_tens = limit / 10;
   const uint64_t limit_units = limit % 10;

@@ -27,6 +27,11 @@ bool ParseInt64(std::string_view s, int64_t* out) {
   }
   if (!AllDigits(s)) return false;
   uint64_t v = 0;
+  if (s.size() <= 18) {  // below 10^18: cannot overflow
+    for (char c : s) v = v * 10 + static_cast<uint64_t>(c - '0');
+    *out = neg ? -static_cast<int64_t>(v) : static_cast<int64_t>(v);
+    return true;
+  }
   const uint64_t limit = neg ? uint64_t{1} << 63 : (uint64_t{1} << 63) - 1;
   const uint64_t limit_tens = limit / 10;
   const uint64_t limit_units = limit % 10;
@@ -186,6 +191,15 @@ Status ParseDuration(std::string_view s, int64_t* ms) {
 Status ParseDateTime(std::string_view s, Timestamp now_ms, const TimeZone& tz, Timestamp* out) {
   const auto str = [s] { return std::string(s); };  // for error messages only
   if (s.empty()) return Status::InvalidArgument("Invalid time: " + str() + ". Null or empty date");
+  if (s.size() <= 18) {  // digits only, the common form: as the last branch below reads it
+    int64_t v = 0;
+    size_t i = 0;
+    for (; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i) v = v * 10 + (s[i] - '0');
+    if (i == s.size()) {
+      *out = s.size() <= 10 ? v * 1000 : v;
+      return Status::OK();
+    }
+  }
   if (EqualsIgnoreCase(s, "now")) {
     *out = now_ms;
     return Status::OK();

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
 #include <vector>
 
 namespace sundial::query {
@@ -29,6 +30,22 @@ TEST(Aggregator, ThirtyFiveSortedNames) {
   EXPECT_EQ(FindAggregator("zimsum")->interp, Interpolation::kZim);
   EXPECT_EQ(FindAggregator("mimmax")->interp, Interpolation::kMin);
   EXPECT_EQ(FindAggregator("pfsum")->interp, Interpolation::kPrev);
+}
+
+TEST(Aggregator, FindsEveryNameAndOnlyThose) {
+  size_t n = 0;
+  const Aggregator* all = AllAggregators(&n);
+  for (size_t i = 0; i < n; ++i) {
+    const std::string name(all[i].name);
+    EXPECT_EQ(FindAggregator(name), &all[i]) << name;
+    EXPECT_EQ(FindAggregator(name + "x"), nullptr) << name;
+    const std::string shorter = name.substr(0, name.size() - 1);  // "p99" of "p999" exists
+    const Aggregator* a = FindAggregator(shorter);
+    EXPECT_TRUE(a == nullptr || a->name == shorter) << name;
+  }
+  for (const char* none : {"", "e", "p", "zz", "\xff", "Avg", " sum"}) {
+    EXPECT_EQ(FindAggregator(none), nullptr) << none;
+  }
 }
 
 TEST(Aggregator, LongMath) {

@@ -127,6 +127,12 @@ TEST(QuerySpec, GetErrorMessagesPinned) {
        "value,reset value], recieved: 4 parts"},
       {{{"start", "1h-ago"}, {"m", "sum:rate{counter,1,z}:x"}},
        "Reset value of counter was not a number, received 'z'"},
+      {{{"start", "1h-ago"}, {"m", "sum:rate{counter,9223372036854775808}:x"}},
+       "Max value of counter was not a number, received '9223372036854775808'"},
+      {{{"start", "1h-ago"}, {"m", "sum:rate{counter,1,-9223372036854775809}:x"}},
+       "Reset value of counter was not a number, received '-9223372036854775809'"},
+      {{{"start", "1h-ago"}, {"m", "sum:rate{counter,-}:x"}},
+       "Max value of counter was not a number, received '-'"},
       {{{"start", "1h-ago"}, {"m", "sum:1m:x"}},
        "Invalid downsampling specifier '1m': must provide at least interval and function"},
       {{{"start", "1h-ago"}, {"m", "sum:1m--:x"}},
@@ -226,6 +232,16 @@ TEST(QuerySpec, GetSubQueryDetails) {
   ASSERT_EQ(all.filters.size(), 1u);  // a duplicate filter is dropped
   EXPECT_TRUE(all.filters[0].group_by());
   EXPECT_EQ(spec.queries[3].index, 3);
+  QuerySpec limits;
+  ASSERT_TRUE(ParseGet({{"start", "1"},
+                        {"m", "sum:rate{counter,9223372036854775807,-9223372036854775808}:x"},
+                        {"m", "sum:rate{counter,+000000000000000000000012,-12}:x"}},
+                       &limits)
+                  .ok());
+  EXPECT_EQ(limits.queries[0].rate_options.counter_max, INT64_MAX);
+  EXPECT_EQ(limits.queries[0].rate_options.reset_value, INT64_MIN);
+  EXPECT_EQ(limits.queries[1].rate_options.counter_max, 12);
+  EXPECT_EQ(limits.queries[1].rate_options.reset_value, -12);
   // A group-by duplicate of a filter marks the filter group-by.
   ASSERT_EQ(spec.queries[4].filters.size(), 1u);
   EXPECT_TRUE(spec.queries[4].filters[0].group_by());

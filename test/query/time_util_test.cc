@@ -51,6 +51,13 @@ TEST(TimeUtil, TimeForms) {
   EXPECT_EQ(Parse("1356998400000"), 1356998400000);
   EXPECT_EQ(Parse("13559616000"), 13559616000);  // 11 digits: ms
   EXPECT_EQ(Parse("1356998400123ms"), 1356998400123);
+  // Digit counts around the fast path (<= 18 digits) and the seconds /
+  // milliseconds boundary (10 digits).
+  EXPECT_EQ(Parse("0000000012"), 12000);
+  EXPECT_EQ(Parse("00000000012"), 12);
+  EXPECT_EQ(Parse("999999999999999999"), 999999999999999999);
+  EXPECT_EQ(Parse("9223372036854775807"), INT64_MAX);
+  EXPECT_EQ(Parse("0000000000000000000000012"), 12);
   EXPECT_EQ(Parse("0"), 0);
   EXPECT_EQ(Parse("1355961603.418"), 1355961603418);
   EXPECT_EQ(Parse("1355961603.41"), 135596160341);  // OpenTSDB quirk
