@@ -166,11 +166,11 @@ char* ResultWriter::BeginPoint(Timestamp t) {
 }
 
 char* ResultWriter::WriteTimestamp(int64_t ts, char* out) {
-  const int64_t delta = ts - ts_last_;
   bool done = false;
-  if (ts_len_ > 0 && ts_last_ >= 0 && delta >= 0 && delta < kMaxTsStep) {
-    // Add delta to the previous text, digit by digit from the last.
-    uint32_t d = static_cast<uint32_t>(delta), carry = 0;
+  // Both non-negative: the difference cannot overflow.
+  if (ts_len_ > 0 && ts_last_ >= 0 && ts >= ts_last_ && ts - ts_last_ < kMaxTsStep) {
+    // Add the difference to the previous text, digit by digit from the last.
+    uint32_t d = static_cast<uint32_t>(ts - ts_last_), carry = 0;
     int i = ts_len_ - 1;
     for (; i >= 0 && (d != 0 || carry != 0); --i, d /= 10) {
       uint32_t digit = static_cast<uint32_t>(ts_text_[i] - '0') + d % 10 + carry;

@@ -94,19 +94,19 @@ TEST(JsonFormat, WriteIntMatchesToChars) {
   std::printf("JsonFormat.WriteIntMatchesToChars seed %llu\n", static_cast<unsigned long long>(x));
   std::vector<int64_t> values = {0, std::numeric_limits<int64_t>::max(),
                                  std::numeric_limits<int64_t>::min()};
-  int64_t p = 1;
-  for (int i = 0; i < 19; ++i, p *= 10) {
+  for (int64_t p = 1;; p *= 10) {  // 10^0 .. 10^18
     for (int64_t v : {p - 1, p, p + 1}) {
       values.push_back(v);
       values.push_back(-v);
     }
+    if (p > std::numeric_limits<int64_t>::max() / 10) break;
   }
   for (int i = 0; i < 100000; ++i) {
     x ^= x << 13;
     x ^= x >> 7;
     x ^= x << 17;
     values.push_back(static_cast<int64_t>(x >> (x % 64)));  // every length
-    values.push_back(-static_cast<int64_t>(x >> (x % 64 + 1)));
+    values.push_back(-static_cast<int64_t>(x >> (x % 63 + 1)));
   }
   for (int64_t v : values) {
     char want[32], got[kIntMax];
