@@ -166,21 +166,27 @@ char* ResultWriter::BeginPoint(Timestamp t) {
 }
 
 char* ResultWriter::WriteTimestamp(int64_t ts, char* out) {
-  bool done = false;
   // Both non-negative: the difference cannot overflow.
   if (ts_len_ > 0 && ts_last_ >= 0 && ts >= ts_last_ && ts - ts_last_ < kMaxTsStep) {
-    // Add the difference to the previous text, digit by digit from the last.
+    // The previous text first (a wide copy of bytes written a point ago),
+    // then the difference added to it digit by digit from the last, in
+    // both copies: reading the digits back wide right after writing them
+    // one by one would stall the CPU.
+    std::memcpy(out, ts_text_, sizeof(ts_text_));
     uint32_t d = static_cast<uint32_t>(ts - ts_last_), carry = 0;
-    int i = ts_len_ - 1;
-    for (; i >= 0 && (d != 0 || carry != 0); --i, d /= 10) {
+    for (int i = ts_len_ - 1; i >= 0 && (d != 0 || carry != 0); --i, d /= 10) {
       uint32_t digit = static_cast<uint32_t>(ts_text_[i] - '0') + d % 10 + carry;
       carry = digit >= 10;
       if (carry != 0) digit -= 10;
-      ts_text_[i] = static_cast<char>('0' + digit);
+      ts_text_[i] = out[i] = static_cast<char>('0' + digit);
     }
-    done = d == 0 && carry == 0;  // else it grew a digit: written whole below
+    if (d == 0 && carry == 0) {
+      ts_last_ = ts;
+      return out + ts_len_;
+    }
+    // It grew a digit: written whole below.
   }
-  if (!done) ts_len_ = static_cast<int>(WriteInt(ts, ts_text_) - ts_text_);
+  ts_len_ = static_cast<int>(WriteInt(ts, ts_text_) - ts_text_);
   ts_last_ = ts;
   std::memcpy(out, ts_text_, sizeof(ts_text_));  // a fixed size: no call
   return out + ts_len_;
