@@ -46,6 +46,9 @@ class CountingStorage : public storage::Storage {
   std::vector<SeriesId> SeriesOfMetric(std::string_view) override { return {}; }
   std::vector<SeriesId> SeriesWithTag(std::string_view, std::string_view) override { return {}; }
   Status GetSeriesKey(SeriesId, storage::SeriesKey*) override { return Status::NotFound(""); }
+  Status GetSeriesKeyRef(SeriesId, storage::SeriesKeyRef*) override {
+    return Status::NotFound("");
+  }
   Status LookupUid(storage::NameKind, std::string_view, uint32_t*) override {
     return Status::NotFound("");
   }

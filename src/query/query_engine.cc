@@ -19,11 +19,11 @@ namespace sundial::query {
 namespace {
 
 using storage::NameKind;
-using storage::SeriesKey;
+using storage::SeriesKeyRef;
 
 struct SeriesEntry {
   SeriesId id;
-  SeriesKey key;
+  SeriesKeyRef key;  // names borrowed from the storage
   std::string tsuid;  // empty unless several series are ordered or showTSUIDs
 };
 
@@ -62,20 +62,20 @@ void ComputeScanWindow(const QuerySpec& spec, const SubQuery& q, SubPlan* plan) 
   plan->scan_end_ms = scan_end * 1000;
 }
 
-const std::string* TagValue(const SeriesKey& key, std::string_view tagk) {
+const std::string_view* TagValue(const SeriesKeyRef& key, std::string_view tagk) {
   for (const auto& kv : key.tags) {
     if (kv.first == tagk) return &kv.second;
   }
   return nullptr;
 }
 
-bool PassesFilters(const SubQuery& q, const SeriesKey& key) {
+bool PassesFilters(const SubQuery& q, const SeriesKeyRef& key) {
   for (const TagFilter& f : q.filters) {
-    const std::string* v = TagValue(key, f.tagk());
+    const std::string_view* v = TagValue(key, f.tagk());
     if (v == nullptr || !f.Match(*v)) return false;
   }
   if (q.explicit_tags) {
-    std::set<std::string> want;
+    std::set<std::string_view> want;
     for (const TagFilter& f : q.filters) want.insert(f.tagk());
     if (want.size() != key.tags.size()) return false;
     for (const auto& kv : key.tags) {
@@ -122,8 +122,8 @@ Status ResolveTsuids(storage::Storage* st, const SubQuery& q, std::string* metri
   if (metric->empty()) return NoSuchName("metrics", first.substr(0, 6));
   std::set<std::string> wanted(q.tsuids.begin(), q.tsuids.end());
   for (SeriesId id : st->SeriesOfMetric(*metric)) {
-    SeriesKey key;
-    if (st->GetSeriesKey(id, &key).ok() && wanted.count(TsuidOf(key))) ids->push_back(id);
+    SeriesKeyRef key;
+    if (st->GetSeriesKeyRef(id, &key).ok() && wanted.count(TsuidOf(key))) ids->push_back(id);
   }
   return Status::OK();
 }
@@ -149,7 +149,7 @@ Status SelectSeries(storage::Storage* st, const SubQuery& q, bool with_tsuids, S
   for (SeriesId id : ids) {
     SeriesEntry e;
     e.id = id;
-    if (!st->GetSeriesKey(id, &e.key).ok() || !PassesFilters(q, e.key)) continue;
+    if (!st->GetSeriesKeyRef(id, &e.key).ok() || !PassesFilters(q, e.key)) continue;
     plan->series.push_back(std::move(e));
   }
   // TSUIDs order the series; one series needs them only to be shown.
@@ -179,7 +179,7 @@ void GroupSeries(const SubQuery& q, SubPlan* plan) {
   std::vector<std::string_view> values(n * k);
   for (size_t i = 0; i < n; ++i) {
     for (size_t j = 0; j < k; ++j) {
-      const std::string* v = TagValue(plan->series[i].key, keys[j]);
+      const std::string_view* v = TagValue(plan->series[i].key, keys[j]);
       if (v != nullptr) values[i * k + j] = *v;
     }
   }
@@ -338,7 +338,9 @@ Status RunGroup(storage::Storage* st, const rollup::RollupStore* rollups, const 
 
 }  // namespace
 
-std::string TsuidOf(const storage::SeriesKey& key) {
+namespace {
+
+std::string TsuidOfUids(uint32_t metric_uid, std::vector<std::pair<uint32_t, uint32_t>> pairs) {
   static constexpr char kHex[] = "0123456789ABCDEF";
   // Writes uid as 3 bytes of hex, or 4 when it needs them; returns the end.
   auto put = [](uint32_t uid, char* p) {
@@ -350,13 +352,22 @@ std::string TsuidOf(const storage::SeriesKey& key) {
     }
     return p;
   };
-  std::vector<std::pair<uint32_t, uint32_t>> pairs = key.tag_uids;
   std::sort(pairs.begin(), pairs.end());
   std::string out(8 + pairs.size() * 16, '\0');
-  char* p = put(key.metric_uid, &out[0]);
+  char* p = put(metric_uid, &out[0]);
   for (const auto& t : pairs) p = put(t.second, put(t.first, p));
   out.resize(static_cast<size_t>(p - out.data()));
   return out;
+}
+
+}  // namespace
+
+std::string TsuidOf(const storage::SeriesKey& key) {
+  return TsuidOfUids(key.metric_uid, key.tag_uids);
+}
+
+std::string TsuidOf(const storage::SeriesKeyRef& key) {
+  return TsuidOfUids(key.metric_uid, key.tag_uids);
 }
 
 QueryEngine::QueryEngine(storage::Storage* storage, const QueryLimits& limits,

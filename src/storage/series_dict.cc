@@ -361,11 +361,23 @@ std::vector<SeriesId> SeriesDict::SeriesOfMetricWithTag(
 }
 
 Status SeriesDict::GetSeriesKey(SeriesId id, SeriesKey* out) const {
+  SeriesKeyRef ref;
+  SUNDIAL_RETURN_IF_ERROR(GetSeriesKeyRef(id, &ref));
+  out->metric_uid = ref.metric_uid;
+  out->metric = std::string(ref.metric);
+  out->tags.clear();
+  out->tags.reserve(ref.tags.size());
+  for (const auto& [k, v] : ref.tags) out->tags.emplace_back(std::string(k), std::string(v));
+  out->tag_uids = std::move(ref.tag_uids);
+  return Status::OK();
+}
+
+Status SeriesDict::GetSeriesKeyRef(SeriesId id, SeriesKeyRef* out) const {
   ReaderLock lock(&mu_);
   if (!Exists(id)) return Status::NotFound("unknown series id", std::to_string(id));
   const uint32_t* k = &key_words_[key_offset_[id]];
   out->metric_uid = k[0];
-  out->metric = std::string(names(NameKind::kMetric).Name(k[0]));
+  out->metric = names(NameKind::kMetric).Name(k[0]);
   // Sorted by tag key name; on the stack for the usual few tags.
   using Tag = std::pair<std::string_view, UidPair>;
   const uint32_t n = k[1];
@@ -386,8 +398,7 @@ Status SeriesDict::GetSeriesKey(SeriesId id, SeriesKey* out) const {
   out->tags.reserve(n);
   out->tag_uids.reserve(n);
   for (const Tag* t = tags; t != tags + n; ++t) {
-    out->tags.emplace_back(std::string(t->first),
-                           std::string(names(NameKind::kTagValue).Name(t->second.second)));
+    out->tags.emplace_back(t->first, names(NameKind::kTagValue).Name(t->second.second));
     out->tag_uids.push_back(t->second);
   }
   return Status::OK();

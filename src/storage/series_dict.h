@@ -65,6 +65,8 @@ class SeriesDict {
   std::vector<SeriesId> SeriesOfMetricWithTag(std::string_view metric, std::string_view key,
                                               const std::vector<std::string>& values) const;
   Status GetSeriesKey(SeriesId id, SeriesKey* out) const;
+  // Names borrowed from the tables' arenas, which never free them.
+  Status GetSeriesKeyRef(SeriesId id, SeriesKeyRef* out) const;
   Status LookupUid(NameKind kind, std::string_view name, uint32_t* uid) const;
   std::vector<std::string> SuggestNames(NameKind kind, std::string_view prefix,
                                         size_t max) const;

@@ -415,6 +415,9 @@ std::vector<SeriesId> StorageImpl::SeriesOfMetricWithTag(std::string_view metric
 Status StorageImpl::GetSeriesKey(SeriesId id, SeriesKey* out) {
   return dict_->GetSeriesKey(id, out);
 }
+Status StorageImpl::GetSeriesKeyRef(SeriesId id, SeriesKeyRef* out) {
+  return dict_->GetSeriesKeyRef(id, out);
+}
 Status StorageImpl::LookupUid(NameKind kind, std::string_view name, uint32_t* uid) {
   return dict_->LookupUid(kind, name, uid);
 }

@@ -186,6 +186,7 @@ class StorageImpl final : public Storage {
   std::vector<SeriesId> SeriesOfMetricWithTag(std::string_view metric, std::string_view key,
                                               const std::vector<std::string>& values) override;
   Status GetSeriesKey(SeriesId id, SeriesKey* out) override;
+  Status GetSeriesKeyRef(SeriesId id, SeriesKeyRef* out) override;
   Status LookupUid(NameKind kind, std::string_view name, uint32_t* uid) override;
   std::vector<std::string> SuggestNames(NameKind kind, std::string_view prefix,
                                         size_t max) override;

@@ -48,6 +48,9 @@ class FakeStorage : public storage::Storage {
   std::vector<SeriesId> SeriesOfMetric(std::string_view) override { return {}; }
   std::vector<SeriesId> SeriesWithTag(std::string_view, std::string_view) override { return {}; }
   Status GetSeriesKey(SeriesId, storage::SeriesKey*) override { return Status::NotFound("no"); }
+  Status GetSeriesKeyRef(SeriesId, storage::SeriesKeyRef*) override {
+    return Status::NotFound("no");
+  }
   Status LookupUid(storage::NameKind kind, std::string_view name, uint32_t* uid) override {
     if (kind == storage::NameKind::kMetric && metrics.count(std::string(name))) {
       *uid = 1;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <string>
@@ -116,6 +117,18 @@ class MemStorage final : public storage::Storage {
     return Status::OK();
   }
 
+  // Views into series_, whose elements never move (a deque that only grows).
+  Status GetSeriesKeyRef(SeriesId id, storage::SeriesKeyRef* out) override {
+    std::lock_guard<std::mutex> l(mu_);
+    if (id >= series_.size()) return Status::NotFound("series");
+    const storage::SeriesKey& key = series_[id].key;
+    out->metric = key.metric;
+    out->metric_uid = key.metric_uid;
+    out->tags.assign(key.tags.begin(), key.tags.end());
+    out->tag_uids = key.tag_uids;
+    return Status::OK();
+  }
+
   Status LookupUid(storage::NameKind kind, std::string_view name, uint32_t* uid) override {
     std::lock_guard<std::mutex> l(mu_);
     const auto& m = uids_[static_cast<int>(kind)];
@@ -172,7 +185,7 @@ class MemStorage final : public storage::Storage {
     std::map<Timestamp, Value> points;
   };
   std::mutex mu_;
-  std::vector<Series> series_;
+  std::deque<Series> series_;
   std::map<std::string, SeriesId> by_canon_;
   std::map<std::string, uint32_t> uids_[3];
 };

@@ -58,7 +58,7 @@ TEST(SeriesDict, SeriesOfMetricWithTagIntersectsTheIndexes) {
 
 // Keys with more tags than GetSeriesKey sorts on its stack come back
 // sorted by tag key too.
-TEST(SeriesDict, GetSeriesKeySortsManyTags) {
+TEST(SeriesDict, GetSeriesKeySortsManyTagsAndLendsNames) {
   testing::TempDir dir;
   auto env = NewPosixEnv();
   SeriesDict d(env.get(), dir.path() + "/series.log", nullptr);
@@ -76,6 +76,24 @@ TEST(SeriesDict, GetSeriesKeySortsManyTags) {
   ASSERT_TRUE(d.Resolve("m", tags.data(), tags.size(), &id, &created).ok());
   SeriesKey key;
   ASSERT_TRUE(d.GetSeriesKey(id, &key).ok());
+  // The borrowed form says the same and stays valid as names are added.
+  SeriesKeyRef ref;
+  ASSERT_TRUE(d.GetSeriesKeyRef(id, &ref).ok());
+  for (int i = 0; i < 1000; ++i) {
+    const std::string v = "other" + std::to_string(i);
+    TagRef more[] = {{"k1", v}};
+    SeriesId other;
+    ASSERT_TRUE(d.Resolve("m" + std::to_string(i), more, 1, &other, &created).ok());
+  }
+  EXPECT_EQ(ref.metric, key.metric);
+  EXPECT_EQ(ref.metric_uid, key.metric_uid);
+  EXPECT_EQ(ref.tag_uids, key.tag_uids);
+  ASSERT_EQ(ref.tags.size(), key.tags.size());
+  for (size_t i = 0; i < key.tags.size(); ++i) {
+    EXPECT_EQ(ref.tags[i].first, key.tags[i].first);
+    EXPECT_EQ(ref.tags[i].second, key.tags[i].second);
+  }
+  EXPECT_FALSE(d.GetSeriesKeyRef(id + 100000, &ref).ok());
   ASSERT_EQ(key.tags.size(), 20u);
   ASSERT_EQ(key.tag_uids.size(), 20u);
   for (size_t i = 1; i < key.tags.size(); ++i) EXPECT_LT(key.tags[i - 1].first, key.tags[i].first);

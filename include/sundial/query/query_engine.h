@@ -127,5 +127,6 @@ class QueryEngine {
 // Upper-case hex TSUID of a series key (3-byte UIDs, tag pairs sorted by
 // tagk uid).
 std::string TsuidOf(const storage::SeriesKey& key);
+std::string TsuidOf(const storage::SeriesKeyRef& key);
 
 }  // namespace sundial::query

@@ -107,6 +107,16 @@ struct SeriesKey {
   std::vector<std::pair<uint32_t, uint32_t>> tag_uids;  // (tagk uid, tagv uid)
 };
 
+// A series' identity with its names borrowed from the storage that gave
+// it: they stay valid while that storage is open (names are never
+// removed). Tags sorted by key.
+struct SeriesKeyRef {
+  std::string_view metric;
+  std::vector<std::pair<std::string_view, std::string_view>> tags;
+  uint32_t metric_uid = 0;
+  std::vector<std::pair<uint32_t, uint32_t>> tag_uids;  // (tagk uid, tagv uid)
+};
+
 // Counters for /api/stats and /metrics. Monotonic unless noted.
 struct StorageStats {
   uint64_t points_appended = 0;
@@ -193,6 +203,8 @@ class Storage {
   }
   // NotFound if id is unknown.
   virtual Status GetSeriesKey(SeriesId id, SeriesKey* out) = 0;
+  // The same without copying the names. NotFound if id is unknown.
+  virtual Status GetSeriesKeyRef(SeriesId id, SeriesKeyRef* out) = 0;
   // The uid of a name of a kind. NotFound if the name was never seen.
   virtual Status LookupUid(NameKind kind, std::string_view name, uint32_t* uid) = 0;
   // Names of a kind starting with prefix, sorted, at most max (0 = no limit).
