@@ -1,16 +1,11 @@
 // Small ASCII helpers shared by the http/ sources (header names, codings).
 #pragma once
 
-#include <strings.h>
-
 #include <string_view>
 
-namespace sundial::http {
+#include "sundial/common/ascii.h"
 
-// ASCII case-insensitive equality (header names and tokens).
-inline bool EqualsNoCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
-}
+namespace sundial::http {
 
 // Without leading and trailing spaces and tabs (HTTP's optional whitespace).
 inline std::string_view TrimOws(std::string_view s) {

@@ -3,6 +3,8 @@
 #include <cassert>
 #include <cctype>
 
+#include "sundial/common/ascii.h"
+
 namespace sundial::http {
 
 namespace {
@@ -11,23 +13,6 @@ namespace {
 // kMaxRouteSegments + 1 segments (with an API version) decide its route.
 constexpr size_t kMaxRouteSegments = 6;
 constexpr size_t kMaxMatchSegments = kMaxRouteSegments + 1;
-
-char LowerAscii(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + ('a' - 'A')) : c; }
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = LowerAscii(c);
-  return out;
-}
-
-// True if s, lower-cased, equals lower (which is lower-case already).
-bool EqualsLowered(std::string_view s, std::string_view lower) {
-  if (s.size() != lower.size()) return false;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (LowerAscii(s[i]) != lower[i]) return false;
-  }
-  return true;
-}
 
 // Calls fn(segment) for each non-empty path segment, in order, until fn
 // returns false.
@@ -68,7 +53,7 @@ struct PathSegments {
 void Router::Add(MethodSet methods, std::string_view path, Handler handler) {
   Route route;
   ForEachSegment(path, [&route](std::string_view seg) {
-    route.segments.push_back(Lower(seg));
+    route.segments.push_back(AsciiLower(seg));
     return true;
   });
   assert(route.segments.size() <= kMaxRouteSegments);
@@ -92,7 +77,7 @@ void Router::Add(MethodSet methods, std::string_view path, Handler handler) {
 // true with *skip = 1 when it names v1; false when it was answered (400
 // or 501).
 bool Router::CheckApiVersion(std::string_view seg, const ResponderPtr& responder, size_t* skip) {
-  if (seg.size() < 2 || LowerAscii(seg[0]) != 'v' ||
+  if (seg.size() < 2 || AsciiLower(seg[0]) != 'v' ||
       !std::isdigit(static_cast<unsigned char>(seg[1]))) {
     return true;
   }
@@ -116,7 +101,7 @@ bool Router::CheckApiVersion(std::string_view seg, const ResponderPtr& responder
 void Router::Dispatch(Request&& request, const ResponderPtr& responder) const noexcept {
   requests_.fetch_add(1, std::memory_order_relaxed);
   const PathSegments path(request.path);
-  const bool is_api = path.size > 0 && EqualsLowered(path.segs[0], "api");
+  const bool is_api = path.size > 0 && EqualsNoCase(path.segs[0], "api");
   size_t skip = 0;  // 1: segment 1 is a version segment, left out of matching
   if (is_api) {
     request.api_version = 1;
@@ -133,7 +118,7 @@ void Router::Dispatch(Request&& request, const ResponderPtr& responder) const no
     if (best != nullptr && r.segments.size() <= best->segments.size()) continue;
     bool match = true;
     for (size_t k = 0; k < r.segments.size() && match; ++k) {
-      match = EqualsLowered(seg(k), r.segments[k]);
+      match = EqualsNoCase(seg(k), r.segments[k]);
     }
     if (match) best = &r;
   }

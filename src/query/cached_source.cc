@@ -128,9 +128,7 @@ bool CachedDownsampleSource::Advance(Point* p) {
         break;
       case Phase::kCached:
         if (cached_pos_ < cached_end_) {
-          const BucketCache::Bucket& k = entry_->buckets[cached_pos_++];
-          p->t = k.t;
-          p->v = Value::Float(k.v);
+          TakeCached(p);
           Keep(*p);
           return true;
         }

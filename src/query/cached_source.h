@@ -59,10 +59,7 @@ class CachedDownsampleSource final : public PointSource {
       return true;
     }
     if (phase_ == Phase::kCached && cached_pos_ < cached_end_ && !collecting_) {
-      // Advance's most common step, inline: a reused bucket, nothing to keep.
-      const BucketCache::Bucket& k = entry_->buckets[cached_pos_++];
-      p->t = k.t;
-      p->v = Value::Float(k.v);
+      TakeCached(p);  // Advance's most common step, inline: nothing to keep
       return true;
     }
     return Advance(p);
@@ -77,6 +74,12 @@ class CachedDownsampleSource final : public PointSource {
   // A downsampler over the raw points in [a, b), or null if a >= b.
   std::unique_ptr<PointSource> Segment(Timestamp a, Timestamp b);
   bool Advance(Point* p);
+  // The next reused bucket. REQUIRES: cached_pos_ < cached_end_.
+  void TakeCached(Point* p) {
+    const BucketCache::Bucket& k = entry_->buckets[cached_pos_++];
+    p->t = k.t;
+    p->v = Value::Float(k.v);
+  }
   void Keep(const Point& p);
   void StopCollecting();  // frees out_ and its share of use_.collected
   void StoreBack();  // at the end

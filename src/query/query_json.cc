@@ -6,6 +6,7 @@
 #include <cctype>
 #include <nlohmann/json.hpp>
 
+#include "sundial/common/ascii.h"
 #include "sundial/query/query_spec.h"
 
 namespace sundial::query {
@@ -18,10 +19,6 @@ Status JsonError(const std::string& details) {
                                  kDetailsSeparator + details);
 }
 
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 // Jackson-style lenient coercions. Each returns false on a type it cannot
 // coerce.
@@ -48,7 +45,7 @@ bool AsBool(const Json& j, bool* out) {
   if (j.is_boolean()) {
     *out = j.get<bool>();
   } else if (j.is_string()) {
-    const std::string s = Lower(j.get_ref<const std::string&>());
+    const std::string s = AsciiLower(j.get_ref<const std::string&>());
     if (s == "true") *out = true;
     else if (s == "false" || s.empty()) *out = false;
     else return false;
@@ -120,7 +117,7 @@ Status ParseFiltersJson(const Json& j, std::vector<TagFilter>* out) {
       if (!ok) return FieldError(it.key().c_str());
     }
     TagFilter tf;
-    Status s = TagFilter::Create(Lower(type), tagk, filter, group_by, &tf);
+    Status s = TagFilter::Create(AsciiLower(type), tagk, filter, group_by, &tf);
     if (!s.ok()) return JsonError(s.message());
     out->push_back(std::move(tf));
   }

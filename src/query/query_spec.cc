@@ -4,36 +4,19 @@
 
 #include <unordered_set>
 
+#include "sundial/common/ascii.h"
+
 namespace sundial::query {
 namespace {
 
-// ASCII lower case: what std::tolower does in the "C" locale, which the
-// process never leaves (nothing calls setlocale).
-char Lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
-
-std::string ToLower(std::string_view s) {
-  std::string r(s);
-  for (char& c : r) c = Lower(c);
-  return r;
-}
-
-// True if s equals `lower` (lower-case) ignoring the case of s.
-bool EqualsLower(std::string_view s, std::string_view lower) {
-  if (s.size() != lower.size()) return false;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (Lower(s[i]) != lower[i]) return false;
-  }
-  return true;
-}
-
 bool StartsWithLower(std::string_view s, std::string_view lower) {
-  return s.size() >= lower.size() && EqualsLower(s.substr(0, lower.size()), lower);
+  return s.size() >= lower.size() && EqualsNoCase(s.substr(0, lower.size()), lower);
 }
 
 // True if s contains `lower` (lower-case) ignoring the case of s.
 bool ContainsLower(std::string_view s, std::string_view lower) {
   for (size_t i = 0; i + lower.size() <= s.size(); ++i) {
-    if (EqualsLower(s.substr(i, lower.size()), lower)) return true;
+    if (EqualsNoCase(s.substr(i, lower.size()), lower)) return true;
   }
   return false;
 }
@@ -244,12 +227,12 @@ Status ParseDownsample(std::string_view s, bool use_calendar, DownsampleSpec* ou
   }
   if (n_parts == 3) {
     const std::string_view p = parts[2];
-    if (EqualsLower(p, "none")) d.fill = FillPolicy::kNone;
-    else if (EqualsLower(p, "nan")) d.fill = FillPolicy::kNaN;
-    else if (EqualsLower(p, "null")) d.fill = FillPolicy::kNull;
-    else if (EqualsLower(p, "zero")) d.fill = FillPolicy::kZero;
-    else if (EqualsLower(p, "scalar")) d.fill = FillPolicy::kScalar;
-    else return Status::InvalidArgument("Unrecognized fill policy: " + ToLower(p));
+    if (EqualsNoCase(p, "none")) d.fill = FillPolicy::kNone;
+    else if (EqualsNoCase(p, "nan")) d.fill = FillPolicy::kNaN;
+    else if (EqualsNoCase(p, "null")) d.fill = FillPolicy::kNull;
+    else if (EqualsNoCase(p, "zero")) d.fill = FillPolicy::kZero;
+    else if (EqualsNoCase(p, "scalar")) d.fill = FillPolicy::kScalar;
+    else return Status::InvalidArgument("Unrecognized fill policy: " + AsciiLower(p));
   }
   d.enabled = true;
   *out = std::move(d);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "sundial/common/ascii.h"
 #include "sundial/query/json_format.h"
 
 namespace sundial::query {
@@ -61,16 +62,6 @@ constexpr TypeInfo kTypes[] = {
      "match on any value for the tag key."},
 };
 
-// ASCII lower case: what std::tolower does in the "C" locale, which the
-// process never leaves (nothing calls setlocale).
-char Lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
-
-std::string ToLower(std::string_view s) {
-  std::string r(s);
-  for (char& c : r) c = Lower(c);
-  return r;
-}
-
 std::vector<std::string> Split(std::string_view s, char sep) {
   std::vector<std::string> out;
   out.reserve(static_cast<size_t>(std::count(s.begin(), s.end(), sep)) + 1);
@@ -86,7 +77,7 @@ std::vector<std::string> Split(std::string_view s, char sep) {
 
 Status BuildWildcard(std::string_view filter, bool ci, bool* has_prefix, bool* has_postfix,
                      std::vector<std::string>* comps) {
-  std::string actual = ci ? ToLower(filter) : std::string(filter);
+  std::string actual = ci ? AsciiLower(filter) : std::string(filter);
   if (actual.find('*') == std::string::npos) {
     return Status::InvalidArgument("Filter must contain an asterisk");
   }
@@ -139,7 +130,7 @@ Status TagFilter::Build(FilterType type, std::string_view tagk, std::string_view
     case FilterType::kILiteralOr:
     case FilterType::kNotILiteralOr:
       f.case_insensitive_ = true;
-      f.literals_ = Split(ToLower(filter), '|');
+      f.literals_ = Split(AsciiLower(filter), '|');
       break;
     case FilterType::kWildcard:
     case FilterType::kIWildcard: {
@@ -183,8 +174,8 @@ Status TagFilter::FromShorthand(std::string_view tagk, std::string_view value, b
     const std::string_view type = value.substr(0, paren);
     const std::string_view filter = value.substr(paren + 1, value.size() - paren - 2);
     char lower[16];  // longer than every type name: lower-cased on the heap for the error
-    if (type.size() > sizeof(lower)) return Create(ToLower(type), tagk, filter, group_by, out);
-    for (size_t i = 0; i < type.size(); ++i) lower[i] = Lower(type[i]);
+    if (type.size() > sizeof(lower)) return Create(AsciiLower(type), tagk, filter, group_by, out);
+    for (size_t i = 0; i < type.size(); ++i) lower[i] = AsciiLower(type[i]);
     return Create(std::string_view(lower, type.size()), tagk, filter, group_by, out);
   }
   if (value.find('*') != std::string_view::npos) {
@@ -199,7 +190,7 @@ bool TagFilter::MatchWildcard(std::string_view v) const {
   if (match_all_) return true;
   std::string lowered;
   if (case_insensitive_) {
-    lowered = ToLower(v);
+    lowered = AsciiLower(v);
     v = lowered;
   }
   const std::string& last = components_.back();
@@ -227,9 +218,9 @@ bool TagFilter::Match(std::string_view value) const {
     case FilterType::kNotLiteralOr:
       return std::find(literals_.begin(), literals_.end(), value) == literals_.end();
     case FilterType::kILiteralOr:
-      return std::find(literals_.begin(), literals_.end(), ToLower(value)) != literals_.end();
+      return std::find(literals_.begin(), literals_.end(), AsciiLower(value)) != literals_.end();
     case FilterType::kNotILiteralOr:
-      return std::find(literals_.begin(), literals_.end(), ToLower(value)) == literals_.end();
+      return std::find(literals_.begin(), literals_.end(), AsciiLower(value)) == literals_.end();
     case FilterType::kWildcard:
     case FilterType::kIWildcard:
       return MatchWildcard(value);

@@ -3,6 +3,8 @@
 #include <limits>
 #include <string>
 
+#include "sundial/common/ascii.h"
+
 namespace sundial::query {
 namespace {
 
@@ -42,18 +44,6 @@ bool ParseInt64(std::string_view s, int64_t* out) {
     v = v * 10 + d;
   }
   *out = neg ? static_cast<int64_t>(0 - v) : static_cast<int64_t>(v);
-  return true;
-}
-
-// ASCII lower case: what std::tolower does in the "C" locale, which the
-// process never leaves (nothing calls setlocale).
-char Lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (Lower(a[i]) != Lower(b[i])) return false;
-  }
   return true;
 }
 
@@ -164,7 +154,7 @@ Status ParseDuration(std::string_view s, int64_t* ms) {
   }
   if (interval <= 0) return Status::InvalidArgument("Zero or negative duration: " + str());
   int64_t mult = 0;
-  switch (Lower(s.back())) {
+  switch (AsciiLower(s.back())) {
     case 's':
       if (s.size() >= 2 && s[s.size() - 2] == 'm') {
         *ms = interval;
@@ -200,11 +190,11 @@ Status ParseDateTime(std::string_view s, Timestamp now_ms, const TimeZone& tz, T
       return Status::OK();
     }
   }
-  if (EqualsIgnoreCase(s, "now")) {
+  if (EqualsNoCase(s, "now")) {
     *out = now_ms;
     return Status::OK();
   }
-  if (s.size() > 4 && EqualsIgnoreCase(s.substr(s.size() - 4), "-ago")) {
+  if (s.size() > 4 && EqualsNoCase(s.substr(s.size() - 4), "-ago")) {
     int64_t d = 0;
     SUNDIAL_RETURN_IF_ERROR(ParseDuration(s.substr(0, s.size() - 4), &d));
     *out = now_ms - d;
@@ -213,7 +203,7 @@ Status ParseDateTime(std::string_view s, Timestamp now_ms, const TimeZone& tz, T
   if (s.find('/') != std::string_view::npos || s.find(':') != std::string_view::npos) {
     return ParseAbsolute(s, tz, out);
   }
-  if (s.size() > 2 && EqualsIgnoreCase(s.substr(s.size() - 2), "ms") &&
+  if (s.size() > 2 && EqualsNoCase(s.substr(s.size() - 2), "ms") &&
       AllDigits(s.substr(0, s.size() - 2))) {
     int64_t v = 0;
     if (!ParseInt64(s.substr(0, s.size() - 2), &v)) {
@@ -253,9 +243,9 @@ Status ParseDateTime(std::string_view s, Timestamp now_ms, const TimeZone& tz, T
 }
 
 bool ParseCalendarUnit(std::string_view suffix, CalendarUnit* unit) {
-  if (EqualsIgnoreCase(suffix, "ms")) { *unit = CalendarUnit::kMillis; return true; }
+  if (EqualsNoCase(suffix, "ms")) { *unit = CalendarUnit::kMillis; return true; }
   if (suffix.size() != 1) return false;
-  switch (Lower(suffix[0])) {
+  switch (AsciiLower(suffix[0])) {
     case 's': *unit = CalendarUnit::kSecond; return true;
     case 'm': *unit = CalendarUnit::kMinute; return true;
     case 'h': *unit = CalendarUnit::kHour; return true;

@@ -1,16 +1,12 @@
 #include "option_values.h"
 
-#include <strings.h>
-
 #include <string>
+
+#include "sundial/common/ascii.h"
 
 namespace sundial::server {
 
 namespace {
-
-bool EqualsNoCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
-}
 
 // Leading decimal digits of text as a number; *rest gets what follows.
 bool ParseDigits(std::string_view text, uint64_t* value, std::string_view* rest) {

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <random>
 #include <string>
@@ -22,6 +23,7 @@
 #include <asio/write.hpp>
 #include <gtest/gtest.h>
 
+#include "loopback_server.h"
 #include "sundial/http/http_connection.h"
 
 namespace sundial::http {
@@ -91,20 +93,16 @@ std::string ExpectedBody(const std::string& id) { return id + ":abc"; }
 //   4 the responder is dropped on a worker without an answer (500)
 class HandoffServer {
  public:
-  HandoffServer() : acceptor_(ctx_, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0)) {
+  HandoffServer() {
     router_.Add({Method::kGet}, "/api/r", [this](Request req, ResponderPtr r) { Handle(req, r); });
-    Accept();
-    thread_ = std::thread([this] { ctx_.run_for(std::chrono::seconds(60)); });
+    server_ = std::make_unique<testing::LoopbackServer>(&router_, HttpOptions{},
+                                                        std::chrono::seconds(60));
   }
-  ~HandoffServer() {
-    manager_.StopAll();
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    ctx_.stop();
-    thread_.join();
-  }
-  uint16_t port() const { return acceptor_.local_endpoint().port(); }
-  void StopConnections() { manager_.StopAll(); }
-  size_t open_connections() const { return manager_.size(); }
+  // Stops the server first: no connection is left for a worker's reply.
+  ~HandoffServer() { server_.reset(); }
+  uint16_t port() const { return server_->port(); }
+  void StopConnections() { server_->StopConnections(); }
+  size_t open_connections() const { return server_->open_connections(); }
 
  private:
   void Handle(const Request& req, const ResponderPtr& r) {
@@ -141,19 +139,8 @@ class HandoffServer {
     }
   }
 
-  void Accept() {
-    acceptor_.async_accept([this](const std::error_code& ec, tcp::socket s) {
-      if (ec) return;
-      std::make_shared<HttpConnection>(std::move(s), &router_, HttpOptions{}, &manager_)->Start("");
-      Accept();
-    });
-  }
-
   Router router_;
-  net::ConnectionManager manager_{0};
-  asio::io_context ctx_{1};  // one thread runs it, as HttpConnection requires
-  tcp::acceptor acceptor_;
-  std::thread thread_;
+  std::unique_ptr<testing::LoopbackServer> server_;
   Workers workers_{3};  // destroyed first: no worker touches a reply after
 };
 

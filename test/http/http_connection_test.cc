@@ -3,11 +3,14 @@
 #include <atomic>
 #include <chrono>
 #include <string>
+#include <memory>
 #include <thread>
 
 #include <asio/io_context.hpp>
 #include <asio/write.hpp>
 #include <gtest/gtest.h>
+
+#include "loopback_server.h"
 
 namespace sundial::http {
 namespace {
@@ -18,8 +21,7 @@ using asio::ip::tcp;
 // answers "/slow" requests later (as a worker pool would).
 class TestServer {
  public:
-  explicit TestServer(HttpOptions options = {})
-      : options_(options), acceptor_(ctx_, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0)) {
+  explicit TestServer(HttpOptions options = {}) {
     router_.Add({Method::kGet}, "/api/fast", [](Request, ResponderPtr r) {
       r->Send(Reply::Json(R"({"fast":1})"));
     });
@@ -45,18 +47,12 @@ class TestServer {
     router_.Add({Method::kPost}, "/api/echo", [](Request req, ResponderPtr r) {
       r->Send(Reply::Json(std::move(req.body)));
     });
-    Accept();
-    thread_ = std::thread([this] { ctx_.run_for(std::chrono::seconds(20)); });
+    server_ = std::make_unique<testing::LoopbackServer>(&router_, options,
+                                                        std::chrono::seconds(20));
   }
-  ~TestServer() {
-    manager_.StopAll();
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    ctx_.stop();
-    thread_.join();
-  }
-  uint16_t port() const { return acceptor_.local_endpoint().port(); }
-  void StopConnections() { manager_.StopAll(); }
-  size_t open_connections() const { return manager_.size(); }
+  uint16_t port() const { return server_->port(); }
+  void StopConnections() { server_->StopConnections(); }
+  size_t open_connections() const { return server_->open_connections(); }
   // Waits (up to 10 s) until n /api/slow requests reached their handler.
   bool WaitSlowStarted(int n) const {
     for (int i = 0; i < 1000 && slow_started_.load() < n; ++i) {
@@ -66,20 +62,8 @@ class TestServer {
   }
 
  private:
-  void Accept() {
-    acceptor_.async_accept([this](const std::error_code& ec, tcp::socket s) {
-      if (ec) return;
-      std::make_shared<HttpConnection>(std::move(s), &router_, options_, &manager_)->Start("");
-      Accept();
-    });
-  }
-
-  HttpOptions options_;
   Router router_;
-  net::ConnectionManager manager_{0};
-  asio::io_context ctx_;
-  tcp::acceptor acceptor_;
-  std::thread thread_;
+  std::unique_ptr<testing::LoopbackServer> server_;
   std::atomic<int> slow_started_{0};
 };
 
