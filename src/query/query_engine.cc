@@ -42,6 +42,55 @@ Status NoSuchName(const char* kind, const std::string& name) {
   return Status::InvalidArgument(msg + kDetailsSeparator + msg);
 }
 
+// Memory one series' pipeline holds while its group runs: the raw point
+// buffer (RawSource::kBatch points), the storage iterator with its decoded
+// page, the stages and the group aggregator's slot. An estimate on the
+// high side, measured with sizeof and a page of 512 bytes.
+constexpr uint64_t kSeriesStateBytes = 2048;
+// Bytes of JSON per result point at least ("1234567890":0,).
+constexpr uint64_t kMinBytesPerPoint = 15;
+
+// The result points of plan known before reading anything: with a fill
+// policy every group has a point for every bucket of [start, end].
+// Saturates at UINT64_MAX; 0 when the count depends on the data.
+uint64_t KnownOutputPoints(const QuerySpec& spec, const SubPlan& plan) {
+  const DownsampleSpec& ds = plan.q->downsample;
+  if (!ds.enabled || ds.all || ds.fill == FillPolicy::kNone || ds.interval_ms <= 0) return 0;
+  if (plan.groups.empty() || spec.end_ms < spec.start_ms) return 0;
+  const uint64_t range = static_cast<uint64_t>(spec.end_ms) - static_cast<uint64_t>(spec.start_ms);
+  const uint64_t buckets = range / static_cast<uint64_t>(ds.interval_ms) + 1;
+  const uint64_t groups = plan.groups.size();
+  if (buckets > UINT64_MAX / groups) return UINT64_MAX;
+  return buckets * groups;
+}
+
+// Rejects a query whose known result is over the output limits.
+Status CheckKnownOutput(const QueryLimits& limits, uint64_t points) {
+  if (limits.max_output_points != 0 && points > limits.max_output_points) {
+    return Status::ResourceExhausted(OutputPointsMessage(limits.max_output_points));
+  }
+  if (limits.max_output_bytes != 0 && points != 0 &&
+      points > limits.max_output_bytes / kMinBytesPerPoint) {
+    return Status::ResourceExhausted(OutputBytesMessage(limits.max_output_bytes));
+  }
+  return Status::OK();
+}
+
+// Regexp patterns longer than the configured limit are refused before any
+// of them is matched.
+Status CheckRegexLengths(const QueryLimits& limits, const SubQuery& q) {
+  if (limits.max_regex_length == 0) return Status::OK();
+  for (const TagFilter& f : q.filters) {
+    if (f.type() == FilterType::kRegexp && f.filter().size() > limits.max_regex_length) {
+      return Status::InvalidArgument(
+          "Regular expression is too long: " + std::to_string(f.filter().size()) +
+          " bytes, the limit is " + std::to_string(limits.max_regex_length) +
+          " (query.max_regex_length)");
+    }
+  }
+  return Status::OK();
+}
+
 // OpenTSDB's scan window (TsdbQuery.getScanStartTimeSeconds/EndTime).
 void ComputeScanWindow(const QuerySpec& spec, const SubQuery& q, SubPlan* plan) {
   constexpr int64_t kMaxSec = int64_t{1} << 42;  // keeps 1000*s far from overflow
@@ -129,8 +178,9 @@ Status ResolveTsuids(storage::Storage* st, const SubQuery& q, std::string* metri
 }
 
 // with_tsuids: every entry gets its tsuid (otherwise only when there are
-// several to order).
-Status SelectSeries(storage::Storage* st, const SubQuery& q, bool with_tsuids, SubPlan* plan) {
+// several to order). Filter matching is charged to budget as work.
+Status SelectSeries(storage::Storage* st, const SubQuery& q, bool with_tsuids,
+                    QueryBudget* budget, SubPlan* plan) {
   std::vector<SeriesId> ids;
   if (!q.tsuids.empty()) {
     SUNDIAL_RETURN_IF_ERROR(ResolveTsuids(st, q, &plan->metric, &ids));
@@ -149,7 +199,12 @@ Status SelectSeries(storage::Storage* st, const SubQuery& q, bool with_tsuids, S
   for (SeriesId id : ids) {
     SeriesEntry e;
     e.id = id;
-    if (!st->GetSeriesKeyRef(id, &e.key).ok() || !PassesFilters(q, e.key)) continue;
+    if (!st->GetSeriesKeyRef(id, &e.key).ok()) continue;
+    // About one work unit per 128 bytes of tag text matched.
+    uint64_t cost = 1;
+    for (const auto& kv : e.key.tags) cost += kv.second.size() >> 7;
+    if (!budget->Tick(cost)) return budget->status();
+    if (!PassesFilters(q, e.key)) continue;
     plan->series.push_back(std::move(e));
   }
   // TSUIDs order the series; one series needs them only to be shown.
@@ -266,6 +321,14 @@ Status RunGroup(storage::Storage* st, const rollup::RollupStore* rollups, const 
   std::vector<size_t> present;
   sources.reserve(members.size());
   present.reserve(members.size());
+  // The pipelines of the group's members live together until it ends.
+  const uint64_t held = members.size() * kSeriesStateBytes;
+  struct Held {
+    QueryBudget* b;
+    uint64_t n;
+    ~Held() { b->Release(n); }
+  } release{budget, held};
+  if (!budget->Reserve(held)) return budget->status();
   const bool use_rollups = rollups != nullptr && RollupEligible(q, ctx);
   const bool use_cache = !use_rollups && cache != nullptr && CacheEligible(q);
   std::vector<std::pair<Timestamp, Timestamp>> partitions;
@@ -312,7 +375,9 @@ Status RunGroup(storage::Storage* st, const rollup::RollupStore* rollups, const 
   Point p;
   std::string_view text;
   while (agg.Next(&p)) {
+    if (!budget->Tick()) break;
     if (p.t < spec.start_ms || p.t > spec.end_ms) continue;
+    if (!budget->Emit()) break;
     if (texts != nullptr && texts->CachedText(p.t, p.v, &text)) {
       w->AddPointText(p.t, text);
     } else {
@@ -404,45 +469,106 @@ Status QueryEngine::ExecuteSmall(const QuerySpec& spec, const SmallQueryBound& b
   return s;
 }
 
-Status QueryEngine::Run(const QuerySpec& spec, const SmallQueryBound* bound,
-                        ChunkSink* sink) const {
-  const bool timed = spec.show_summary;
-  const auto start_time =
-      timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
-  // Phase 1: resolve every sub-query, so that name and limit errors are
-  // reported before any byte of the body is sent.
-  std::vector<SubPlan> plans(spec.queries.size());
+namespace {
+
+// Counts the bytes handed to the real sink; over the limit it fails the
+// budget and refuses the piece, which ends the query.
+class CountingSink final : public ChunkSink {
+ public:
+  CountingSink(ChunkSink* sink, uint64_t limit, QueryBudget* budget)
+      : sink_(sink), limit_(limit), budget_(budget) {}
+  bool Write(std::string&& chunk) override {
+    bytes_ += chunk.size();
+    if (limit_ != 0 && bytes_ > limit_) {
+      budget_->Fail(Status::ResourceExhausted(OutputBytesMessage(limit_)));
+      return false;
+    }
+    return sink_->Write(std::move(chunk));
+  }
+
+ private:
+  ChunkSink* const sink_;
+  const uint64_t limit_;
+  QueryBudget* const budget_;
+  uint64_t bytes_ = 0;
+};
+
+// The budget of one run: the engine's limits, with bound's when small.
+BudgetLimits BudgetFor(const QueryLimits& limits, const SmallQueryBound* bound) {
+  BudgetLimits b;
+  b.max_points = limits.max_points;
+  b.max_output_points = limits.max_output_points;
+  b.max_memory = limits.max_memory;
+  b.deadline_ms = limits.deadline_ms;
+  // Under a small-query bound, the stricter of the two point limits
+  // applies; only the client's limit is an error.
+  if (bound != nullptr) {
+    if (b.max_points == 0 || bound->max_points < b.max_points) {
+      b.max_points = bound->max_points;
+      b.points_limit_is_soft = true;
+    }
+    b.soft_output_points = bound->max_points;
+    b.soft_deadline_us = bound->max_us;
+  }
+  return b;
+}
+
+// Phase 1 of Run: selects and groups the series of every sub-query and
+// applies the limits known before reading.
+Status PlanQuery(storage::Storage* storage, const QueryLimits& limits, const QuerySpec& spec,
+                 const SmallQueryBound* bound, QueryBudget* budget, std::vector<SubPlan>* plans) {
+  plans->resize(spec.queries.size());
   uint64_t total_series = 0;
+  uint64_t known_points = 0;
   for (size_t i = 0; i < spec.queries.size(); ++i) {
     const SubQuery& q = spec.queries[i];
     if (q.downsample.enabled && q.downsample.fill == FillPolicy::kScalar) {
       return Status::InvalidArgument("The scalar fill policy is not supported");
     }
-    SubPlan& plan = plans[i];
+    SUNDIAL_RETURN_IF_ERROR(CheckRegexLengths(limits, q));
+  }
+  for (size_t i = 0; i < spec.queries.size(); ++i) {
+    const SubQuery& q = spec.queries[i];
+    SubPlan& plan = (*plans)[i];
     plan.q = &q;
-    SUNDIAL_RETURN_IF_ERROR(SelectSeries(storage_, q, spec.show_tsuids, &plan));
+    SUNDIAL_RETURN_IF_ERROR(SelectSeries(storage, q, spec.show_tsuids, budget, &plan));
     total_series += plan.series.size();
-    if (limits_.max_series != 0 && total_series > limits_.max_series) {
+    if (limits.max_series != 0 && total_series > limits.max_series) {
       return Status::ResourceExhausted(
           "Sorry, you have attempted to fetch more than our limit of " +
-          std::to_string(limits_.max_series) +
-          " time series. Please try filtering using more tags or use fewer sub-queries.");
+          std::to_string(limits.max_series) +
+          " time series (query.max_series). Please try filtering using more tags or use fewer "
+          "sub-queries.");
     }
     if (bound != nullptr && total_series > bound->max_series) {
       return Status::Busy("more series than the small-query bound");
     }
     ComputeScanWindow(spec, q, &plan);
     GroupSeries(q, &plan);
+    // Before any point is read: a result known to be too big is refused.
+    const uint64_t known = KnownOutputPoints(spec, plan);
+    known_points = known > UINT64_MAX - known_points ? UINT64_MAX : known_points + known;
+    SUNDIAL_RETURN_IF_ERROR(CheckKnownOutput(limits, known_points));
+    if (bound != nullptr && known_points > bound->max_points) {
+      return Status::Busy("more output points than the small-query bound");
+    }
   }
-  // Phase 2: stream. Under a small-query bound, the stricter of the two
-  // point limits applies; only the client's limit is an error.
-  uint64_t max_points = limits_.max_points;
-  bool soft = false;
-  if (bound != nullptr && (max_points == 0 || bound->max_points < max_points)) {
-    max_points = bound->max_points;
-    soft = true;
-  }
-  QueryBudget budget(max_points, limits_.deadline_ms, soft);
+  return Status::OK();
+}
+
+}  // namespace
+
+Status QueryEngine::Run(const QuerySpec& spec, const SmallQueryBound* bound,
+                        ChunkSink* sink) const {
+  const bool timed = spec.show_summary;
+  const auto start_time =
+      timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
+  QueryBudget budget(BudgetFor(limits_, bound));
+  // Phase 1: resolve every sub-query, so that name and limit errors are
+  // reported before any byte of the body is sent.
+  std::vector<SubPlan> plans;
+  SUNDIAL_RETURN_IF_ERROR(PlanQuery(storage_, limits_, spec, bound, &budget, &plans));
+  // Phase 2: stream.
   CacheUse cache;
   size_t collected = 0;
   if (cache_ != nullptr) {  // before any raw point is read (bucket_cache.h)
@@ -451,12 +577,14 @@ Status QueryEngine::Run(const QuerySpec& spec, const SmallQueryBound* bound,
                                .count();
     cache = CacheUse{cache_, cache_->AdvanceWatermark(now_ms), storage_->removals(), &collected};
   }
-  ResultWriter w(spec, sink);
+  CountingSink counted(sink, limits_.max_output_bytes, &budget);
+  ResultWriter w(spec, &counted);
   ResultStats total;
   for (const SubPlan& plan : plans) {
     for (const std::vector<size_t>& g : plan.groups) {
-      SUNDIAL_RETURN_IF_ERROR(RunGroup(storage_, rollups_, cache_ != nullptr ? &cache : nullptr,
-                                       spec, plan, g, &budget, &w, &total));
+      const Status s = RunGroup(storage_, rollups_, cache_ != nullptr ? &cache : nullptr, spec,
+                                plan, g, &budget, &w, &total);
+      if (!s.ok()) return budget.status().ok() ? s : budget.status();
     }
   }
   if (timed) {
@@ -464,7 +592,9 @@ Status QueryEngine::Run(const QuerySpec& spec, const SmallQueryBound* bound,
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_time)
             .count();
   }
-  if (!w.Finish(total)) return Status::Unavailable("client went away");
+  if (!w.Finish(total)) {
+    return budget.status().ok() ? Status::Unavailable("client went away") : budget.status();
+  }
   return Status::OK();
 }
 

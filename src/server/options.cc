@@ -219,6 +219,34 @@ const std::vector<OptionSpec> kOptionTable = {
      [](std::string_view v, Options* o) {
        return ParseUint(v, 0, UINT64_MAX, &o->query.inline_max_series);
      }},
+    // Query limits (README "Query limits"). The defaults suit a 512 MiB
+    // Raspberry Pi: with query.threads = 2 plus the inline path, three
+    // queries at 64MiB each leave most memory to storage; 5M points are
+    // about 100 MB of JSON and seconds of work there, far beyond what a
+    // dashboard draws; 1 KiB regexps are OpenTSDB-sized.
+    {"query.max_output_points", "5000000",
+     "most data points one query may return (0 = no limit); a downsample whose bucket count "
+     "(range / interval, per group) is over it is refused before reading: 413",
+     [](std::string_view v, Options* o) {
+       return ParseUint(v, 0, UINT64_MAX, &o->query.max_output_points);
+     }},
+    {"query.max_output_bytes", "128MiB", "most bytes of JSON one query may return (0 = no limit); over it: 413",
+     [](std::string_view v, Options* o) {
+       return ParseBytes(v, 0, UINT64_MAX, &o->query.max_output_bytes);
+     }},
+    {"query.max_memory", "64MiB",
+     "most memory one query may hold for its series pipelines and bucket values (0 = no limit); over it: 413",
+     [](std::string_view v, Options* o) { return ParseBytes(v, 0, UINT64_MAX, &o->query.max_memory); }},
+    {"query.max_regex_length", "1KiB", "longest regexp tag filter pattern (at most 64KiB); longer: 400",
+     [](std::string_view v, Options* o) {
+       return SizeT(v, 1, 64 * 1024, &o->query.max_regex_length);
+     }},
+    {"query.max_results", "100000",
+     "most results of /api/suggest and /api/search/lookup (0 = no limit); a larger max or "
+     "limit is lowered to it",
+     [](std::string_view v, Options* o) {
+       return ParseUint(v, 0, UINT64_MAX, &o->query.max_results);
+     }},
     {"query.cache_size", "8MiB",
      "memory for downsampled buckets kept between queries, so that repeated and sliding "
      "dashboard queries read only what changed (0 = off)",
