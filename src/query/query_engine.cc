@@ -10,6 +10,7 @@
 
 #include "cached_source.h"
 #include "group_aggregator.h"
+#include "query_limits.h"
 #include "query_writer.h"
 #include "rollup_source.h"
 #include "series_source.h"
@@ -40,55 +41,6 @@ struct SubPlan {
 Status NoSuchName(const char* kind, const std::string& name) {
   const std::string msg = std::string("No such name for '") + kind + "': '" + name + "'";
   return Status::InvalidArgument(msg + kDetailsSeparator + msg);
-}
-
-// Memory one series' pipeline holds while its group runs: the raw point
-// buffer (RawSource::kBatch points), the storage iterator with its decoded
-// page, the stages and the group aggregator's slot. An estimate on the
-// high side, measured with sizeof and a page of 512 bytes.
-constexpr uint64_t kSeriesStateBytes = 2048;
-// Bytes of JSON per result point at least ("1234567890":0,).
-constexpr uint64_t kMinBytesPerPoint = 15;
-
-// The result points of plan known before reading anything: with a fill
-// policy every group has a point for every bucket of [start, end].
-// Saturates at UINT64_MAX; 0 when the count depends on the data.
-uint64_t KnownOutputPoints(const QuerySpec& spec, const SubPlan& plan) {
-  const DownsampleSpec& ds = plan.q->downsample;
-  if (!ds.enabled || ds.all || ds.fill == FillPolicy::kNone || ds.interval_ms <= 0) return 0;
-  if (plan.groups.empty() || spec.end_ms < spec.start_ms) return 0;
-  const uint64_t range = static_cast<uint64_t>(spec.end_ms) - static_cast<uint64_t>(spec.start_ms);
-  const uint64_t buckets = range / static_cast<uint64_t>(ds.interval_ms) + 1;
-  const uint64_t groups = plan.groups.size();
-  if (buckets > UINT64_MAX / groups) return UINT64_MAX;
-  return buckets * groups;
-}
-
-// Rejects a query whose known result is over the output limits.
-Status CheckKnownOutput(const QueryLimits& limits, uint64_t points) {
-  if (limits.max_output_points != 0 && points > limits.max_output_points) {
-    return Status::ResourceExhausted(OutputPointsMessage(limits.max_output_points));
-  }
-  if (limits.max_output_bytes != 0 && points != 0 &&
-      points > limits.max_output_bytes / kMinBytesPerPoint) {
-    return Status::ResourceExhausted(OutputBytesMessage(limits.max_output_bytes));
-  }
-  return Status::OK();
-}
-
-// Regexp patterns longer than the configured limit are refused before any
-// of them is matched.
-Status CheckRegexLengths(const QueryLimits& limits, const SubQuery& q) {
-  if (limits.max_regex_length == 0) return Status::OK();
-  for (const TagFilter& f : q.filters) {
-    if (f.type() == FilterType::kRegexp && f.filter().size() > limits.max_regex_length) {
-      return Status::InvalidArgument(
-          "Regular expression is too long: " + std::to_string(f.filter().size()) +
-          " bytes, the limit is " + std::to_string(limits.max_regex_length) +
-          " (query.max_regex_length)");
-    }
-  }
-  return Status::OK();
 }
 
 // OpenTSDB's scan window (TsdbQuery.getScanStartTimeSeconds/EndTime).
@@ -471,48 +423,6 @@ Status QueryEngine::ExecuteSmall(const QuerySpec& spec, const SmallQueryBound& b
 
 namespace {
 
-// Counts the bytes handed to the real sink; over the limit it fails the
-// budget and refuses the piece, which ends the query.
-class CountingSink final : public ChunkSink {
- public:
-  CountingSink(ChunkSink* sink, uint64_t limit, QueryBudget* budget)
-      : sink_(sink), limit_(limit), budget_(budget) {}
-  bool Write(std::string&& chunk) override {
-    bytes_ += chunk.size();
-    if (limit_ != 0 && bytes_ > limit_) {
-      budget_->Fail(Status::ResourceExhausted(OutputBytesMessage(limit_)));
-      return false;
-    }
-    return sink_->Write(std::move(chunk));
-  }
-
- private:
-  ChunkSink* const sink_;
-  const uint64_t limit_;
-  QueryBudget* const budget_;
-  uint64_t bytes_ = 0;
-};
-
-// The budget of one run: the engine's limits, with bound's when small.
-BudgetLimits BudgetFor(const QueryLimits& limits, const SmallQueryBound* bound) {
-  BudgetLimits b;
-  b.max_points = limits.max_points;
-  b.max_output_points = limits.max_output_points;
-  b.max_memory = limits.max_memory;
-  b.deadline_ms = limits.deadline_ms;
-  // Under a small-query bound, the stricter of the two point limits
-  // applies; only the client's limit is an error.
-  if (bound != nullptr) {
-    if (b.max_points == 0 || bound->max_points < b.max_points) {
-      b.max_points = bound->max_points;
-      b.points_limit_is_soft = true;
-    }
-    b.soft_output_points = bound->max_points;
-    b.soft_deadline_us = bound->max_us;
-  }
-  return b;
-}
-
 // Phase 1 of Run: selects and groups the series of every sub-query and
 // applies the limits known before reading.
 Status PlanQuery(storage::Storage* storage, const QueryLimits& limits, const QuerySpec& spec,
@@ -546,7 +456,7 @@ Status PlanQuery(storage::Storage* storage, const QueryLimits& limits, const Que
     ComputeScanWindow(spec, q, &plan);
     GroupSeries(q, &plan);
     // Before any point is read: a result known to be too big is refused.
-    const uint64_t known = KnownOutputPoints(spec, plan);
+    const uint64_t known = KnownOutputPoints(spec, q.downsample, plan.groups.size());
     known_points = known > UINT64_MAX - known_points ? UINT64_MAX : known_points + known;
     SUNDIAL_RETURN_IF_ERROR(CheckKnownOutput(limits, known_points));
     if (bound != nullptr && known_points > bound->max_points) {
