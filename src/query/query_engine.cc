@@ -108,8 +108,8 @@ Status CheckNames(storage::Storage* st, const SubQuery& q) {
   return Status::OK();
 }
 
-Status ResolveTsuids(storage::Storage* st, const SubQuery& q, std::string* metric,
-                     std::vector<SeriesId>* ids) {
+Status ResolveTsuids(storage::Storage* st, const SubQuery& q, QueryBudget* budget,
+                     std::string* metric, std::vector<SeriesId>* ids) {
   const std::string& first = q.tsuids.front();
   uint32_t want = 0;
   auto r = std::from_chars(first.data(), first.data() + std::min<size_t>(6, first.size()), want, 16);
@@ -119,12 +119,14 @@ Status ResolveTsuids(storage::Storage* st, const SubQuery& q, std::string* metri
   for (const std::string& name : st->SuggestNames(NameKind::kMetric, "", 0)) {
     uint32_t uid = 0;
     if (st->LookupUid(NameKind::kMetric, name, &uid).ok() && uid == want) *metric = name;
+    if (!budget->Tick()) return budget->status();
   }
   if (metric->empty()) return NoSuchName("metrics", first.substr(0, 6));
   std::set<std::string> wanted(q.tsuids.begin(), q.tsuids.end());
   for (SeriesId id : st->SeriesOfMetric(*metric)) {
     SeriesKeyRef key;
     if (st->GetSeriesKeyRef(id, &key).ok() && wanted.count(TsuidOf(key))) ids->push_back(id);
+    if (!budget->Tick()) return budget->status();
   }
   return Status::OK();
 }
@@ -135,7 +137,7 @@ Status SelectSeries(storage::Storage* st, const SubQuery& q, bool with_tsuids,
                     QueryBudget* budget, SubPlan* plan) {
   std::vector<SeriesId> ids;
   if (!q.tsuids.empty()) {
-    SUNDIAL_RETURN_IF_ERROR(ResolveTsuids(st, q, &plan->metric, &ids));
+    SUNDIAL_RETURN_IF_ERROR(ResolveTsuids(st, q, budget, &plan->metric, &ids));
   } else {
     plan->metric = q.metric;
     const TagFilter* lit = FirstLiteralOr(q);
@@ -326,8 +328,10 @@ Status RunGroup(storage::Storage* st, const rollup::RollupStore* rollups, const 
   if (present.size() != 1) texts = nullptr;
   Point p;
   std::string_view text;
+  // One step of the group's merge looks at every member.
+  const uint64_t step_cost = 1 + present.size() / 8;
   while (agg.Next(&p)) {
-    if (!budget->Tick()) break;
+    if (!budget->Tick(step_cost)) break;
     if (p.t < spec.start_ms || p.t > spec.end_ms) continue;
     if (!budget->Emit()) break;
     if (texts != nullptr && texts->CachedText(p.t, p.v, &text)) {
