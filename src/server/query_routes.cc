@@ -4,7 +4,9 @@
 //
 // Every endpoint that touches storage runs on the worker pool, except a
 // small /api/query (query.inline_max_points, query.inline_max_series),
-// which is answered on the I/O thread that read it. /api/query streams its body: a result that fits in one
+// which is answered on the I/O thread that read it unless it outgrows that
+// bound or kInlineMaxUs. Every endpoint applies query.* limits (README
+// "Query limits"). /api/query streams its body: a result that fits in one
 // 64 KiB piece is sent as one reply with Content-Length; a larger one is
 // sent with chunked transfer encoding, one piece in flight at a time.
 #include <chrono>

@@ -200,3 +200,21 @@ def test_gzip_bomb_stops_at_the_body_limit(server_factory):
             assert status == 413, (status, body[:300])
             c = server.http()  # the server may close after refusing a body
     hostile.assert_healthy(server)
+
+
+def test_suggest_lookup_last_are_bounded(server_factory):
+    server = server_factory(args=["--query-max-results", "2"])
+    put(server, [{"metric": "m%d" % i, "timestamp": T0, "value": 1, "tags": {"host": "h%d" % i}}
+                 for i in range(5)])
+    c = server.http()
+    status, body = c.get_json("/api/suggest?type=metrics&q=m&max=1000000")
+    assert status == 200 and body == ["m0", "m1"], body
+    status, body = c.get_json("/api/suggest?type=tagv&q=")
+    assert status == 200 and len(body) == 2, body
+    status, body = c.get_json(q("/api/search/lookup", m="m0", limit="0"))
+    assert status == 200 and len(body["results"]) <= 2, body
+    status, _, raw = c.post("/api/query/last", {"queries": [{"metric": "m0"}] * 300})
+    assert_error(status, raw, 413, "at most 256 sub-queries")
+    status, body = c.post_json("/api/query/last", {"queries": [{"metric": "m0"}]})
+    assert status == 200 and len(body) == 1, body
+    hostile.assert_healthy(server)
