@@ -60,9 +60,9 @@ class QueryBudget {
     if (points_ <= next_check_) return true;
     return Check();
   }
-  // Counts one point written to the result; false once a limit is hit.
-  bool Emit() {
-    ++emitted_;
+  // Counts n points written to the result; false once a limit is hit.
+  bool Emit(uint64_t n = 1) {
+    emitted_ += n;
     if (emitted_ <= next_emit_check_) return true;
     return Check();
   }
