@@ -5,7 +5,9 @@
 #
 # Usage: scripts/build-pi-zero.sh [--test] [--package]
 #   --test     also run the unit and integration tests under qemu-arm -cpu arm1176
-#   --package  also build a .deb for the Pi (build-pi-zero/sundial_*_armhf.deb)
+#   --package  also build the .debs for the Pi: the same static binary labelled
+#              armhf (Raspberry Pi OS) and armel (Debian armel), as
+#              build-pi-zero/sundial_<version>_{armhf,armel}.deb
 #
 # Every executable built is checked with readelf: Tag_CPU_arch must be v6KZ
 # and no object may bring Thumb-2 code (which an ARM1176 cannot run).
@@ -19,7 +21,7 @@ for arg in "$@"; do
   case "$arg" in
     --test) run_tests=1 ;;
     --package) package=1 ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
     *) echo "build-pi-zero.sh: unknown argument '$arg' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -111,5 +113,10 @@ if [ "$run_tests" -eq 1 ]; then
 fi
 
 if [ "$package" -eq 1 ]; then
-  (cd "$build" && cpack -G DEB)
+  # A static binary depends on no library, so one binary serves both
+  # userlands; only the label (which dpkg checks) differs.
+  for arch in armhf armel; do
+    (cd "$build" && cpack -G DEB -D CPACK_DEBIAN_PACKAGE_ARCHITECTURE="$arch")
+  done
+  ls -l "$build"/sundial_*_arm*.deb
 fi
