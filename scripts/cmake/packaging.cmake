@@ -40,6 +40,7 @@ endif()
 
 # /usr/share/doc/sundial: the machine-readable copyright file and the Debian
 # changelog (gzip -9n, as Debian policy asks).
+set(SUNDIAL_DEB_REVISION 1)
 configure_file(${PROJECT_SOURCE_DIR}/scripts/deb/changelog.in
                ${PROJECT_BINARY_DIR}/deb/changelog.Debian @ONLY)
 set(_changelog ${PROJECT_BINARY_DIR}/deb/changelog.Debian.gz)
@@ -51,10 +52,19 @@ add_custom_command(
 add_custom_target(sundial_changelog ALL DEPENDS ${_changelog})
 install(FILES ${PROJECT_SOURCE_DIR}/scripts/deb/copyright ${_changelog}
         DESTINATION share/doc/sundial)
+# lintian overrides, each with its reason in the file: the common ones, plus
+# the static build's.
+file(READ ${PROJECT_SOURCE_DIR}/scripts/deb/lintian-overrides _overrides)
 if(SUNDIAL_STATIC)
-  install(FILES ${PROJECT_SOURCE_DIR}/scripts/deb/lintian-overrides-static
-          DESTINATION share/lintian/overrides RENAME sundial)
+  file(READ ${PROJECT_SOURCE_DIR}/scripts/deb/lintian-overrides-static _static)
+  string(APPEND _overrides "${_static}")
 endif()
+file(WRITE ${PROJECT_BINARY_DIR}/deb/lintian-overrides "${_overrides}")
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+             ${PROJECT_SOURCE_DIR}/scripts/deb/lintian-overrides
+             ${PROJECT_SOURCE_DIR}/scripts/deb/lintian-overrides-static)
+install(FILES ${PROJECT_BINARY_DIR}/deb/lintian-overrides
+        DESTINATION share/lintian/overrides RENAME sundial)
 
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME sundial)
@@ -77,6 +87,10 @@ user, with its data in /var/lib/sundial.")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_STRIP_FILES ON)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+# A Debian revision (<version>-1): packaging is versioned apart from the
+# upstream version, so the changelog is changelog.Debian.gz. Must match the
+# top entry of scripts/deb/changelog.in.
+set(CPACK_DEBIAN_PACKAGE_RELEASE ${SUNDIAL_DEB_REVISION})
 set(CPACK_DEBIAN_PACKAGE_SECTION database)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
