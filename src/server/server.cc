@@ -2,7 +2,9 @@
 
 #include <chrono>
 #include <csignal>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include <unistd.h>
 
@@ -55,10 +57,9 @@ Status Server::Start() {
          options_.storage.data_dir);
   SUNDIAL_RETURN_IF_ERROR(storage::Storage::Open(storage_options, &storage_));
   if (rollups_) rollups_->Start(storage_.get());
-  for (const std::string& warning : storage_->recovery_warnings()) {
-    spdlog::warn("recovery: {}", warning);
-  }
-  Notify("STATUS=Recovered (" + std::to_string(storage_->recovery_warnings().size()) +
+  const std::vector<std::string> warnings = storage_->recovery_warnings();
+  for (const std::string& warning : warnings) spdlog::warn("recovery: {}", warning);
+  Notify("STATUS=Recovered (" + std::to_string(warnings.size()) +
          " warnings); starting the listener");
   ingest::IngestOptions ingest_options;
   ingest_options.max_tags = options_.ingest.max_tags;
