@@ -48,6 +48,15 @@ def deb(sundiald_path):
     if shutil.which("dpkg") is None or shutil.which("cpack") is None:
         pytest.skip("dpkg or cpack is not installed")
     build = os.path.dirname(sundiald_path)
+    cache_path = os.path.join(build, "CMakeCache.txt")
+    if not os.path.exists(cache_path):
+        pytest.skip(f"{sundiald_path} is not in a CMake build directory")
+    with open(cache_path) as f:
+        cache = f.read()
+    if ("CMAKE_BUILD_TYPE:STRING=Release\n" not in cache or "SUNDIAL_SANITIZE:BOOL=ON" in cache
+            or "CMAKE_TOOLCHAIN_FILE" in cache):
+        pytest.skip(f"{build} is not a native Release build; its package is not the one "
+                    "that ships")
     arch = run(["dpkg", "--print-architecture"]).stdout.strip()
     pattern = os.path.join(build, f"{PACKAGE}_*_{arch}.deb")
     for old in glob.glob(pattern):
