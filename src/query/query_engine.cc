@@ -258,6 +258,35 @@ void ComputeTags(const SubPlan& plan, const std::vector<size_t>& members, bool w
   std::sort(h->tsuids.begin(), h->tsuids.end());
 }
 
+// Writes the group's points within [start, end] to w, printing a cached
+// bucket's text where texts (null, or the one member's cached source) has
+// it. Stops when the budget runs out (budget->status() says why).
+void WritePoints(const QuerySpec& spec, CachedDownsampleSource* texts, size_t members,
+                 QueryBudget* budget, GroupAggregator* agg, ResultWriter* w) {
+  // Written points are counted by Emit (which also checks the deadline)
+  // kEmitBatch at a time, so the limit may be passed by that many; a
+  // skipped point is work for Tick, at the cost of a merge step over every
+  // member.
+  constexpr uint64_t kEmitBatch = 64;
+  const uint64_t step_cost = 1 + members / 8;
+  uint64_t unemitted = 0;
+  Point p;
+  std::string_view text;
+  while (agg->Next(&p)) {
+    if (p.t < spec.start_ms || p.t > spec.end_ms) {
+      if (!budget->Tick(step_cost)) break;
+      continue;
+    }
+    if (++unemitted == kEmitBatch && !budget->Emit(std::exchange(unemitted, 0))) break;
+    if (texts != nullptr && texts->CachedText(p.t, p.v, &text)) {
+      w->AddPointText(p.t, text);
+    } else {
+      w->AddPoint(p.t, p.v);
+    }
+  }
+  if (unemitted != 0) budget->Emit(unemitted);
+}
+
 // Runs one group and writes its result (if any member has data).
 // Adds the group's figures to *total.
 // cache: null, or the bucket cache with what this query reads under.
@@ -325,29 +354,7 @@ Status RunGroup(storage::Storage* st, const rollup::RollupStore* rollups, const 
   for (auto& raw : raws) sources.push_back(BuildSeriesPipeline(std::move(raw), q, ctx));
   GroupAggregator agg(std::move(sources), *q.aggregator, q.rate);
   w->BeginResult(q, h);
-  if (present.size() != 1) texts = nullptr;
-  Point p;
-  std::string_view text;
-  // Written points are counted by Emit (which also checks the deadline)
-  // kEmitBatch at a time, so the limit may be passed by that many; a
-  // skipped point is work for Tick, at the cost of a merge step over every
-  // member.
-  constexpr uint64_t kEmitBatch = 64;
-  const uint64_t step_cost = 1 + present.size() / 8;
-  uint64_t unemitted = 0;
-  while (agg.Next(&p)) {
-    if (p.t < spec.start_ms || p.t > spec.end_ms) {
-      if (!budget->Tick(step_cost)) break;
-      continue;
-    }
-    if (++unemitted == kEmitBatch && !budget->Emit(std::exchange(unemitted, 0))) break;
-    if (texts != nullptr && texts->CachedText(p.t, p.v, &text)) {
-      w->AddPointText(p.t, text);
-    } else {
-      w->AddPoint(p.t, p.v);
-    }
-  }
-  if (unemitted != 0) budget->Emit(unemitted);
+  WritePoints(spec, present.size() == 1 ? texts : nullptr, present.size(), budget, &agg, w);
   SUNDIAL_RETURN_IF_ERROR(budget->status());
   ResultStats stats;
   stats.query_index = q.index;
