@@ -39,7 +39,7 @@
 #include <string_view>
 #include <vector>
 
-#include "storage/env.h"
+#include "sundial/common/env.h"
 #include "sundial/common/mutex.h"
 #include "sundial/common/types.h"
 #include "sundial/compress/zstd_codec.h"

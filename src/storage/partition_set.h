@@ -36,7 +36,7 @@
 #include <string>
 #include <vector>
 
-#include "storage/env.h"
+#include "sundial/common/env.h"
 #include "storage/partition.h"
 #include "sundial/common/mutex.h"
 

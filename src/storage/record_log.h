@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "sundial/common/status.h"
-#include "storage/env.h"
+#include "sundial/common/env.h"
 
 namespace sundial::storage {
 

@@ -39,7 +39,7 @@
 #include <thread>
 #include <vector>
 
-#include "storage/env.h"
+#include "sundial/common/env.h"
 #include "storage/partition_set.h"
 #include "storage/series_dict.h"
 #include "storage/series_iterator.h"
