@@ -263,7 +263,8 @@ Status Wal::ReadCheckpointMarks(std::string* payload, bool* found) {
 }
 
 Status Wal::Recover(const std::function<void(uint8_t, std::string_view)>& fn,
-                    std::vector<std::string>* warnings, uint64_t* corrupt_records) {
+                    std::vector<std::string>* warnings, uint64_t* corrupt_records,
+                    Status* open_error) {
   SUNDIAL_RETURN_IF_ERROR(env_->CreateDir(dir_));
   std::vector<uint64_t> segments, checkpoints;
   SUNDIAL_RETURN_IF_ERROR(ListFiles(&segments, &checkpoints));
@@ -283,7 +284,20 @@ Status Wal::Recover(const std::function<void(uint8_t, std::string_view)>& fn,
   }
   AcquireSyncToken();
   MutexLock lock(&mu_);
+  seq_ = max_seq;  // EnsureOpen() retries with seq_ + 1 if this fails
   Status s = OpenSegment(max_seq + 1);
+  ReleaseSyncToken(0);
+  if (!s.ok()) *open_error = s;
+  return Status::OK();
+}
+
+Status Wal::EnsureOpen() {
+  AcquireSyncToken();
+  Status s;
+  {
+    MutexLock lock(&mu_);
+    if (!file_) s = OpenSegment(seq_ + 1);
+  }
   ReleaseSyncToken(0);
   return s;
 }

@@ -8,6 +8,8 @@
 //   that still fits (a torn write). FreeSpace() reports what is left.
 // - SetFailWrites(true): every write, sync and truncate fails with an I/O
 //   error (a dying device).
+// - SetFailOpen(true): opening or creating files and directories fails
+//   ("Too many open files").
 //
 // Thread-safety: all setters and Env methods are safe to call concurrently.
 #pragma once
@@ -31,18 +33,21 @@ class FaultInjectionEnv final : public Env {
   void SetSpace(int64_t bytes) { state_->space.store(bytes); }
   void SetTornWrites(bool on) { state_->torn.store(on); }
   void SetFailWrites(bool on) { state_->fail.store(on); }
+  void SetFailOpen(bool on) { state_->fail_open.store(on); }
   // Only paths containing filter see faults. REQUIRES: no concurrent I/O.
   void SetFilter(const std::string& filter) { state_->filter = filter; }
   // Number of writes that failed so far.
   uint64_t failed_writes() const { return state_->failed.load(); }
 
   Status OpenFile(const std::string& path, std::unique_ptr<File>* out) override {
+    if (OpenFails(path)) return Status::IOError(path, "Too many open files");
     std::unique_ptr<File> f;
     SUNDIAL_RETURN_IF_ERROR(base_->OpenFile(path, &f));
     out->reset(new FaultFile(std::move(f), state_));
     return Status::OK();
   }
   Status OpenReadOnlyFile(const std::string& path, std::unique_ptr<File>* out) override {
+    if (OpenFails(path)) return Status::IOError(path, "Too many open files");
     return base_->OpenReadOnlyFile(path, out);
   }
   Status GetFileSize(const std::string& p, uint64_t* size) override {
@@ -62,7 +67,10 @@ class FaultInjectionEnv final : public Env {
   Status ListDir(const std::string& d, std::vector<std::string>* n) override {
     return base_->ListDir(d, n);
   }
-  Status CreateDir(const std::string& d) override { return base_->CreateDir(d); }
+  Status CreateDir(const std::string& d) override {
+    if (OpenFails(d) && !base_->FileExists(d)) return Status::IOError(d, "Too many open files");
+    return base_->CreateDir(d);
+  }
   Status RemoveFile(const std::string& p) override { return base_->RemoveFile(p); }
   Status RemoveDir(const std::string& d) override { return base_->RemoveDir(d); }
   Status RenameFile(const std::string& a, const std::string& b) override {
@@ -70,14 +78,22 @@ class FaultInjectionEnv final : public Env {
   }
   Status SyncDir(const std::string& d) override { return base_->SyncDir(d); }
   bool FileExists(const std::string& p) override { return base_->FileExists(p); }
-  int64_t NowMs() override { return base_->NowMs(); }
+  int64_t NowMs() override { return base_->NowMs() + state_->clock_offset.load(); }
+  // Moves NowMs() forward (for checks that run every so often).
+  void AdvanceClock(int64_t ms) { state_->clock_offset.fetch_add(ms); }
 
  private:
+  bool OpenFails(const std::string& path) const {
+    return state_->fail_open.load() && state_->Applies(path);
+  }
+
   struct State {
     std::atomic<int64_t> space{-1};
     std::atomic<bool> torn{false};
     std::atomic<bool> fail{false};
+    std::atomic<bool> fail_open{false};
     std::atomic<uint64_t> failed{0};
+    std::atomic<int64_t> clock_offset{0};
     std::string filter;
     bool Applies(const std::string& path) const {
       return filter.empty() || path.find(filter) != std::string::npos;
