@@ -253,6 +253,12 @@ class SimEnv final : public Env {
     out->reset(new CountingFile(std::move(f), CounterFor(path), &counters_->syncs));
     return Status::OK();
   }
+  Status OpenExistingFile(const std::string& path, std::unique_ptr<File>* out) override {
+    std::unique_ptr<File> f;
+    SUNDIAL_RETURN_IF_ERROR(base_->OpenExistingFile(path, &f));
+    out->reset(new CountingFile(std::move(f), CounterFor(path), &counters_->syncs));
+    return Status::OK();
+  }
   Status OpenReadOnlyFile(const std::string& path, std::unique_ptr<File>* out) override {
     return base_->OpenReadOnlyFile(path, out);
   }

@@ -112,6 +112,13 @@ class PosixEnv final : public Env {
     return Status::OK();
   }
 
+  Status OpenExistingFile(const std::string& path, std::unique_ptr<File>* out) override {
+    const int fd = open(path.c_str(), O_RDWR | O_CLOEXEC);
+    if (fd < 0) return PosixError(path, errno);
+    out->reset(new PosixFile(path, fd));
+    return Status::OK();
+  }
+
   Status OpenReadOnlyFile(const std::string& path, std::unique_ptr<File>* out) override {
     const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return PosixError(path, errno);

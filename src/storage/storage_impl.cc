@@ -83,7 +83,9 @@ Status StorageImpl::Recover() {
   dict_ = std::make_unique<SeriesDict>(env_.get(), dir + "/series.log",
                                        [this](SeriesId id) { series_.Create(id); });
   SUNDIAL_RETURN_IF_ERROR(dict_->Open(&warnings));
-  partitions_ = std::make_unique<PartitionSet>(env_.get(), dir + "/part",
+  file_cache_ = std::make_unique<FileCacheEnv>(env_.get(), dir + "/part/",
+                                               options_.max_open_files);
+  partitions_ = std::make_unique<PartitionSet>(file_cache_.get(), dir + "/part",
                                                options_.partition_duration_ms,
                                                options_.mmap_window_bytes,
                                                options_.max_open_partitions);
@@ -478,6 +480,8 @@ StorageStats StorageImpl::stats() {
   st.partitions = partitions_->OpenCount();
   st.apply_errors = apply_errors_.load(std::memory_order_relaxed);
   st.partition_lru_closes = partitions_->lru_closes();
+  st.open_files = file_cache_->open_count();
+  st.file_closes = file_cache_->closes();
   st.read_only = blocked_.load(std::memory_order_relaxed) ? 1 : 0;
   return st;
 }

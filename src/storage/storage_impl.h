@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "sundial/common/env.h"
+#include "storage/file_cache_env.h"
 #include "storage/partition_set.h"
 #include "storage/series_dict.h"
 #include "storage/series_iterator.h"
@@ -283,6 +284,7 @@ class StorageImpl final : public Storage {
 
   const StorageOptions options_;
   const std::unique_ptr<Env> env_;
+  std::unique_ptr<FileCacheEnv> file_cache_;  // partition files; over env_
   SeriesTable series_;
   std::unique_ptr<SeriesDict> dict_;
   std::unique_ptr<Wal> wal_;

@@ -46,6 +46,13 @@ class FaultInjectionEnv final : public Env {
     out->reset(new FaultFile(std::move(f), state_));
     return Status::OK();
   }
+  Status OpenExistingFile(const std::string& path, std::unique_ptr<File>* out) override {
+    if (OpenFails(path)) return Status::IOError(path, "Too many open files");
+    std::unique_ptr<File> f;
+    SUNDIAL_RETURN_IF_ERROR(base_->OpenExistingFile(path, &f));
+    out->reset(new FaultFile(std::move(f), state_));
+    return Status::OK();
+  }
   Status OpenReadOnlyFile(const std::string& path, std::unique_ptr<File>* out) override {
     if (OpenFails(path)) return Status::IOError(path, "Too many open files");
     return base_->OpenReadOnlyFile(path, out);

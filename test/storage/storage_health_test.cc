@@ -152,6 +152,7 @@ TEST(StorageHealth, ManyPartitionsFewFileDescriptors) {
   TempDir dir;
   StorageOptions o = SmallOptions(dir.path());
   o.max_open_partitions = 8;
+  o.max_open_files = 16;
   constexpr int kDays = 300;
   SeriesId id = 0;
   {
@@ -166,6 +167,7 @@ TEST(StorageHealth, ManyPartitionsFewFileDescriptors) {
       }
     }
     EXPECT_LE(db->stats().partitions, 8u + 2u);
+    EXPECT_LE(db->stats().open_files, 16u);
     EXPECT_EQ(ReadAll(db.get(), id).size(), static_cast<size_t>(kDays) * 3);
   }
   {
@@ -188,7 +190,8 @@ TEST(StorageHealth, ManyPartitionsFewFileDescriptors) {
   ASSERT_TRUE(s.ok()) << s.ToString();
   const std::vector<Sample> got = ReadAll(db.get(), id);
   EXPECT_EQ(got.size(), static_cast<size_t>(kDays) * 3);
-  EXPECT_LE(db->stats().partitions, 8u + 2u);
+  EXPECT_LE(db->stats().open_files, 16u);
+  EXPECT_GT(db->stats().file_closes, 0u);
   SeriesPoint p{id, kDays * kDay, Value::Int(1)};
   EXPECT_TRUE(db->Append(&p, 1).ok());
 }

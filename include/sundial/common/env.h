@@ -67,6 +67,9 @@ class Env {
 
   // Opens path for reading and writing, creating it (empty) if missing.
   virtual Status OpenFile(const std::string& path, std::unique_ptr<File>* out) = 0;
+  // Opens an existing path for reading and writing. NotFound if it does not
+  // exist (a file removed meanwhile is not created again).
+  virtual Status OpenExistingFile(const std::string& path, std::unique_ptr<File>* out) = 0;
   // Opens an existing path for reading only (Write, Truncate and Sync fail).
   // NotFound if it does not exist. Creates nothing, so it works on a full or
   // read-only file system.

@@ -60,6 +60,11 @@ struct StorageOptions {
   // cold file: its pages merged per series, time-ordered, zstd-compressed.
   // 0 = never.
   Timestamp compact_after_ms = 0;
+  // File descriptors the partition files may hold at once (an LRU: idle
+  // files are closed and reopened on use), whatever the number of
+  // partitions. With the WAL, the dictionary and rollups the engine stays
+  // well under a default RLIMIT_NOFILE of 1024, leaving room for connections.
+  uint32_t max_open_files = 256;
   // Partitions kept open at once (each holds up to two file descriptors
   // plus its mapped windows); the least recently used is closed beyond it.
   // The default leaves most of a default RLIMIT_NOFILE (1024) to connections.
@@ -147,6 +152,8 @@ struct StorageStats {
   uint64_t read_only = 0;            // gauge: 1 while writes are refused
   uint64_t apply_errors = 0;         // points written to the WAL but not applied
   uint64_t partition_lru_closes = 0; // partitions closed to stay within max_open_partitions
+  uint64_t open_files = 0;           // gauge: partition file descriptors open
+  uint64_t file_closes = 0;          // descriptors closed to stay within max_open_files
 };
 
 // Why writes are refused, if they are. Reads are always served.
