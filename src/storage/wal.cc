@@ -217,7 +217,12 @@ void Wal::ReplayFile(const std::string& path, std::string_view magic,
   if (size == 0) return;  // created but never written: nothing lost
   LogReader reader(file.get(), size, magic);
   s = reader.Open();
-  if (!s.ok()) {
+  if (s.IsCorruption()) {
+    // Each record has its own CRC: replay the intact ones after the header.
+    warnings->push_back(s.ToString() + "; replaying the records after it");
+    ++*corrupt_records;
+    reader.OpenSkippingHeader();
+  } else if (!s.ok()) {
     warnings->push_back(s.ToString() + "; file skipped");
     ++*corrupt_records;
     return;
