@@ -55,6 +55,9 @@ Status Server::Start() {
   for (const std::string& warning : storage_->recovery_warnings()) {
     spdlog::warn("recovery: {}", warning);
   }
+  if (const storage::StorageHealth h = storage_->health(); h.read_only) {
+    spdlog::error("storage is read-only: queries are served, writes refused ({})", h.reason);
+  }
   ingest::IngestOptions ingest_options;
   ingest_options.max_tags = options_.ingest.max_tags;
   ingest_options.auto_create_metrics = options_.ingest.auto_create_metrics;

@@ -101,9 +101,11 @@ StorageHealth StorageImpl::health() {
   h.read_only = h.stopped || !read_only_error_.ok();
   if (h.stopped) {
     h.reason = "writes stopped until restart: " + bg_error_.ToString();
+    h.cause = "apply_failed";
   } else if (!read_only_error_.ok()) {
-    h.reason = std::string(IsDiskFull(read_only_error_) ? "disk full: " : "") +
-               read_only_error_.ToString();
+    const bool full = IsDiskFull(read_only_error_);
+    h.reason = std::string(full ? "disk full: " : "") + read_only_error_.ToString();
+    h.cause = full ? "disk_full" : "io_error";
   }
   return h;
 }

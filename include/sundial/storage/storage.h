@@ -167,6 +167,9 @@ struct StorageHealth {
   // removes it), so a restart replays the point.
   bool stopped = false;
   std::string reason;  // one line; empty when healthy
+  // A short token for metrics tags: "none", "disk_full", "io_error",
+  // "apply_failed".
+  std::string cause = "none";
 };
 
 class Storage {
