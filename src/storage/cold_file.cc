@@ -302,21 +302,26 @@ Status ColdFile::ScanBlocks(Timestamp end) {
   constexpr size_t kChunk = 1 << 20;
   constexpr size_t kHead = kColdBlockHeaderSize;
   std::vector<Entry> found;
-  std::string chunk, packed;
+  std::string chunk;
+  uint64_t chunk_at = 0;  // file offset of chunk[0]
   uint64_t pos = kColdHeaderSize;
+  size_t got = 0;
   while (pos + kHead <= file_size_) {
-    const size_t want = static_cast<size_t>(std::min<uint64_t>(kChunk, file_size_ - pos));
-    chunk.resize(want);
-    size_t got = 0;
-    SUNDIAL_RETURN_IF_ERROR(file_->Read(pos, want, &chunk[0], &got));
-    chunk.resize(got);
-    size_t at = chunk.find(kBlockMagic, 0, 4);
-    if (at == std::string::npos) {
+    if (pos < chunk_at || pos + 4 > chunk_at + chunk.size()) {
+      const size_t want = static_cast<size_t>(std::min<uint64_t>(kChunk, file_size_ - pos));
+      chunk.resize(want);
+      SUNDIAL_RETURN_IF_ERROR(file_->Read(pos, want, &chunk[0], &got));
+      chunk.resize(got);
+      chunk_at = pos;
       if (got < 4) break;
-      pos += got - 3;  // a magic may straddle the chunks
+    }
+    const size_t at = chunk.find(kBlockMagic, static_cast<size_t>(pos - chunk_at), 4);
+    if (at == std::string::npos) {
+      pos = chunk_at + chunk.size() - 3;  // a magic may straddle two chunks
+      if (pos + 4 > chunk_at + chunk.size() && chunk_at + chunk.size() >= file_size_) break;
       continue;
     }
-    const uint64_t start = pos + at;
+    const uint64_t start = chunk_at + at;
     char head[kHead];
     SUNDIAL_RETURN_IF_ERROR(file_->Read(start, kHead, head, &got));
     Entry e;
