@@ -133,6 +133,21 @@ const std::vector<OptionSpec> kOptionTable = {
      [](std::string_view v, Options* o) {
        return SetTimestampMs(v, &o->storage.compact_after_ms);
      }},
+    {"storage.max_open_files", "256",
+     "file descriptors partition files may hold at once (idle ones are closed and reopened on use)",
+     [](std::string_view v, Options* o) {
+       return Uint32(v, 4, 1u << 20, &o->storage.max_open_files);
+     }},
+    {"storage.max_open_partitions", "256",
+     "partitions kept open (index in memory, windows mapped); the least recently used closes",
+     [](std::string_view v, Options* o) {
+       return Uint32(v, 2, 1u << 20, &o->storage.max_open_partitions);
+     }},
+    {"storage.resume_free_bytes", "16MiB",
+     "free space the data dir's file system needs before a read-only (disk full) server takes writes again",
+     [](std::string_view v, Options* o) {
+       return ParseBytes(v, 0, 1ull << 40, &o->storage.resume_free_bytes);
+     }},
     {"wal.sync", "1000", "when to fsync the write-ahead log: batch (every write), N (every N ms), none (never)",
      &SetWalSync},
     {"wal.segment_size", "64MiB", "size at which a new WAL segment file is started",

@@ -53,13 +53,29 @@ Status SeriesDict::Open(std::vector<std::string>* warnings) {
   }
   LogReader reader(file_.get(), size, kMagic);
   Status s = reader.Open();
-  if (!s.ok()) return s;
+  bool header_bad = false;
+  if (s.IsCorruption()) {
+    // The records carry their own CRCs: keep every intact one.
+    warnings->push_back(s.ToString() + "; reading the records after it");
+    reader.OpenSkippingHeader();
+    header_bad = true;
+  } else if (!s.ok()) {
+    return s;
+  }
   uint8_t type;
   std::string_view payload;
   while (reader.Next(&type, &payload)) ApplyRecord(type, payload, warnings);
   SUNDIAL_RETURN_IF_ERROR(reader.status());
   for (const auto& w : reader.skipped()) warnings->push_back(w);
   file_end_ = size;
+  if (header_bad) {
+    // Best effort (a full disk may refuse): new records need a valid header
+    // to be found by the next Open, which still recovers them if not.
+    const std::string h = LogFileHeader(kMagic);
+    if (!file_->Write(0, h.data(), h.size()).ok()) {
+      warnings->push_back(path_ + ": could not rewrite the damaged header");
+    }
+  }
   if (reader.end_of_valid() < size && !reader.skipped().empty()) {
     // A torn or damaged tail: cut it so new records follow valid ones.
     file_end_ = reader.end_of_valid();

@@ -28,7 +28,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "storage/env.h"
+#include "sundial/common/env.h"
 #include "storage/name_table.h"
 #include "sundial/common/mutex.h"
 #include "sundial/storage/storage.h"

@@ -31,6 +31,7 @@ void StorageImpl::MaintenanceLoop() {
 }
 
 void StorageImpl::MaintenancePass(int64_t now) {
+  MaybeLeaveReadOnly(now);
   Status s = WritePending();
   if (options_.wal_sync == WalSyncMode::kInterval &&
       now - last_sync_ms_ >= static_cast<int64_t>(options_.wal_sync_interval_ms)) {
@@ -170,6 +171,9 @@ Status StorageImpl::Checkpoint() {
   // the checkpoint's pages, then the segments from the new one on). The
   // copy goes straight to the checkpoint file (page cache), not to a
   // buffer, so a checkpoint costs no memory.
+  // A stopped engine holds WAL records that memory lacks: keep the WAL.
+  // A read-only one could not write the checkpoint anyway.
+  SUNDIAL_RETURN_IF_ERROR(WriteBlocked());
   (void)WritePending();  // a smaller checkpoint; what fails stays pending
   uint64_t seq = 0;
   std::unique_ptr<Wal::CheckpointWriter> w;
@@ -221,6 +225,7 @@ Status StorageImpl::Shutdown() {
   MutexLock run(&maint_run_mu_);
   SealEnded(true);
   Status s = WritePending();
+  if (s.ok() && stopped()) s = Status::Unavailable("writes stopped: the WAL is kept");
   if (s.ok()) s = partitions_->SyncAll();
   if (s.ok()) s = dict_->Sync();
   if (s.ok() && options_.late_observer != nullptr) s = options_.late_observer->SyncLate();
