@@ -61,14 +61,15 @@ bool DecimalGrammar(std::string_view t) {
 }  // namespace
 
 bool ParseJavaLong(std::string_view s, int64_t* out, std::string* error) {
-  if (ParseInt64(s, out)) return true;
-  // Only the error text is left to find, in the order Java checks.
+  // OpenTSDB rejects long texts before looking at them, leading zeros or not.
   const size_t n = s.size();
+  const bool sign = n > 0 && (s[0] == '+' || s[0] == '-');
+  if (n <= (sign ? 20u : 19u) && ParseInt64(s, out)) return true;
+  // Only the error text is left to find, in the order Java checks.
   if (n == 0) {
     error->assign("Empty string");
     return false;
   }
-  const bool sign = s[0] == '+' || s[0] == '-';
   if (sign && n == 1) return Fail("Just a sign, no value: ", s, error);
   if (n > (sign ? 20u : 19u)) return Fail("Value too long: ", s, error);
   for (size_t i = sign ? 1 : 0; i < n; ++i) {

@@ -89,7 +89,7 @@ inline size_t ParseLeadingDigits(std::string_view s, uint64_t max, uint64_t* out
 // s is one or more ASCII digits (no sign) whose value fits in a uint64.
 inline bool ParseUint64(std::string_view s, uint64_t* out) {
   if (ParseShortDigits(s, out)) return true;
-  uint64_t v;
+  uint64_t v = 0;
   if (s.empty() || ParseLeadingDigits(s, UINT64_MAX, &v) != s.size()) return false;
   *out = v;
   return true;
@@ -103,7 +103,7 @@ inline bool ParseInt64(std::string_view s, int64_t* out) {
     negative = s[0] == '-';
     s.remove_prefix(1);
   }
-  uint64_t v;
+  uint64_t v = 0;
   if (!ParseShortDigits(s, &v)) {
     const uint64_t limit = negative ? uint64_t{1} << 63 : (uint64_t{1} << 63) - 1;
     if (s.empty() || ParseLeadingDigits(s, limit, &v) != s.size()) return false;
