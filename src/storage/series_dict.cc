@@ -124,31 +124,21 @@ bool SeriesDict::FindUids(std::string_view metric, const TagRef* tags, size_t nu
   return true;
 }
 
-uint64_t SeriesDict::HashKey(uint32_t metric_uid, const UidPair* pairs, size_t n) {
-  uint64_t h = Mix(0, metric_uid);
-  for (size_t i = 0; i < n; ++i) {
-    h = Mix(h, (static_cast<uint64_t>(pairs[i].first) << 32) | pairs[i].second);
-  }
-  return h;
-}
-
-bool SeriesDict::KeyEquals(SeriesId id, uint32_t metric_uid, const UidPair* pairs,
-                           size_t n) const {
-  const uint32_t* k = &key_words_[key_offset_[id]];
-  if (k[0] != metric_uid || k[1] != n) return false;
-  for (size_t i = 0; i < n; ++i) {
-    if (k[2 + 2 * i] != pairs[i].first || k[3 + 2 * i] != pairs[i].second) return false;
-  }
-  return true;
+uint64_t SeriesDict::HashKey(uint32_t metric_uid, uint32_t tagset) {
+  return Mix(Mix(0, metric_uid), tagset);
 }
 
 SeriesId SeriesDict::FindKey(uint32_t metric_uid, const UidPair* pairs, size_t n) const {
   if (table_.empty()) return kInvalidSeriesId;
+  const uint32_t tagset = tagsets_.Find(pairs, n);
+  if (tagset == TagsetTable::kNone) return kInvalidSeriesId;
   const size_t mask = table_.size() - 1;
-  for (size_t i = static_cast<size_t>(HashKey(metric_uid, pairs, n)) & mask;; i = (i + 1) & mask) {
+  for (size_t i = static_cast<size_t>(HashKey(metric_uid, tagset)) & mask;; i = (i + 1) & mask) {
     const uint32_t slot = table_[i];
     if (slot == 0) return kInvalidSeriesId;
-    if (KeyEquals(slot - 1, metric_uid, pairs, n)) return slot - 1;
+    if (series_metric_[slot - 1] == metric_uid && series_tagset_[slot - 1] == tagset) {
+      return slot - 1;
+    }
   }
 }
 
@@ -163,32 +153,22 @@ void SeriesDict::Rehash() {
   std::vector<uint32_t> old;
   old.swap(table_);
   table_.assign(old.empty() ? 1024 : old.size() * 2, 0);
-  UidPair pairs[kStackTags];
-  std::vector<UidPair> big;
   for (uint32_t slot : old) {
     if (slot == 0) continue;
-    const uint32_t* k = &key_words_[key_offset_[slot - 1]];
-    UidPair* ps = pairs;
-    if (k[1] > kStackTags) {
-      big.resize(k[1]);
-      ps = big.data();
-    }
-    for (uint32_t i = 0; i < k[1]; ++i) ps[i] = {k[2 + 2 * i], k[3 + 2 * i]};
-    InsertIntoTable(slot - 1, HashKey(k[0], ps, k[1]));
+    InsertIntoTable(slot - 1, HashKey(series_metric_[slot - 1], series_tagset_[slot - 1]));
   }
 }
 
 void SeriesDict::AddSeries(SeriesId id, uint32_t metric_uid, const UidPair* pairs, size_t n) {
-  if (id >= key_offset_.size()) key_offset_.resize(id + 1, kNoKey);
-  key_offset_[id] = static_cast<uint32_t>(key_words_.size());
-  key_words_.push_back(metric_uid);
-  key_words_.push_back(static_cast<uint32_t>(n));
-  for (size_t i = 0; i < n; ++i) {
-    key_words_.push_back(pairs[i].first);
-    key_words_.push_back(pairs[i].second);
+  const uint32_t tagset = tagsets_.Intern(pairs, n);
+  if (id >= series_metric_.size()) {
+    series_metric_.resize(id + 1, 0);
+    series_tagset_.resize(id + 1, 0);
   }
+  series_metric_[id] = metric_uid;
+  series_tagset_[id] = tagset;
   if ((table_used_ + 1) * 10 > table_.size() * 7) Rehash();
-  InsertIntoTable(id, HashKey(metric_uid, pairs, n));
+  InsertIntoTable(id, HashKey(metric_uid, tagset));
   ++table_used_;
   if (metric_uid >= by_metric_.size()) by_metric_.resize(metric_uid + 1);
   by_metric_[metric_uid].push_back(id);
@@ -316,7 +296,7 @@ Status SeriesDict::Sync() {
 }
 
 bool SeriesDict::Exists(SeriesId id) const {
-  return id < key_offset_.size() && key_offset_[id] != kNoKey;
+  return id < series_metric_.size() && series_metric_[id] != 0;
 }
 
 std::vector<SeriesId> SeriesDict::SeriesOfMetric(std::string_view metric) const {
@@ -375,12 +355,12 @@ Status SeriesDict::GetSeriesKey(SeriesId id, SeriesKey* out) const {
 Status SeriesDict::GetSeriesKeyRef(SeriesId id, SeriesKeyRef* out) const {
   ReaderLock lock(&mu_);
   if (!Exists(id)) return Status::NotFound("unknown series id", std::to_string(id));
-  const uint32_t* k = &key_words_[key_offset_[id]];
-  out->metric_uid = k[0];
-  out->metric = names(NameKind::kMetric).Name(k[0]);
+  out->metric_uid = series_metric_[id];
+  out->metric = names(NameKind::kMetric).Name(out->metric_uid);
+  const TagsetTable::View key_tags = tagsets_.Get(series_tagset_[id]);
   // Sorted by tag key name; on the stack for the usual few tags.
   using Tag = std::pair<std::string_view, UidPair>;
-  const uint32_t n = k[1];
+  const uint32_t n = key_tags.size;
   Tag small[16];
   std::vector<Tag> large;
   Tag* tags = small;
@@ -389,7 +369,7 @@ Status SeriesDict::GetSeriesKeyRef(SeriesId id, SeriesKeyRef* out) const {
     tags = large.data();
   }
   for (uint32_t i = 0; i < n; ++i) {
-    const UidPair p{k[2 + 2 * i], k[3 + 2 * i]};
+    const UidPair p = key_tags[i];
     tags[i] = {names(NameKind::kTagKey).Name(p.first), p};
   }
   std::sort(tags, tags + n, [](const Tag& a, const Tag& b) { return a.first < b.first; });
@@ -430,7 +410,8 @@ std::vector<std::string> SeriesDict::SuggestNames(NameKind kind, std::string_vie
 
 size_t SeriesDict::MemoryUsage() const {
   ReaderLock lock(&mu_);
-  size_t bytes = key_offset_.capacity() * 4 + key_words_.capacity() * 4 + table_.capacity() * 4;
+  size_t bytes = (series_metric_.capacity() + series_tagset_.capacity() + table_.capacity()) * 4 +
+                 tagsets_.MemoryUsage();
   for (const auto& n : names_) bytes += n.MemoryUsage();
   for (const auto& v : by_metric_) bytes += v.capacity() * sizeof(SeriesId) + sizeof(v);
   for (const auto& kv : by_tag_) bytes += kv.second.capacity() * sizeof(SeriesId) + 48;
