@@ -64,8 +64,8 @@ PY
   printf 'series=%d points=%d ingest=%.1fs idle_rss_anon=%dkB rss_anon=%dkB bytes_per_series=%d\n' \
     "$n" "$((n * points))" "$(echo "$end - $start" | bc)" "$idle" "$rss" \
     "$(( (rss - idle) * 1024 / n ))"
-  curl -fsS -o /dev/null "http://127.0.0.1:$port/api/search/lookup?m=cpu.m1&limit=25" || true
-  curl -fsS -o /dev/null "http://127.0.0.1:$port/api/suggest?type=tagv&q=host_1&max=25" || true
+  curl -fsS -o /dev/null "http://127.0.0.1:$port/api/search/lookup?m=*%7Bos=linux%7D&limit=25" || true
+  curl -fsS -o /dev/null "http://127.0.0.1:$port/api/suggest?type=tagv&q=&max=25" || true
   printf '  after lookup+suggest: rss_anon=%dkB\n' "$(rss_anon $pid)"
   kill $pid; wait $pid 2>/dev/null || true
   rm -rf "$work"

@@ -1,6 +1,7 @@
 #include "storage/series_dict.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <iterator>
 
 #include "storage/record_log.h"
@@ -397,12 +398,21 @@ std::vector<std::string> SeriesDict::SuggestNames(NameKind kind, std::string_vie
   std::vector<std::string> out;
   if (static_cast<int>(kind) > 2) return out;
   ReaderLock lock(&mu_);
+  // The `max` smallest matches (all when max is 0), kept in a max-heap while
+  // scanning: memory is bounded by max, not by the number of names.
+  const size_t keep = max != 0 ? max : SIZE_MAX;
   std::vector<std::string_view> hits;
   names(kind).ForEach([&](std::string_view name, uint32_t) {
-    if (name.substr(0, prefix.size()) == prefix) hits.push_back(name);
+    if (name.substr(0, prefix.size()) != prefix) return;
+    if (hits.size() == keep && !(name < hits.front())) return;
+    hits.push_back(name);
+    std::push_heap(hits.begin(), hits.end());
+    if (hits.size() > keep) {
+      std::pop_heap(hits.begin(), hits.end());
+      hits.pop_back();
+    }
   });
-  std::sort(hits.begin(), hits.end());
-  if (max != 0 && hits.size() > max) hits.resize(max);
+  std::sort_heap(hits.begin(), hits.end());
   out.reserve(hits.size());
   for (auto h : hits) out.emplace_back(h);
   return out;
