@@ -173,9 +173,14 @@ void SeriesDict::AddSeries(SeriesId id, uint32_t metric_uid, const UidPair* pair
   ++table_used_;
   if (metric_uid >= by_metric_.size()) by_metric_.resize(metric_uid + 1);
   by_metric_[metric_uid].push_back(id);
-  for (size_t i = 0; i < n; ++i) {
-    by_tag_[(static_cast<uint64_t>(pairs[i].first) << 32) | pairs[i].second].push_back(id);
+  if (tagset == by_tagset_.size()) {  // a new tag set
+    by_tagset_.emplace_back();
+    for (size_t i = 0; i < n; ++i) {
+      tagsets_with_tag_[(static_cast<uint64_t>(pairs[i].first) << 32) | pairs[i].second]
+          .push_back(tagset);
+    }
   }
+  by_tagset_[tagset].push_back(id);
   if (on_create_) on_create_(id);
   series_count_.fetch_add(1, std::memory_order_relaxed);
   if (id + 1 > id_limit_.load(std::memory_order_relaxed)) {
@@ -313,9 +318,15 @@ std::vector<SeriesId> SeriesDict::SeriesWithTag(std::string_view key,
   const uint32_t k = names(NameKind::kTagKey).Find(key);
   const uint32_t v = names(NameKind::kTagValue).Find(value);
   if (k == 0 || v == 0) return {};
-  auto it = by_tag_.find((static_cast<uint64_t>(k) << 32) | v);
-  if (it == by_tag_.end()) return {};
-  return it->second;
+  auto it = tagsets_with_tag_.find((static_cast<uint64_t>(k) << 32) | v);
+  if (it == tagsets_with_tag_.end()) return {};
+  if (it->second.size() == 1) return by_tagset_[it->second[0]];
+  std::vector<SeriesId> out;
+  for (uint32_t tagset : it->second) {
+    out.insert(out.end(), by_tagset_[tagset].begin(), by_tagset_[tagset].end());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 std::vector<SeriesId> SeriesDict::SeriesOfMetricWithTag(
@@ -325,18 +336,20 @@ std::vector<SeriesId> SeriesDict::SeriesOfMetricWithTag(
   const uint32_t m = names(NameKind::kMetric).Find(metric);
   const uint32_t k = names(NameKind::kTagKey).Find(key);
   if (m == 0 || m >= by_metric_.size() || k == 0) return out;
-  const std::vector<SeriesId>& of_metric = by_metric_[m];
+  std::vector<uint32_t> wanted;  // value uids
   for (const std::string& value : values) {
-    const uint32_t v = names(NameKind::kTagValue).Find(value);
-    if (v == 0) continue;
-    auto it = by_tag_.find((static_cast<uint64_t>(k) << 32) | v);
-    if (it == by_tag_.end()) continue;
-    std::set_intersection(of_metric.begin(), of_metric.end(), it->second.begin(),
-                          it->second.end(), std::back_inserter(out));
+    if (const uint32_t v = names(NameKind::kTagValue).Find(value)) wanted.push_back(v);
   }
-  if (values.size() > 1) {
-    std::sort(out.begin(), out.end());
-    out.erase(std::unique(out.begin(), out.end()), out.end());
+  if (wanted.empty()) return out;
+  // The metric's series (ascending) whose tag set has k = one of the values.
+  for (SeriesId id : by_metric_[m]) {
+    const TagsetTable::View tags = tagsets_.Get(series_tagset_[id]);
+    for (uint32_t i = 0; i < tags.size; ++i) {
+      const UidPair p = tags[i];
+      if (p.first != k) continue;
+      if (std::find(wanted.begin(), wanted.end(), p.second) != wanted.end()) out.push_back(id);
+      break;
+    }
   }
   return out;
 }
@@ -424,7 +437,8 @@ size_t SeriesDict::MemoryUsage() const {
                  tagsets_.MemoryUsage();
   for (const auto& n : names_) bytes += n.MemoryUsage();
   for (const auto& v : by_metric_) bytes += v.capacity() * sizeof(SeriesId) + sizeof(v);
-  for (const auto& kv : by_tag_) bytes += kv.second.capacity() * sizeof(SeriesId) + 48;
+  for (const auto& v : by_tagset_) bytes += v.capacity() * sizeof(SeriesId) + sizeof(v);
+  for (const auto& kv : tagsets_with_tag_) bytes += kv.second.capacity() * sizeof(uint32_t) + 48;
   return bytes;
 }
 

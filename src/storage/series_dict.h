@@ -14,7 +14,8 @@
 // In memory: three NameTables, the distinct tag sets (TagsetTable), per
 // series id its metric uid and tagset id (8 bytes), an open-addressing hash
 // table from (metric uid, tagset id) to its series id, and postings
-// (metric uid -> ids, (tagk uid, tagv uid) -> ids), all rebuilt on Open.
+// (metric uid -> ids, tagset id -> ids, (tagk uid, tagv uid) -> tagset
+// ids), all rebuilt on Open. Every id list is ascending.
 //
 // Thread-safety: all methods are thread-safe. Lookups share a reader lock;
 // creating a series takes the writer lock and writes the log.
@@ -117,7 +118,11 @@ class SeriesDict {
   std::vector<uint32_t> table_ GUARDED_BY(mu_);  // open addressing: series id + 1, 0 = empty
   size_t table_used_ GUARDED_BY(mu_) = 0;
   std::vector<std::vector<SeriesId>> by_metric_ GUARDED_BY(mu_);  // index: metric uid
-  std::unordered_map<uint64_t, std::vector<SeriesId>> by_tag_ GUARDED_BY(mu_);  // (k << 32 | v)
+  // Postings of tags go through tag sets: a series is listed once, under its
+  // tag set, rather than once per tag (4 bytes per series, not 4 per tag).
+  std::vector<std::vector<SeriesId>> by_tagset_ GUARDED_BY(mu_);  // index: tagset id
+  std::unordered_map<uint64_t, std::vector<uint32_t>> tagsets_with_tag_
+      GUARDED_BY(mu_);  // (k << 32 | v) -> tagset ids
   std::atomic<SeriesId> id_limit_{0};
   std::atomic<uint64_t> series_count_{0};
   Mutex sync_mu_;  // one fsync of the log at a time
