@@ -8,7 +8,8 @@
 # prints RssAnon again.
 #
 # Usage: bench/storage_series_memory.sh [N ...]   (default 10000 100000 500000)
-#   SUNDIALD=path (default build/sundiald), POINTS=6
+#   SUNDIALD=path (default build/sundiald), POINTS=6, SETTLE=11 (seconds
+#   between the last put and the sample)
 set -euo pipefail
 sundiald=${SUNDIALD:-build/sundiald}
 points=${POINTS:-6}
@@ -59,7 +60,8 @@ while b"\n" not in got:
 s.close()
 PY
   end=$(date +%s.%N)
-  sleep 1
+  # One maintenance slow tick (10 s) returns what the ingest burst freed.
+  sleep "${SETTLE:-11}"
   rss=$(rss_anon $pid)
   printf 'series=%d points=%d ingest=%.1fs idle_rss_anon=%dkB rss_anon=%dkB bytes_per_series=%d\n' \
     "$n" "$((n * points))" "$(echo "$end - $start" | bc)" "$idle" "$rss" \
