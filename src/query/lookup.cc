@@ -224,7 +224,8 @@ Status QueryEngine::Lookup(const LookupRequest& req, std::string* json) const {
   results.reserve(hits.size());
   for (Hit& h : hits) {
     SeriesKey key;
-    if (storage_->GetSeriesKey(h.second, &key).ok()) results.emplace_back(std::move(h.first), std::move(key));
+    if (!storage_->GetSeriesKey(h.second, &key).ok()) continue;
+    results.emplace_back(std::move(h.first), std::move(key));
   }
   const double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
