@@ -12,7 +12,7 @@ namespace sundial {
 namespace {
 
 // RssAnon of this process in kB, or -1 where /proc has no such line.
-long RssAnonKb() {
+[[maybe_unused]] long RssAnonKb() {
   std::ifstream f("/proc/self/status");
   std::string line;
   while (std::getline(f, line)) {
