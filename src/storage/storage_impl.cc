@@ -332,6 +332,8 @@ void StorageImpl::AppendHead(SeriesId id, MemSeries* s, Timestamp t, Value v) {
     (void)ok;
   }
   s->max_t = t;
+  // The page buffer moves when it grows.
+  s->hint_page.store(s->head->data().data(), std::memory_order_relaxed);
   s->hint_used.store(s->head->size(), std::memory_order_relaxed);
 }
 

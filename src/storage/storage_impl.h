@@ -89,17 +89,18 @@ struct PendingPage {
   std::string bytes;  // the compress page
 };
 
-// In-memory state of one series.
+// In-memory state of one series. Fields are ordered for size (96 bytes on
+// 64-bit, no padding holes): there is one per series.
 struct MemSeries {
   SpinLock lock;
   std::atomic<bool> valid{false};
+  uint32_t last_tick GUARDED_BY(lock) = 0;  // maintenance tick of the last append
   // head's partition range; empty range before the first point
   Timestamp head_start GUARDED_BY(lock) = kMaxTimestamp;
   Timestamp head_end GUARDED_BY(lock) = kMinTimestamp;
   Timestamp max_t GUARDED_BY(lock) = kMinTimestamp;  // newest time in the head's partition
   Timestamp ooo_start GUARDED_BY(lock) = 0;  // out-of-order page's partition
   Timestamp ooo_end GUARDED_BY(lock) = 0;
-  uint32_t last_tick GUARDED_BY(lock) = 0;  // maintenance tick of the last append
   std::unique_ptr<compress::PageBuilder> head GUARDED_BY(lock);
   std::unique_ptr<compress::PageBuilder> ooo GUARDED_BY(lock);
   PendingPage* pending GUARDED_BY(lock) = nullptr;  // newest first; owned

@@ -6,6 +6,7 @@
 #include "storage/record_log.h"
 #include "storage/storage_impl.h"
 #include "sundial/common/coding.h"
+#include "sundial/common/memory.h"
 #include "sundial/compress/page_iterator.h"
 
 namespace sundial::storage {
@@ -59,6 +60,8 @@ void StorageImpl::MaintenancePass(int64_t now) {
     partitions_->EvictIdle(now - kIdlePartitionMs, newest - kSealGraceMs);
     if (options_.retention_ms > 0) partitions_->DropBefore(now - options_.retention_ms);
     for (auto& w : partitions_->TakeWarnings()) AddWarning(std::move(w));
+    // What ingest bursts and readers freed goes back to the OS.
+    ReleaseFreeMemory();
   }
   if (options_.compact_after_ms > 0 && now - last_compact_ms_ >= kCompactCheckMs) {
     last_compact_ms_ = now;
