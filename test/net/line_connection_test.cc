@@ -28,7 +28,8 @@ struct Seen {
 class EchoHandler : public LineHandler {
  public:
   explicit EchoHandler(Seen* seen) : seen_(seen) {}
-  Action HandleLines(std::string_view lines, ReplyBuffer* reply) override {
+  Action HandleLines(std::string_view lines, ReplyBuffer* reply, size_t* consumed) override {
+    *consumed = lines.size();
     {
       MutexLock lock(&seen_->mu);
       seen_->calls.emplace_back(lines);
