@@ -116,7 +116,7 @@ const std::vector<OptionSpec> kOptionTable = {
      }},
     {"idle_timeout", "5m", "close a connection with nothing in progress that sent and received nothing for this long (0 = never)",
      &SetIdleTimeout},
-    {"write_timeout", "60s", "close a connection whose client takes no reply bytes for this long while a reply waits (0 = never)",
+    {"write_timeout", "30s", "close a connection whose client takes no reply bytes for this long while a reply waits (0 = never)",
      &SetWriteTimeout},
     {"data_dir", "data", "directory holding all data; created if missing, locked against a second server",
      [](std::string_view v, Options* o) {
