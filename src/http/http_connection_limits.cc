@@ -53,7 +53,11 @@ bool HttpConnection::OnTimer(Clock::time_point now, bool idle) {
     }
     idle_.WakeBy(write_stalled_since_ + options_.write_timeout);
   }
-  if (request_timing_ && !read_done_ && parser_.in_message()) {
+  if (request_timing_ && !read_done_ && parser_.in_message() && !reading_) {
+    // Reading paused by the server (pipelined requests or output at their
+    // limits): the client is not late; its time starts again on resume.
+    request_start_ = now;
+  } else if (request_timing_ && !read_done_ && parser_.in_message()) {
     const Clock::time_point due = RequestDue();
     if (now >= due) {
       AnswerTimeout();

@@ -25,7 +25,8 @@ void LineConnection::Start(std::string_view first_bytes) {
     Close();  // the server is stopping
     return;
   }
-  idle_.Start(options_.idle_timeout, options_.write_timeout, self,
+  // No periodic wake: a pause arms the write timeout itself (Dispatch).
+  idle_.Start(options_.idle_timeout, std::chrono::milliseconds(0), self,
               [this](IdleTimer::Clock::time_point now, bool idle) { return OnTimer(now, idle); });
   if (framer_.Append(first_bytes) == LineFramer::Result::kLineTooLong) {
     Close();
