@@ -56,6 +56,9 @@ test_packages=(
   libgtest-dev libgmock-dev python3 python3-pytest curl netcat-openbsd
   # fuzzing (libFuzzer ships with clang's runtime package, added below)
   clang
+  # package and container checks (test/integration/test_packaging.py,
+  # test_docker_files.py)
+  lintian python3-yaml
   # ingest benchmark reference server (bench/compare_ingest.sh)
   victoria-metrics
 )

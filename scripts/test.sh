@@ -9,7 +9,8 @@
 #             (so clang's -Wthread-safety -Werror checks them all), then each
 #             fuzz target for a few seconds
 #   pi-zero   ARMv6 static cross build (build-pi-zero/), its tests under
-#             qemu-arm -cpu arm1176 (scripts/build-pi-zero.sh --test)
+#             qemu-arm -cpu arm1176 and its lintian-checked .debs
+#             (scripts/build-pi-zero.sh --test --package)
 #
 # A stage whose tools or targets are absent is skipped, not failed. Every stage
 # runs even after a failure; the closing lines list each stage's result and
@@ -120,7 +121,8 @@ stage_pi-zero() {
          "(scripts/install-deps.sh installs both on Debian x86-64)"
     return $SKIP
   fi
-  scripts/build-pi-zero.sh --test
+  # --package: the armhf and armel .debs, checked with lintian.
+  scripts/build-pi-zero.sh --test --package
 }
 
 results=()

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "ingest/text_util.h"
+#include "sundial/common/parse_int.h"
 #include "sundial/ingest/point_rules.h"
 
 namespace sundial::ingest {
@@ -60,47 +61,28 @@ bool DecimalGrammar(std::string_view t) {
 }  // namespace
 
 bool ParseJavaLong(std::string_view s, int64_t* out, std::string* error) {
+  // OpenTSDB rejects long texts before looking at them, leading zeros or not.
   const size_t n = s.size();
+  const bool sign = n > 0 && (s[0] == '+' || s[0] == '-');
+  if (n <= (sign ? 20u : 19u) && ParseInt64(s, out)) return true;
+  // Only the error text is left to find, in the order Java checks.
   if (n == 0) {
     error->assign("Empty string");
     return false;
   }
-  char c = s[0];
-  size_t i = 1;
-  if (c == '+' || c == '-') {
-    if (n == 1) return Fail("Just a sign, no value: ", s, error);
-    if (n > 20) return Fail("Value too long: ", s, error);
-    c = s[1];
-    i = 2;
-  } else if (n > 19) {
-    return Fail("Value too long: ", s, error);
+  if (sign && n == 1) return Fail("Just a sign, no value: ", s, error);
+  if (n > (sign ? 20u : 19u)) return Fail("Value too long: ", s, error);
+  for (size_t i = sign ? 1 : 0; i < n; ++i) {
+    if (IsDigit(s[i])) continue;
+    uint32_t cp;
+    DecodeChar(s, i, &cp);
+    error->assign("Invalid character '");
+    AppendUtf8(cp, error);
+    error->append("' in ");
+    error->append(s);
+    return false;
   }
-  // Java accumulates the negated value in a wrapping long; so do we.
-  uint64_t v = 0;
-  for (;;) {
-    if (!IsDigit(c)) {
-      uint32_t cp;
-      DecodeChar(s, i - 1, &cp);
-      error->assign("Invalid character '");
-      AppendUtf8(cp, error);
-      error->append("' in ");
-      error->append(s);
-      return false;
-    }
-    v -= static_cast<uint64_t>(c - '0');
-    if (i == n) break;
-    v *= 10;
-    c = s[i++];
-  }
-  const auto sv = static_cast<int64_t>(v);
-  if (sv > 0) return Fail("Overflow in ", s, error);
-  if (s[0] == '-') {
-    *out = sv;
-    return true;
-  }
-  if (sv == INT64_MIN) return Fail("Overflow in ", s, error);
-  *out = -sv;
-  return true;
+  return Fail("Overflow in ", s, error);
 }
 
 bool ParseValue(std::string_view text, ParsedValue* out, std::string* error) {

@@ -551,25 +551,6 @@ void DistinctTags(const JsonPutPoint& point, const std::vector<storage::TagRef>&
   }
 }
 
-void AppendJsonString(std::string_view s, std::string* out) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  out->push_back('"');
-  for (char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c == '"' || c == '\\') {
-      out->push_back('\\');
-      out->push_back(ch);
-    } else if (c < 0x20) {
-      out->append("\\u00");
-      out->push_back(kHex[c >> 4]);
-      out->push_back(kHex[c & 15]);
-    } else {
-      out->push_back(ch);
-    }
-  }
-  out->push_back('"');
-}
-
 void AppendJsonPutPoint(const JsonPutPoint& point, const std::vector<storage::TagRef>& all_tags,
                         std::string* out) {
   if (point.is_null) {

@@ -180,26 +180,4 @@ void AppendJavaDouble(double v, std::string* out) {
   }
 }
 
-void AppendJsonString(std::string_view s, std::string* out) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  out->push_back('"');
-  size_t run = 0;  // start of the pending unescaped run
-  for (size_t i = 0; i < s.size(); ++i) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c != '"' && c != '\\') continue;
-    out->append(s.data() + run, i - run);
-    run = i + 1;
-    if (c == '"' || c == '\\') {
-      out->push_back('\\');
-      out->push_back(static_cast<char>(c));
-    } else {
-      out->append("\\u00");
-      out->push_back(kHex[c >> 4]);
-      out->push_back(kHex[c & 15]);
-    }
-  }
-  out->append(s.data() + run, s.size() - run);
-  out->push_back('"');
-}
-
 }  // namespace sundial::query

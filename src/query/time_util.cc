@@ -4,6 +4,7 @@
 #include <string>
 
 #include "sundial/common/ascii.h"
+#include "sundial/common/parse_int.h"
 
 namespace sundial::query {
 namespace {
@@ -17,33 +18,6 @@ bool AllDigits(std::string_view s) {
   for (char c : s) {
     if (c < '0' || c > '9') return false;
   }
-  return true;
-}
-
-// Parses an optionally signed decimal int64 (Java Long.parseLong rules).
-bool ParseInt64(std::string_view s, int64_t* out) {
-  bool neg = false;
-  if (!s.empty() && (s[0] == '-' || s[0] == '+')) {
-    neg = s[0] == '-';
-    s.remove_prefix(1);
-  }
-  if (!AllDigits(s)) return false;
-  uint64_t v = 0;
-  if (s.size() <= 18) {  // below 10^18: cannot overflow
-    for (char c : s) v = v * 10 + static_cast<uint64_t>(c - '0');
-    *out = neg ? -static_cast<int64_t>(v) : static_cast<int64_t>(v);
-    return true;
-  }
-  const uint64_t limit = neg ? uint64_t{1} << 63 : (uint64_t{1} << 63) - 1;
-  const uint64_t limit_tens = limit / 10;
-  const uint64_t limit_units = limit % 10;
-  for (char c : s) {
-    const uint64_t d = static_cast<uint64_t>(c - '0');
-    // v * 10 + d <= limit, without overflowing.
-    if (v > limit_tens || (v == limit_tens && d > limit_units)) return false;
-    v = v * 10 + d;
-  }
-  *out = neg ? static_cast<int64_t>(0 - v) : static_cast<int64_t>(v);
   return true;
 }
 

@@ -13,6 +13,7 @@
 #include "rollup/file_util.h"
 #include "sundial/common/coding.h"
 #include "sundial/common/crc32c.h"
+#include "sundial/common/decimal.h"
 
 namespace sundial::rollup {
 namespace {
@@ -23,7 +24,6 @@ constexpr size_t kFlushBytes = 64 * 1024;
 constexpr uint32_t kFlagNaN = 1;
 constexpr uint32_t kFlagIntegral = 2;
 constexpr double kTwo53 = 9007199254740992.0;
-constexpr double kPow10[4] = {1, 10, 100, 1000};
 constexpr uint64_t kMaxNearXor = uint64_t{1} << 28;
 
 enum Field { kFirst, kLast, kSum, kMin, kMax, kFields };
@@ -39,10 +39,8 @@ void PutValue(double d, int64_t* prev, std::string* out) {
   }
   if (std::isfinite(d) && d != 0 && std::fabs(d) < 1e12) {
     for (uint32_t k = 1; k <= 3; ++k) {
-      const double s = std::nearbyint(d * kPow10[k]);
-      if (std::fabs(s) >= kTwo53) break;
-      if (s / kPow10[k] != d) continue;
-      const auto i = static_cast<int64_t>(s);
+      int64_t i;
+      if (!DecimalFits(d, static_cast<int>(k), &i)) continue;
       PutVarint64(out, (ZigZagEncode64(i - *prev) << 4) | (k << 2) | 1);
       *prev = i;
       return;

@@ -70,6 +70,15 @@ Status ParseCommandLine(int argc, const char* const* argv, Options* options, Cli
       *action = CliAction::kPrintConfig;
       continue;
     }
+    if (arg == "--man") {
+      *action = CliAction::kMan;
+      return Status::OK();
+    }
+    if (arg == "--health" || arg.substr(0, 9) == "--health=") {
+      *action = CliAction::kHealth;
+      if (arg.size() > 9) options->health_url = std::string(arg.substr(9));
+      continue;
+    }
     if (arg.size() < 3 || arg.substr(0, 2) != "--") {
       return Status::InvalidArgument("unexpected argument", std::string(arg));
     }
@@ -106,6 +115,10 @@ std::string HelpText() {
          "Sundial time-series database server (OpenTSDB telnet and HTTP API on one port).\n\n"
          "  --config FILE      read options from FILE (key = value); flags override it\n"
          "  --print-config     print a config file listing every option at its default\n"
+         "  --health[=URL]     probe a running server: GET URL (default: /api/version on\n"
+         "                     the configured bind address and port) within 3 s; exit 0\n"
+         "                     on HTTP 200, else 1. Numeric addresses only\n"
+         "  --man              print the sundiald(8) manual page (roff) and exit\n"
          "  --version          print the version and exit\n"
          "  --help             print this text and exit\n\n"
          "Options (config key in brackets, default after '='):\n";

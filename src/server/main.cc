@@ -1,12 +1,14 @@
 // sundiald: parses options, sets up logging, runs the server.
 // Exit codes: 0 after a clean shutdown, 1 if the server cannot start,
-// 2 for a bad command line or config file.
+// 2 for a bad command line or config file. --health exits 0 or 1.
+#include <chrono>
 #include <cstdio>
 #include <exception>
 
 #include <spdlog/spdlog.h>
 
 #include "build_info.h"
+#include "health_check.h"
 #include "logging.h"
 #include "options.h"
 #include "server.h"
@@ -25,6 +27,14 @@ int main(int argc, char** argv) {
       case CliAction::kHelp: std::fputs(HelpText().c_str(), stdout); return 0;
       case CliAction::kVersion: std::printf("sundiald %s (%s)\n", kSundialVersion, kGitRevision); return 0;
       case CliAction::kPrintConfig: std::fputs(DefaultConfigText().c_str(), stdout); return 0;
+      case CliAction::kMan: std::fputs(ManPageText().c_str(), stdout); return 0;
+      case CliAction::kHealth: {
+        const std::string url =
+            options.health_url.empty() ? DefaultHealthUrl(options) : options.health_url;
+        const sundial::Status health = CheckHealth(url, std::chrono::seconds(3));
+        if (!health.ok()) std::fprintf(stderr, "sundiald: unhealthy: %s\n", health.ToString().c_str());
+        return health.ok() ? 0 : 1;
+      }
       case CliAction::kRun: break;
     }
     const sundial::Status log_status = SetUpLogging(options.log);

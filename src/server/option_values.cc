@@ -3,6 +3,7 @@
 #include <string>
 
 #include "sundial/common/ascii.h"
+#include "sundial/common/parse_int.h"
 
 namespace sundial::server {
 
@@ -10,16 +11,9 @@ namespace {
 
 // Leading decimal digits of text as a number; *rest gets what follows.
 bool ParseDigits(std::string_view text, uint64_t* value, std::string_view* rest) {
-  uint64_t v = 0;
-  size_t i = 0;
-  for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i) {
-    const uint64_t d = static_cast<uint64_t>(text[i] - '0');
-    if (v > (UINT64_MAX - d) / 10) return false;
-    v = v * 10 + d;
-  }
-  if (i == 0) return false;
-  *value = v;
-  *rest = text.substr(i);
+  const size_t n = ParseLeadingDigits(text, UINT64_MAX, value);
+  if (n == 0) return false;
+  *rest = text.substr(n);
   return true;
 }
 

@@ -62,6 +62,7 @@ struct TelnetOptions {
 
 struct Options {
   std::string config_file;      // set by --config, not a key itself
+  std::string health_url;       // set by --health=URL, not a key itself
 
   net::ListenerOptions listener;  // bind, port, idle timeout
   uint32_t io_threads = 0;        // 0 = one per core
@@ -102,16 +103,20 @@ Status LoadConfigFile(const std::string& path, Options* options);
 // The command-line flag of a key: "http.max_body_size" -> "--http-max-body-size".
 std::string FlagForKey(std::string_view key);
 
-enum class CliAction { kRun, kHelp, kVersion, kPrintConfig };
+enum class CliAction { kRun, kHelp, kVersion, kPrintConfig, kMan, kHealth };
 
 // Parses argv: --config FILE is read first, then the other flags are applied
 // over it. Flags are `--flag value` or `--flag=value`. Also --help,
-// --version, --print-config.
+// --version, --print-config, --man, and --health or --health=URL (the
+// probe; the URL, if given, lands in options->health_url).
 Status ParseCommandLine(int argc, const char* const* argv, Options* options, CliAction* action);
 
 // The usage text (--help): every flag with its default and meaning.
 std::string HelpText();
 // An annotated config file listing every key with its default.
 std::string DefaultConfigText();
+// The sundiald(8) manual page in man(7) roff (--man), built from the same
+// table; the package installs it, so it never drifts from the binary.
+std::string ManPageText();
 
 }  // namespace sundial::server

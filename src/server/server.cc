@@ -2,7 +2,9 @@
 
 #include <chrono>
 #include <csignal>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include <unistd.h>
 
@@ -33,6 +35,7 @@ std::chrono::microseconds BusyPoll(uint32_t us) {
 
 Server::Server(const Options& options)
     : options_(options),
+      notifier_(SdNotifier::FromEnvironment()),
       connections_(net::ConnectionLimits{options.max_connections,
                                          options.max_connections_per_address}),
       signals_(control_, SIGINT, SIGTERM, SIGHUP) {}
@@ -51,11 +54,14 @@ Status Server::Start() {
     late_observers_.Add(cache_.get());
   }
   if (!late_observers_.empty()) storage_options.late_observer = &late_observers_;
+  Notify("STATUS=Loading the index and replaying the write-ahead log in " +
+         options_.storage.data_dir);
   SUNDIAL_RETURN_IF_ERROR(storage::Storage::Open(storage_options, &storage_));
   if (rollups_) rollups_->Start(storage_.get());
-  for (const std::string& warning : storage_->recovery_warnings()) {
-    spdlog::warn("recovery: {}", warning);
-  }
+  const std::vector<std::string> warnings = storage_->recovery_warnings();
+  for (const std::string& warning : warnings) spdlog::warn("recovery: {}", warning);
+  Notify("STATUS=Recovered (" + std::to_string(warnings.size()) +
+         " warnings); starting the listener");
   ingest::IngestOptions ingest_options;
   ingest_options.max_tags = options_.ingest.max_tags;
   ingest_options.auto_create_metrics = options_.ingest.auto_create_metrics;
@@ -86,6 +92,13 @@ Status Server::Start() {
   spdlog::info("sundiald listening on {}:{} ({} I/O threads, {} query threads), data dir {}",
                options_.listener.bind_address, listener_->port(), io_pool_->size(),
                workers_->size(), options_.storage.data_dir);
+  Notify("READY=1\nSTATUS=Serving on " + options_.listener.bind_address + ":" +
+         std::to_string(listener_->port()));
+  if (notifier_.enabled() && notifier_.watchdog_timeout().count() > 0) {
+    watchdog_ = std::make_unique<Watchdog>(&notifier_, io_pool_.get(),
+                                           notifier_.watchdog_timeout() / 2);
+    watchdog_->Start();
+  }
   return Status::OK();
 }
 
@@ -144,6 +157,8 @@ void Server::RequestShutdown() {
 void Server::Stop() {
   if (stopped_ || !io_pool_) return;  // never started
   stopped_ = true;
+  Notify("STOPPING=1\nSTATUS=Shutting down");
+  if (watchdog_) watchdog_->Stop();
   if (listener_) listener_->Stop();
   connections_.StopAll();
   // Give connections a moment to close (and to flush what they received).
@@ -159,6 +174,11 @@ void Server::Stop() {
   rollups_.reset();
   spdlog::info("sundiald stopped");
   spdlog::default_logger()->flush();
+}
+
+void Server::Notify(std::string_view state) const {
+  const Status s = notifier_.Notify(state);
+  if (!s.ok()) spdlog::warn("systemd notify: {}", s.ToString());
 }
 
 }  // namespace sundial::server

@@ -7,6 +7,11 @@
 // accepting, closes every connection, stops the threads and closes storage.
 // SIGHUP re-opens the log file.
 //
+// Under systemd (Type=notify, see sd_notify.h) Start() reports STATUS= while
+// it recovers and READY=1 once the WAL is replayed, the index loaded and the
+// listener accepting; Stop() reports STOPPING=1. With WatchdogSec= a
+// Watchdog thread sends WATCHDOG=1 while the I/O threads answer.
+//
 // Thread-safety: Start() and Run() from one thread; RequestShutdown() from
 // any thread.
 #pragma once
@@ -21,11 +26,13 @@
 #include "late_observers.h"
 #include "options.h"
 #include "put_line_sink.h"
+#include "sd_notify.h"
 #include "service_context.h"
 #include "sundial/http/router.h"
 #include "sundial/net/io_context_pool.h"
 #include "sundial/net/listener.h"
 #include "sundial/net/session.h"
+#include "watchdog.h"
 #include "worker_pool.h"
 
 namespace sundial::server {
@@ -55,8 +62,11 @@ class Server : private net::SessionFactory {
   Status OpenRollups();
   void WaitForSignal();
   void Stop();
+  // Sends a notify message; a failure is logged, never fatal.
+  void Notify(std::string_view state) const;
 
   const Options options_;
+  const SdNotifier notifier_;
   DataDirLock lock_;
   // Both outlive storage_: they are its late-point observers.
   std::unique_ptr<rollup::RollupStore> rollups_;
@@ -72,6 +82,7 @@ class Server : private net::SessionFactory {
   std::unique_ptr<PutLineSinkFactory> put_factory_;
   std::unique_ptr<net::IoContextPool> io_pool_;
   std::unique_ptr<net::Listener> listener_;
+  std::unique_ptr<Watchdog> watchdog_;  // null without WatchdogSec=
 
   asio::io_context control_;  // signals and shutdown requests, run by Run()
   asio::signal_set signals_;

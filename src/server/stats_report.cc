@@ -82,15 +82,15 @@ std::string StatsJson(const std::vector<StatRecord>& records, int64_t now_s,
   for (const StatRecord& rec : records) {
     if (out.size() > 1) out += ',';
     out += "{\"metric\":";
-    http::AppendJsonString("tsd." + rec.name, &out);
+    AppendJsonString("tsd." + rec.name, &out);
     out += ",\"timestamp\":" + std::to_string(now_s) + ",\"value\":\"" +
            std::to_string(rec.value) + "\",\"tags\":{\"host\":";
-    http::AppendJsonString(host, &out);
+    AppendJsonString(host, &out);
     if (!rec.tag_key.empty()) {
       out += ',';
-      http::AppendJsonString(rec.tag_key, &out);
+      AppendJsonString(rec.tag_key, &out);
       out += ':';
-      http::AppendJsonString(rec.tag_value, &out);
+      AppendJsonString(rec.tag_value, &out);
     }
     out += "}}";
   }

@@ -7,6 +7,7 @@
 
 #include "storage/record_log.h"
 #include "sundial/common/coding.h"
+#include "sundial/common/decimal.h"
 #include "sundial/compress/page_iterator.h"
 
 namespace sundial::storage {
@@ -40,38 +41,20 @@ bool ParseSeqName(const std::string& name, const char* ext, uint64_t* seq) {
 namespace {
 
 constexpr int kMaxWalScale = 9;
-constexpr double kPow10[kMaxWalScale + 1] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
 constexpr double kTwo53 = 9007199254740992.0;
 constexpr uint64_t kCodeInt = 0, kCodeFloat = 1, kCodeDecimal = 2;
 
-double DecimalValue(int64_t m, int s) { return static_cast<double>(m) / kPow10[s]; }
-
-// 1 if v == DecimalValue(m, s) bit for bit (then *m is set), 0 if not,
-// -1 if v * 10^s is too large for any larger s to work either.
-int TryScale(double v, int s, int64_t* m) {
-  const double x = v * kPow10[s];
-  if (!(std::fabs(x) < kTwo53)) return -1;
-  const int64_t cand = static_cast<int64_t>(std::nearbyint(x));
-  if (DoubleToBits(DecimalValue(cand, s)) != DoubleToBits(v)) return 0;
-  *m = cand;
-  return 1;
-}
-
-// Finds a short decimal form of v, trying *scale (the last one found) first.
+// Finds a short decimal form of v (sundial/common/decimal.h) of scale at
+// most kMaxWalScale, trying *scale (the last one found) first.
 bool AsDecimal(double v, int* scale, int64_t* m) {
-  if (TryScale(v, *scale, m) == 1) return true;
+  if (DecimalFits(v, *scale, m)) return true;
   // A short decimal is an integer at scale 9, give or take rounding.
   const double x9 = v * kPow10[kMaxWalScale];
   if (std::fabs(x9) < kTwo53 && std::fabs(x9 - std::nearbyint(x9)) > 1e-3) return false;
-  for (int s = 0; s <= kMaxWalScale; ++s) {
-    const int r = TryScale(v, s, m);
-    if (r < 0) return false;
-    if (r == 1) {
-      *scale = s;
-      return true;
-    }
-  }
-  return false;
+  const int s = MinDecimalScale(v, 0, kMaxWalScale, m);
+  if (s < 0) return false;
+  *scale = s;
+  return true;
 }
 
 // EncodeVarint64, inlined: a batch writes three per point, most of them one

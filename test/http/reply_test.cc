@@ -17,7 +17,7 @@ TEST(Reply, ErrorBodyShape) {
 TEST(Reply, JsonStringEscaping) {
   std::string out;
   AppendJsonString("a\"b\\c\n\x01\xc3\xa9", &out);
-  EXPECT_EQ(out, "\"a\\\"b\\\\c\\n\\u0001\xc3\xa9\"");
+  EXPECT_EQ(out, "\"a\\\"b\\\\c\\u000A\\u0001\xc3\xa9\"");
 }
 
 TEST(Reply, MethodNotAllowedDetails) {

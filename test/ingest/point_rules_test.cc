@@ -38,6 +38,8 @@ TEST(ParseJavaLong, MessagesMatchOpenTsdb) {
   EXPECT_EQ(LongError("-9223372036854775809"), "Overflow in -9223372036854775809");
   EXPECT_EQ(LongError("12345678901234567890"), "Value too long: 12345678901234567890");
   EXPECT_EQ(LongError("+12345678901234567890"), "Value too long: +12345678901234567890");
+  // Leading zeros count too: OpenTSDB checks the length first.
+  EXPECT_EQ(LongError("00000000000000000001"), "Value too long: 00000000000000000001");
   EXPECT_EQ(LongError("1a"), "Invalid character 'a' in 1a");
   EXPECT_EQ(LongError("--1"), "Invalid character '-' in --1");
   EXPECT_EQ(LongError("1\xC3\xA9"), "Invalid character '\xC3\xA9' in 1\xC3\xA9");

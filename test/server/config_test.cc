@@ -89,9 +89,25 @@ TEST_F(ConfigTest, Actions) {
   EXPECT_EQ(a, CliAction::kVersion);
   ASSERT_TRUE(Parse({"--print-config"}, &o, &a).ok());
   EXPECT_EQ(a, CliAction::kPrintConfig);
+  ASSERT_TRUE(Parse({"--man"}, &o, &a).ok());
+  EXPECT_EQ(a, CliAction::kMan);
+  // --health takes the other flags into account (the default URL uses the
+  // port), or a URL of its own.
+  ASSERT_TRUE(Parse({"--health", "--port", "4343"}, &o, &a).ok());
+  EXPECT_EQ(a, CliAction::kHealth);
+  EXPECT_EQ(o.health_url, "");
+  EXPECT_EQ(o.listener.port, 4343);
+  ASSERT_TRUE(Parse({"--health=http://127.0.0.1:1/x"}, &o, &a).ok());
+  EXPECT_EQ(a, CliAction::kHealth);
+  EXPECT_EQ(o.health_url, "http://127.0.0.1:1/x");
+  const std::string man = ManPageText();
+  EXPECT_EQ(man.find(".TH SUNDIALD 8"), man.find('\n') + 1);
   const std::string help = HelpText();
   for (const OptionSpec& spec : OptionTable()) {
     EXPECT_NE(help.find(FlagForKey(spec.key)), std::string::npos) << spec.key;
+    std::string roff_flag;  // the man page writes '-' as "\-"
+    for (char c : FlagForKey(spec.key)) roff_flag += c == '-' ? std::string("\\-") : std::string(1, c);
+    EXPECT_NE(man.find(".BR " + roff_flag + " "), std::string::npos) << spec.key;
   }
 }
 

@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "sundial/common/json_escape.h"
+
 namespace sundial::http {
 
 // The content type of every API response.
@@ -38,9 +40,5 @@ struct Reply {
 
 // "OK", "Not Found", ... ("Unknown" for codes it does not know).
 std::string_view StatusReason(int status);
-
-// Appends s to *out as a JSON string literal, with quotes. Control characters
-// become \u00XX; bytes >= 0x80 are copied as they are (UTF-8 passes).
-void AppendJsonString(std::string_view s, std::string* out);
 
 }  // namespace sundial::http

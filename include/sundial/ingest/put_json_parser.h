@@ -36,6 +36,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sundial/common/json_escape.h"
 #include "sundial/storage/storage.h"
 
 namespace sundial::ingest {
@@ -100,9 +101,5 @@ void DistinctTags(const JsonPutPoint& point, const std::vector<storage::TagRef>&
 // left out, "timestamp" is always present and "value" is always a string.
 void AppendJsonPutPoint(const JsonPutPoint& point, const std::vector<storage::TagRef>& tags,
                         std::string* out);
-
-// Appends s as a JSON string literal (quotes included); control characters
-// become \u00XX.
-void AppendJsonString(std::string_view s, std::string* out);
 
 }  // namespace sundial::ingest

@@ -12,6 +12,8 @@
 #include <string>
 #include <string_view>
 
+#include "sundial/common/json_escape.h"
+
 namespace sundial::query {
 
 // Appends v in Java Double.toString layout using the shortest digits that
@@ -41,9 +43,5 @@ char* WriteInt(int64_t v, char* out);
 
 // Appends a signed decimal integer.
 void AppendInt(int64_t v, std::string* out);
-
-// Appends s as a quoted JSON string; '"', '\\' and control characters below
-// 0x20 are escaped (\u00XX). Bytes >= 0x80 pass through unchanged.
-void AppendJsonString(std::string_view s, std::string* out);
 
 }  // namespace sundial::query
