@@ -361,13 +361,15 @@ void HttpConnection::OnChunk(uint64_t seq, std::string data, std::function<void(
   }
   AppendBodyPiece(slot, data);
   if (cb) {
-    // The producer may go on at once while the output is under the cap;
-    // otherwise it waits until the client has read enough.
-    if (parked_.empty() && !OutputFull()) {
+    // The producer may go on at once while the bytes ahead of its next
+    // piece are under the cap; otherwise it waits for the client to read.
+    size_t index = 0;
+    while (&slots_[index] != slot) ++index;
+    if (slot->parked.empty() && UnsentThrough(index) <= options_.max_unsent) {
       cb(true);
       if (closed_) return;
     } else {
-      parked_.push_back(std::move(cb));
+      slot->parked.push_back(std::move(cb));
     }
   }
   DoWrite();
@@ -462,7 +464,7 @@ void HttpConnection::OnWritten(const std::error_code& ec, size_t n) {
     // The client reads slowly: keep writing what is left, and let waiting
     // producers and requests go on once the output is back under the cap.
     WriteSome();
-    if (!parked_.empty()) RunParkedCallbacks(true);
+    RunParkedCallbacks(true);
     if (was_full && !closed_ && !OutputFull()) ResumeParsing();
     return;
   }
@@ -472,7 +474,7 @@ void HttpConnection::OnWritten(const std::error_code& ec, size_t n) {
   if (writing_.capacity() <= kSpareBufferMax && writing_.capacity() > spare_.capacity()) {
     writing_.swap(spare_);
   }
-  if (!parked_.empty()) RunParkedCallbacks(true);
+  RunParkedCallbacks(true);
   if (closed_) return;
   DoWrite();
   // Reading paused for the cap and nothing was popped to resume it.

@@ -17,11 +17,23 @@ size_t HttpConnection::Unsent() const {
   return n;
 }
 
+size_t HttpConnection::UnsentThrough(size_t i) const {
+  size_t n = writing_.size() - written_;
+  for (size_t k = 0; k <= i && k < slots_.size(); ++k) n += slots_[k].out.size();
+  return n;
+}
+
 void HttpConnection::RunParkedCallbacks(bool ok) {
-  while (!parked_.empty() && (!ok || !OutputFull())) {
-    std::function<void(bool)> cb = std::move(parked_.front());
-    parked_.pop_front();
-    cb(ok && !closed_);
+  // By index: a callback may add slots (it never removes one).
+  size_t ahead = writing_.size() - written_;
+  for (size_t i = 0; i < slots_.size(); ++i) {
+    ahead += slots_[i].out.size();
+    while (!slots_[i].parked.empty() && (!ok || ahead <= options_.max_unsent)) {
+      std::function<void(bool)> cb = std::move(slots_[i].parked.front());
+      slots_[i].parked.pop_front();
+      cb(ok && !closed_);
+      if (ok && closed_) return;  // Close() ran the rest with false
+    }
   }
 }
 

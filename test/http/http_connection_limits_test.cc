@@ -205,6 +205,23 @@ TEST(HttpConnectionLimits, OutputCapPausesTheProducerUntilTheClientReads) {
   EXPECT_GT(out.size(), kPiece * kPieces);
 }
 
+TEST(HttpConnectionLimits, PipelinedStreamsBothCompleteUnderTheCap) {
+  // The second reply may fill the cap while the first is still being
+  // produced; the first must still go on (only bytes ahead of it count).
+  HttpOptions opt;
+  opt.max_unsent = 64 * 1024;
+  StreamServer server(opt);
+  asio::io_context ctx;
+  tcp::socket s = Connect(ctx, server.port());
+  asio::write(s, asio::buffer(std::string("GET /api/stream HTTP/1.1\r\n\r\n"
+                                          "GET /api/stream HTTP/1.1\r\nConnection: close\r\n\r\n")));
+  bool closed = false;
+  const std::string out = ReadToClose(s, std::chrono::seconds(20), &closed);
+  EXPECT_TRUE(closed);
+  EXPECT_EQ(server.produced(), 2 * kPieces);
+  EXPECT_GT(out.size(), 2 * kPiece * kPieces);
+}
+
 TEST(HttpConnectionLimits, ClientThatTakesNothingIsClosedAfterTheWriteTimeout) {
   HttpOptions opt;
   opt.max_unsent = 64 * 1024;

@@ -17,10 +17,12 @@
 //    request_timeout, and a body must keep up an average rate. Past it the
 //    client gets 408 and the connection closes.
 //  * Output cap: while more than max_unsent reply bytes wait for the client
-//    (queued or being written), no new request is started and a streamed
-//    reply's producer is told to wait (its WriteChunk callback runs only
-//    once the unsent bytes are back under the cap). A client that reads
-//    nothing so holds at most the cap plus one piece per reply in flight.
+//    (queued or being written), no new request is started. A streamed
+//    reply's producer is told to wait while the bytes that go out before
+//    its next piece (earlier replies' and its own) are over the cap: its
+//    WriteChunk callback runs once they are back under it. So the reply
+//    being written always makes progress, and a client that reads nothing
+//    holds at most the cap plus one piece per reply in flight.
 //  * Write timeout: a client that takes no bytes for write_timeout while a
 //    reply is being written is closed.
 //  * Idle timeout: a connection with no request in progress and nothing to
@@ -119,6 +121,9 @@ class HttpConnection : public net::Session, public std::enable_shared_from_this<
   struct Slot {
     uint64_t seq = 0;
     std::string out;          // bytes ready to write
+    // WriteChunk callbacks waiting for the output ahead of them (this
+    // slot's and earlier slots') to fall under the cap.
+    std::deque<std::function<void(bool)>> parked;
     bool done = false;        // no more bytes will come
     bool close_after = false; // close the connection once written
     bool chunked = false;     // streaming with chunked encoding
@@ -147,7 +152,10 @@ class HttpConnection : public net::Session, public std::enable_shared_from_this<
   // Reply bytes not yet taken by the client, and whether that is over the cap.
   size_t Unsent() const;
   bool OutputFull() const { return Unsent() > options_.max_unsent; }
-  // Runs the parked chunk callbacks while the output is under the cap.
+  // Unsent bytes up to and including slot i, in write order.
+  size_t UnsentThrough(size_t i) const;
+  // Runs the parked chunk callbacks whose slots are under the cap (all of
+  // them, with false, when !ok).
   void RunParkedCallbacks(bool ok);
   // Marks the connection idle for eviction when nothing is in progress.
   void UpdateIdle();
@@ -208,8 +216,6 @@ class HttpConnection : public net::Session, public std::enable_shared_from_this<
   std::string writing_;
   size_t written_ = 0;  // bytes of writing_ the socket took
   std::string spare_;  // an empty buffer with capacity, for the next reply
-  // WriteChunk callbacks waiting for the output to fall under the cap.
-  std::deque<std::function<void(bool)>> parked_;
   // Receive deadline of the request being parsed (request_timing_).
   net::IdleTimer::Clock::time_point request_start_;
   // Write progress as the timer last saw it.
