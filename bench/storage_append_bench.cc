@@ -38,7 +38,7 @@
 #include <vector>
 
 #include "compress_fixtures.h"
-#include "storage/env.h"
+#include "sundial/common/env.h"
 #include "storage/storage_impl.h"
 #include "sundial/storage/storage.h"
 
@@ -252,6 +252,21 @@ class SimEnv final : public Env {
     SUNDIAL_RETURN_IF_ERROR(base_->OpenFile(path, &f));
     out->reset(new CountingFile(std::move(f), CounterFor(path), &counters_->syncs));
     return Status::OK();
+  }
+  Status OpenExistingFile(const std::string& path, std::unique_ptr<File>* out) override {
+    std::unique_ptr<File> f;
+    SUNDIAL_RETURN_IF_ERROR(base_->OpenExistingFile(path, &f));
+    out->reset(new CountingFile(std::move(f), CounterFor(path), &counters_->syncs));
+    return Status::OK();
+  }
+  Status OpenReadOnlyFile(const std::string& path, std::unique_ptr<File>* out) override {
+    return base_->OpenReadOnlyFile(path, out);
+  }
+  Status GetFileSize(const std::string& p, uint64_t* size) override {
+    return base_->GetFileSize(p, size);
+  }
+  Status FreeSpace(const std::string& p, uint64_t* bytes) override {
+    return base_->FreeSpace(p, bytes);
   }
   Status ReadFileToString(const std::string& p, std::string* out) override {
     return base_->ReadFileToString(p, out);

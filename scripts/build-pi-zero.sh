@@ -36,7 +36,7 @@ command -v arm-linux-gnueabi-g++ >/dev/null ||
 
 # The static :armel libraries, unpacked into the build directory rather than
 # installed (see install-deps.sh). Headers are the same as the native ones.
-armel_debs=(libzstd-dev:armel zlib1g-dev:armel libhttp-parser-dev:armel
+armel_debs=(libzstd-dev:armel zlib1g-dev:armel libhttp-parser-dev:armel libre2-dev:armel
             libgtest-dev:armel libgmock-dev:armel)
 armel_root=$root/$build/armel-root
 stamp="$armel_root/.unpacked ${armel_debs[*]}"

@@ -19,8 +19,9 @@ namespace sundial::compress {
 
 PageBuilder::PageBuilder(uint32_t page_size, bool value_dod)
     : page_size_(page_size),
+      cap_(CapacityFor(kPageHeaderSize + kSlack, page_size)),
       allow_value_dod_(value_dod),
-      buf_(new uint8_t[page_size + kSlack]()) {
+      buf_(new uint8_t[cap_]()) {
   assert(page_size >= kMinPageSize && page_size <= kMaxPageSize);
   WriteHeader();
 }
@@ -37,9 +38,35 @@ uint32_t PageBuilder::size() const { return kPageHeaderSize + (st_.pos + 7) / 8;
 
 void PageBuilder::Reset() {
   ChooseNextFrame();
-  std::memset(buf_.get() + kPageHeaderSize, 0, (st_.pos + 7) / 8);
+  const uint32_t small = CapacityFor(kPageHeaderSize + kSlack, page_size_);
+  if (cap_ > small) {
+    // Start small again: the next page of the series may stay short.
+    buf_.reset(new uint8_t[small]());
+    cap_ = small;
+  } else {
+    std::memset(buf_.get() + kPageHeaderSize, 0, (st_.pos + 7) / 8);
+  }
   st_ = State();
   WriteHeader();
+}
+
+uint32_t PageBuilder::CapacityFor(uint32_t need, uint32_t page_size) {
+  const uint32_t full = page_size + kSlack;
+  // Steps of 1.5x in multiples of 16 bytes (malloc's granularity): 64, 96,
+  // 144, 224, 336, ... The last step goes to the full size at once rather
+  // than a few bytes short of it.
+  uint32_t cap = kInitialCapacity;
+  while (cap < need) cap = (cap * 3 / 2 + 15) & ~15u;
+  return cap * 5 / 4 >= full ? full : cap;
+}
+
+void PageBuilder::Resize(uint32_t cap) {
+  const uint32_t n = size();
+  assert(cap >= n + kSlack);
+  std::unique_ptr<uint8_t[]> bigger(new uint8_t[cap]());
+  std::memcpy(bigger.get(), buf_.get(), n);
+  buf_ = std::move(bigger);
+  cap_ = cap;
 }
 
 void PageBuilder::WriteHeader() {
@@ -57,6 +84,9 @@ void PageBuilder::WriteHeader() {
 }
 
 bool PageBuilder::Append(Timestamp t, Value v) {
+  // One point writes at most kSlack bytes past size() (see kSlack). Never
+  // true once the buffer has its full size: size() <= page_size_ then.
+  if (__builtin_expect(size() + kSlack > cap_, 0)) Resize(CapacityFor(size() + kSlack, page_size_));
   bool done;
   switch (st_.enc) {
     case ValueEncoding::kInt: done = AppendSteady<ValueEncoding::kInt>(t, v); break;
@@ -526,6 +556,17 @@ void PageBuilder::ChooseFloatEncoding(double v, ValueEncoding* enc,
 bool PageBuilder::Reencode(ValueEncoding enc, uint8_t param, bool seconds, bool vdod) {
   if (st_.reencodes >= kMaxReencodes) return false;
   ++st_.reencodes;
+  // The new encoding may be longer (up to the full page) for a while: give
+  // it the full buffer, and hand back what the result does not need.
+  const uint32_t full = page_size_ + kSlack;
+  if (cap_ < full) Resize(full);
+  const bool ok = ReencodeFull(enc, param, seconds, vdod);
+  const uint32_t fit = CapacityFor(size() + kSlack, page_size_);
+  if (fit < cap_) Resize(fit);
+  return ok;
+}
+
+bool PageBuilder::ReencodeFull(ValueEncoding enc, uint8_t param, bool seconds, bool vdod) {
   const State saved = st_;
   const uint32_t n = size();
   std::unique_ptr<uint8_t[]> old(new uint8_t[n]);
@@ -543,7 +584,7 @@ bool PageBuilder::Reencode(ValueEncoding enc, uint8_t param, bool seconds, bool 
   bool ok = true;
   while (ok && it.Next()) ok = EncodePoint(it.t(), it.v(), true) == Result::kOk;
   if (!ok || !it.status().ok() || st_.count != saved.count) {
-    std::memset(buf_.get(), 0, page_size_ + kSlack);
+    std::memset(buf_.get(), 0, cap_);
     std::memcpy(buf_.get(), old.get(), n);
     st_ = saved;
     return false;

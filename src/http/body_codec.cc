@@ -2,6 +2,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "ascii_util.h"
@@ -28,6 +29,12 @@ Status InflateWith(int window_bits, std::string_view in, uint64_t max_out, std::
     if (out->size() + produced > max_out) {
       inflateEnd(&zs);
       return Status::ResourceExhausted("decompressed body exceeds the limit");
+    }
+    if (out->capacity() < out->size() + produced) {
+      // Grow geometrically, but never past the limit: a body near it must
+      // not hold twice the limit while it is inflated.
+      const uint64_t want = std::max<uint64_t>(2 * out->capacity(), out->size() + produced);
+      out->reserve(static_cast<size_t>(std::min<uint64_t>(want, max_out)));
     }
     out->append(chunk, produced);
     if (rc == Z_OK && produced == 0 && zs.avail_in == 0) break;  // truncated input

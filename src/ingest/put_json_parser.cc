@@ -9,7 +9,9 @@
 namespace sundial::ingest {
 namespace {
 
-constexpr int kMaxDepth = 512;
+// Deepest nesting of a skipped unknown value. A point needs 3 levels;
+// SkipValue recurses once per level, so this also bounds its stack.
+constexpr int kMaxDepth = 64;
 
 enum class Kind { kString, kNumber, kNonNumeric, kTrue, kFalse, kNull, kObject, kArray };
 

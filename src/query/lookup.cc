@@ -2,10 +2,11 @@
 // §6.1, §6.2, §6.4).
 #include <algorithm>
 #include <chrono>
-#include <map>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "sundial/common/parse_int.h"
 #include "sundial/query/json_format.h"
 #include "sundial/query/query_engine.h"
 
@@ -19,20 +20,6 @@ using storage::SeriesKey;
 Status Unresolved(const char* kind, const std::string& name) {
   return Status::NotFound(std::string("Unable to resolve one or more UIDs") + kDetailsSeparator +
                           "No such name for '" + kind + "': '" + name + "'");
-}
-
-bool ParseInt(std::string_view s, int64_t* out) {
-  if (s.empty()) return false;
-  bool neg = s[0] == '-';
-  if (neg || s[0] == '+') s.remove_prefix(1);
-  if (s.empty() || s.size() > 18) return false;
-  int64_t v = 0;
-  for (char c : s) {
-    if (c < '0' || c > '9') return false;
-    v = v * 10 + (c - '0');
-  }
-  *out = neg ? -v : v;
-  return true;
 }
 
 // "metric{k=v,k2=v2}" -> metric and tag pairs (values may be "*").
@@ -73,7 +60,9 @@ void AppendTagsObject(const SeriesKey& key, std::string* out) {
   out->push_back('}');
 }
 
-bool HasTag(const SeriesKey& key, const std::string& k, const std::string& v) {
+// Key is a SeriesKey or a SeriesKeyRef.
+template <typename Key>
+bool HasTag(const Key& key, const std::string& k, const std::string& v) {
   for (const auto& kv : key.tags) {
     const bool kok = k.empty() || k == "*" || kv.first == k;
     const bool vok = v.empty() || v == "*" || kv.second == v;
@@ -84,7 +73,7 @@ bool HasTag(const SeriesKey& key, const std::string& k, const std::string& v) {
 
 // The /api/search/lookup answer (SearchQuery as OpenTSDB serialises it).
 void AppendLookupJson(const LookupRequest& req, bool any_metric,
-                      const std::map<std::string, SeriesKey>& results, double ms,
+                      const std::vector<std::pair<std::string, SeriesKey>>& results, double ms,
                       std::string* json) {
   std::string& out = *json;
   out = "{\"type\":\"LOOKUP\",\"metric\":";
@@ -147,7 +136,7 @@ Status ParseLookupParams(const ParamList& params, LookupRequest* out) {
   LookupRequest r;
   SUNDIAL_RETURN_IF_ERROR(ParseMetricTags(*m, &r.metric, &r.tags));
   if (const std::string* l = FindParam(params, "limit")) {
-    if (!ParseInt(*l, &r.limit)) return Status::InvalidArgument("Unable to parse 'limit' as a number");
+    if (!ParseInt64(*l, &r.limit)) return Status::InvalidArgument("Unable to parse 'limit' as a number");
   }
   if (r.metric.empty() && r.tags.empty()) {
     return Status::InvalidArgument("Missing metric and tags. Please supply at least one value.");
@@ -207,13 +196,36 @@ Status QueryEngine::Lookup(const LookupRequest& req, std::string* json) const {
       return Unresolved("tagv", kv.second);
     }
   }
-  std::map<std::string, SeriesKey> results;  // by TSUID
+  // The answer is the `limit` smallest TSUIDs. Keep only those (a max-heap
+  // by TSUID) while scanning borrowed keys, and copy out the names of the
+  // kept series at the end: memory is bounded by the limit, not by the
+  // number of series scanned.
+  using Hit = std::pair<std::string, SeriesId>;  // (TSUID, id)
+  std::vector<Hit> hits;
+  const size_t limit = req.limit > 0 ? static_cast<size_t>(req.limit) : SIZE_MAX;
+  storage::SeriesKeyRef ref;
   for (SeriesId id : ids) {
-    SeriesKey key;
-    if (!storage_->GetSeriesKey(id, &key).ok()) continue;
+    if (!storage_->GetSeriesKeyRef(id, &ref).ok()) continue;
     bool ok = true;
-    for (const auto& kv : req.tags) ok = ok && HasTag(key, kv.first, kv.second);
-    if (ok) results.emplace(TsuidOf(key), std::move(key));
+    for (const auto& kv : req.tags) ok = ok && HasTag(ref, kv.first, kv.second);
+    if (!ok) continue;
+    std::string tsuid = TsuidOf(ref);
+    if (hits.size() == limit && !(tsuid < hits.front().first)) continue;
+    hits.emplace_back(std::move(tsuid), id);
+    std::push_heap(hits.begin(), hits.end());
+    if (hits.size() > limit) {
+      std::pop_heap(hits.begin(), hits.end());
+      hits.pop_back();
+    }
+  }
+  std::vector<SeriesId>().swap(ids);
+  std::sort_heap(hits.begin(), hits.end());
+  std::vector<std::pair<std::string, SeriesKey>> results;
+  results.reserve(hits.size());
+  for (Hit& h : hits) {
+    SeriesKey key;
+    if (!storage_->GetSeriesKey(h.second, &key).ok()) continue;
+    results.emplace_back(std::move(h.first), std::move(key));
   }
   const double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -243,7 +255,7 @@ Status ParseLastParams(const ParamList& params, LastRequest* out) {
   }
   r.resolve = HasParam(params, "resolve");
   if (const std::string* b = FindParam(params, "back_scan")) {
-    if (!ParseInt(*b, &r.back_scan_hours)) {
+    if (!ParseInt64(*b, &r.back_scan_hours)) {
       return Status::InvalidArgument("Unable to parse 'back_scan' as a number");
     }
   }
@@ -304,15 +316,18 @@ Status QueryEngine::Last(const LastRequest& req, Timestamp now_ms, std::string* 
     } else {
       ids = storage_->SeriesOfMetric(q.metric);
     }
+    storage::SeriesKeyRef ref;
     for (SeriesId id : ids) {
-      SeriesKey key;
-      if (seen.count(id) || !storage_->GetSeriesKey(id, &key).ok()) continue;
-      const std::string tsuid = TsuidOf(key);
+      // Checks on borrowed names; only an answered series is copied.
+      if (seen.count(id) || !storage_->GetSeriesKeyRef(id, &ref).ok()) continue;
+      const std::string tsuid = TsuidOf(ref);
       if (!want_tsuids.empty() && !want_tsuids.count(tsuid)) continue;
       bool ok = true;
-      for (const auto& kv : q.tags) ok = ok && HasTag(key, kv.first, kv.second);
+      for (const auto& kv : q.tags) ok = ok && HasTag(ref, kv.first, kv.second);
       Sample s;
+      SeriesKey key;
       if (!ok || !storage_->LastPoint(id, &s).ok()) continue;
+      if (req.resolve && !storage_->GetSeriesKey(id, &key).ok()) continue;
       if (req.back_scan_hours > 0 && s.t < now_ms - req.back_scan_hours * 3600000) continue;
       seen.insert(id);
       out.append(first ? "{" : ",{");

@@ -10,6 +10,7 @@
 
 #include "cached_source.h"
 #include "group_aggregator.h"
+#include "query_limits.h"
 #include "query_writer.h"
 #include "rollup_source.h"
 #include "series_source.h"
@@ -107,8 +108,8 @@ Status CheckNames(storage::Storage* st, const SubQuery& q) {
   return Status::OK();
 }
 
-Status ResolveTsuids(storage::Storage* st, const SubQuery& q, std::string* metric,
-                     std::vector<SeriesId>* ids) {
+Status ResolveTsuids(storage::Storage* st, const SubQuery& q, QueryBudget* budget,
+                     std::string* metric, std::vector<SeriesId>* ids) {
   const std::string& first = q.tsuids.front();
   uint32_t want = 0;
   auto r = std::from_chars(first.data(), first.data() + std::min<size_t>(6, first.size()), want, 16);
@@ -118,22 +119,25 @@ Status ResolveTsuids(storage::Storage* st, const SubQuery& q, std::string* metri
   for (const std::string& name : st->SuggestNames(NameKind::kMetric, "", 0)) {
     uint32_t uid = 0;
     if (st->LookupUid(NameKind::kMetric, name, &uid).ok() && uid == want) *metric = name;
+    if (!budget->Tick()) return budget->status();
   }
   if (metric->empty()) return NoSuchName("metrics", first.substr(0, 6));
   std::set<std::string> wanted(q.tsuids.begin(), q.tsuids.end());
   for (SeriesId id : st->SeriesOfMetric(*metric)) {
     SeriesKeyRef key;
     if (st->GetSeriesKeyRef(id, &key).ok() && wanted.count(TsuidOf(key))) ids->push_back(id);
+    if (!budget->Tick()) return budget->status();
   }
   return Status::OK();
 }
 
 // with_tsuids: every entry gets its tsuid (otherwise only when there are
-// several to order).
-Status SelectSeries(storage::Storage* st, const SubQuery& q, bool with_tsuids, SubPlan* plan) {
+// several to order). Filter matching is charged to budget as work.
+Status SelectSeries(storage::Storage* st, const SubQuery& q, bool with_tsuids,
+                    QueryBudget* budget, SubPlan* plan) {
   std::vector<SeriesId> ids;
   if (!q.tsuids.empty()) {
-    SUNDIAL_RETURN_IF_ERROR(ResolveTsuids(st, q, &plan->metric, &ids));
+    SUNDIAL_RETURN_IF_ERROR(ResolveTsuids(st, q, budget, &plan->metric, &ids));
   } else {
     plan->metric = q.metric;
     const TagFilter* lit = FirstLiteralOr(q);
@@ -149,7 +153,12 @@ Status SelectSeries(storage::Storage* st, const SubQuery& q, bool with_tsuids, S
   for (SeriesId id : ids) {
     SeriesEntry e;
     e.id = id;
-    if (!st->GetSeriesKeyRef(id, &e.key).ok() || !PassesFilters(q, e.key)) continue;
+    if (!st->GetSeriesKeyRef(id, &e.key).ok()) continue;
+    // About one work unit per 128 bytes of tag text matched.
+    uint64_t cost = 1;
+    for (const auto& kv : e.key.tags) cost += kv.second.size() >> 7;
+    if (!budget->Tick(cost)) return budget->status();
+    if (!PassesFilters(q, e.key)) continue;
     plan->series.push_back(std::move(e));
   }
   // TSUIDs order the series; one series needs them only to be shown.
@@ -249,6 +258,35 @@ void ComputeTags(const SubPlan& plan, const std::vector<size_t>& members, bool w
   std::sort(h->tsuids.begin(), h->tsuids.end());
 }
 
+// Writes the group's points within [start, end] to w, printing a cached
+// bucket's text where texts (null, or the one member's cached source) has
+// it. Stops when the budget runs out (budget->status() says why).
+void WritePoints(const QuerySpec& spec, CachedDownsampleSource* texts, size_t members,
+                 QueryBudget* budget, GroupAggregator* agg, ResultWriter* w) {
+  // Written points are counted by Emit (which also checks the deadline)
+  // kEmitBatch at a time, so the limit may be passed by that many; a
+  // skipped point is work for Tick, at the cost of a merge step over every
+  // member.
+  constexpr uint64_t kEmitBatch = 64;
+  const uint64_t step_cost = 1 + members / 8;
+  uint64_t unemitted = 0;
+  Point p;
+  std::string_view text;
+  while (agg->Next(&p)) {
+    if (p.t < spec.start_ms || p.t > spec.end_ms) {
+      if (!budget->Tick(step_cost)) break;
+      continue;
+    }
+    if (++unemitted == kEmitBatch && !budget->Emit(std::exchange(unemitted, 0))) break;
+    if (texts != nullptr && texts->CachedText(p.t, p.v, &text)) {
+      w->AddPointText(p.t, text);
+    } else {
+      w->AddPoint(p.t, p.v);
+    }
+  }
+  if (unemitted != 0) budget->Emit(unemitted);
+}
+
 // Runs one group and writes its result (if any member has data).
 // Adds the group's figures to *total.
 // cache: null, or the bucket cache with what this query reads under.
@@ -266,6 +304,14 @@ Status RunGroup(storage::Storage* st, const rollup::RollupStore* rollups, const 
   std::vector<size_t> present;
   sources.reserve(members.size());
   present.reserve(members.size());
+  // The pipelines of the group's members live together until it ends.
+  const uint64_t held = members.size() * kSeriesStateBytes;
+  struct Held {
+    QueryBudget* b;
+    uint64_t n;
+    ~Held() { b->Release(n); }
+  } release{budget, held};
+  if (!budget->Reserve(held)) return budget->status();
   const bool use_rollups = rollups != nullptr && RollupEligible(q, ctx);
   const bool use_cache = !use_rollups && cache != nullptr && CacheEligible(q);
   std::vector<std::pair<Timestamp, Timestamp>> partitions;
@@ -308,17 +354,7 @@ Status RunGroup(storage::Storage* st, const rollup::RollupStore* rollups, const 
   for (auto& raw : raws) sources.push_back(BuildSeriesPipeline(std::move(raw), q, ctx));
   GroupAggregator agg(std::move(sources), *q.aggregator, q.rate);
   w->BeginResult(q, h);
-  if (present.size() != 1) texts = nullptr;
-  Point p;
-  std::string_view text;
-  while (agg.Next(&p)) {
-    if (p.t < spec.start_ms || p.t > spec.end_ms) continue;
-    if (texts != nullptr && texts->CachedText(p.t, p.v, &text)) {
-      w->AddPointText(p.t, text);
-    } else {
-      w->AddPoint(p.t, p.v);
-    }
-  }
+  WritePoints(spec, present.size() == 1 ? texts : nullptr, present.size(), budget, &agg, w);
   SUNDIAL_RETURN_IF_ERROR(budget->status());
   ResultStats stats;
   stats.query_index = q.index;
@@ -404,45 +440,64 @@ Status QueryEngine::ExecuteSmall(const QuerySpec& spec, const SmallQueryBound& b
   return s;
 }
 
-Status QueryEngine::Run(const QuerySpec& spec, const SmallQueryBound* bound,
-                        ChunkSink* sink) const {
-  const bool timed = spec.show_summary;
-  const auto start_time =
-      timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
-  // Phase 1: resolve every sub-query, so that name and limit errors are
-  // reported before any byte of the body is sent.
-  std::vector<SubPlan> plans(spec.queries.size());
+namespace {
+
+// Phase 1 of Run: selects and groups the series of every sub-query and
+// applies the limits known before reading.
+Status PlanQuery(storage::Storage* storage, const QueryLimits& limits, const QuerySpec& spec,
+                 const SmallQueryBound* bound, QueryBudget* budget, std::vector<SubPlan>* plans) {
+  plans->resize(spec.queries.size());
   uint64_t total_series = 0;
+  uint64_t known_points = 0;
   for (size_t i = 0; i < spec.queries.size(); ++i) {
     const SubQuery& q = spec.queries[i];
     if (q.downsample.enabled && q.downsample.fill == FillPolicy::kScalar) {
       return Status::InvalidArgument("The scalar fill policy is not supported");
     }
-    SubPlan& plan = plans[i];
+    SUNDIAL_RETURN_IF_ERROR(CheckRegexLengths(limits, q));
+  }
+  for (size_t i = 0; i < spec.queries.size(); ++i) {
+    const SubQuery& q = spec.queries[i];
+    SubPlan& plan = (*plans)[i];
     plan.q = &q;
-    SUNDIAL_RETURN_IF_ERROR(SelectSeries(storage_, q, spec.show_tsuids, &plan));
+    SUNDIAL_RETURN_IF_ERROR(SelectSeries(storage, q, spec.show_tsuids, budget, &plan));
     total_series += plan.series.size();
-    if (limits_.max_series != 0 && total_series > limits_.max_series) {
+    if (limits.max_series != 0 && total_series > limits.max_series) {
       return Status::ResourceExhausted(
           "Sorry, you have attempted to fetch more than our limit of " +
-          std::to_string(limits_.max_series) +
-          " time series. Please try filtering using more tags or use fewer sub-queries.");
+          std::to_string(limits.max_series) +
+          " time series (query.max_series). Please try filtering using more tags or use fewer "
+          "sub-queries.");
     }
     if (bound != nullptr && total_series > bound->max_series) {
       return Status::Busy("more series than the small-query bound");
     }
     ComputeScanWindow(spec, q, &plan);
     GroupSeries(q, &plan);
+    // Before any point is read: a result known to be too big is refused.
+    const uint64_t known = KnownOutputPoints(spec, q.downsample, plan.groups.size());
+    known_points = known > UINT64_MAX - known_points ? UINT64_MAX : known_points + known;
+    SUNDIAL_RETURN_IF_ERROR(CheckKnownOutput(limits, known_points));
+    if (bound != nullptr && known_points > bound->max_points) {
+      return Status::Busy("more output points than the small-query bound");
+    }
   }
-  // Phase 2: stream. Under a small-query bound, the stricter of the two
-  // point limits applies; only the client's limit is an error.
-  uint64_t max_points = limits_.max_points;
-  bool soft = false;
-  if (bound != nullptr && (max_points == 0 || bound->max_points < max_points)) {
-    max_points = bound->max_points;
-    soft = true;
-  }
-  QueryBudget budget(max_points, limits_.deadline_ms, soft);
+  return Status::OK();
+}
+
+}  // namespace
+
+Status QueryEngine::Run(const QuerySpec& spec, const SmallQueryBound* bound,
+                        ChunkSink* sink) const {
+  const bool timed = spec.show_summary;
+  const auto start_time =
+      timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
+  QueryBudget budget(BudgetFor(limits_, bound));
+  // Phase 1: resolve every sub-query, so that name and limit errors are
+  // reported before any byte of the body is sent.
+  std::vector<SubPlan> plans;
+  SUNDIAL_RETURN_IF_ERROR(PlanQuery(storage_, limits_, spec, bound, &budget, &plans));
+  // Phase 2: stream.
   CacheUse cache;
   size_t collected = 0;
   if (cache_ != nullptr) {  // before any raw point is read (bucket_cache.h)
@@ -451,12 +506,14 @@ Status QueryEngine::Run(const QuerySpec& spec, const SmallQueryBound* bound,
                                .count();
     cache = CacheUse{cache_, cache_->AdvanceWatermark(now_ms), storage_->removals(), &collected};
   }
-  ResultWriter w(spec, sink);
+  CountingSink counted(sink, limits_.max_output_bytes, &budget);
+  ResultWriter w(spec, &counted);
   ResultStats total;
   for (const SubPlan& plan : plans) {
     for (const std::vector<size_t>& g : plan.groups) {
-      SUNDIAL_RETURN_IF_ERROR(RunGroup(storage_, rollups_, cache_ != nullptr ? &cache : nullptr,
-                                       spec, plan, g, &budget, &w, &total));
+      const Status s = RunGroup(storage_, rollups_, cache_ != nullptr ? &cache : nullptr, spec,
+                                plan, g, &budget, &w, &total);
+      if (!s.ok()) return budget.status().ok() ? s : budget.status();
     }
   }
   if (timed) {
@@ -464,7 +521,9 @@ Status QueryEngine::Run(const QuerySpec& spec, const SmallQueryBound* bound,
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_time)
             .count();
   }
-  if (!w.Finish(total)) return Status::Unavailable("client went away");
+  if (!w.Finish(total)) {
+    return budget.status().ok() ? Status::Unavailable("client went away") : budget.status();
+  }
   return Status::OK();
 }
 

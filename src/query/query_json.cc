@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sundial/common/ascii.h"
+#include "sundial/query/json_limits.h"
 #include "sundial/query/query_spec.h"
 
 namespace sundial::query {
@@ -254,6 +255,8 @@ Status ParseQueryJson(std::string_view body, Timestamp now_ms, QuerySpec* out) {
     return Status::InvalidArgument(std::string("Missing message content") + kDetailsSeparator +
                                    "Supply valid JSON formatted data in the body of your request");
   }
+  // Size and depth first: the DOM would allocate per nesting level.
+  SUNDIAL_RETURN_IF_ERROR(CheckJsonBounds(body));
   const Json j = Json::parse(body.begin(), body.end(), nullptr, false);
   if (j.is_discarded()) return JsonError("Malformed JSON in the request body");
   if (!j.is_object()) return JsonError("The query must be a JSON object");

@@ -1,5 +1,6 @@
 #include "series_source.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -7,8 +8,6 @@
 
 namespace sundial::query {
 namespace {
-
-constexpr uint64_t kCheckEvery = 4096;
 
 // Fixed or calendar bucket grid.
 class Grid {
@@ -44,6 +43,7 @@ class DownsampleSource final : public PointSource {
  public:
   DownsampleSource(std::unique_ptr<RawSource> src, const DownsampleContext& ctx)
       : src_(std::move(src)), ctx_(ctx), grid_(ctx_) {}
+  ~DownsampleSource() override { src_->budget()->Release(reserved_); }
 
   bool Next(Point* p) override {
     if (!started_) Start();
@@ -61,6 +61,7 @@ class DownsampleSource final : public PointSource {
       while (t0 >= end_) {
         prev_ = grid_.Step(prev_, 1);
         end_ = grid_.Step(end_, 1);
+        if (!src_->budget()->Tick()) return false;
       }
     }
     p->t = prev_;
@@ -120,8 +121,17 @@ class DownsampleSource final : public PointSource {
       return n > 0;
     }
     values_.clear();
-    Scan(end, [&](double x) { values_.push_back(x); });
-    if (values_.empty()) return false;
+    bool held = true;
+    Scan(end, [&](double x) {
+      if (values_.size() == values_.capacity() && held) {
+        // The vector is about to grow: hold the memory it will take.
+        const size_t grow = std::max<size_t>(values_.capacity(), 16) * sizeof(double);
+        held = src_->budget()->Reserve(grow);
+        reserved_ += grow;
+      }
+      if (held) values_.push_back(x);
+    });
+    if (!held || values_.empty()) return false;
     *out = Value::Float(RunDouble(*ctx_.spec->fn, values_.data(), values_.size()));
     return true;
   }
@@ -146,6 +156,7 @@ class DownsampleSource final : public PointSource {
   Timestamp prev_ = 0;  // current bucket start
   Timestamp end_ = 0;   // current bucket end (exclusive)
   std::vector<double> values_;
+  uint64_t reserved_ = 0;  // bytes held in the budget for values_
 };
 
 // OpenTSDB FillingDownsampler: every expected bucket between the aligned
@@ -249,40 +260,95 @@ class RateSource final : public PointSource {
 
 }  // namespace
 
+QueryBudget::QueryBudget(const BudgetLimits& limits)
+    : limits_(limits), start_(std::chrono::steady_clock::now()) {
+  SetNextChecks();
+}
+
 QueryBudget::QueryBudget(uint64_t max_points, int64_t deadline_ms, bool points_limit_is_soft)
-    : max_points_(max_points),
-      deadline_ms_(deadline_ms),
-      soft_(points_limit_is_soft),
-      start_(std::chrono::steady_clock::now()),
-      next_check_(kCheckEvery) {
-  if (max_points_ != 0 && max_points_ < next_check_) next_check_ = max_points_;
+    : QueryBudget([&] {
+        BudgetLimits l;
+        l.max_points = max_points;
+        l.deadline_ms = deadline_ms;
+        l.points_limit_is_soft = points_limit_is_soft;
+        return l;
+      }()) {}
+
+void QueryBudget::SetNextChecks() {
+  next_check_ = points_ + kCheckEvery;
+  if (limits_.max_points != 0 && next_check_ > limits_.max_points) {
+    next_check_ = std::max(points_, limits_.max_points);
+  }
+  uint64_t out_limit = limits_.max_output_points;
+  if (limits_.soft_output_points != 0 && (out_limit == 0 || limits_.soft_output_points < out_limit)) {
+    out_limit = limits_.soft_output_points;
+  }
+  next_emit_check_ = emitted_ + kCheckEvery;
+  if (out_limit != 0 && next_emit_check_ > out_limit) {
+    next_emit_check_ = std::max(emitted_, out_limit);
+  }
+}
+
+bool QueryBudget::Reserve(uint64_t bytes) {
+  memory_ += bytes;
+  if (limits_.max_memory == 0 || memory_ <= limits_.max_memory) return status_.ok();
+  Fail(Status::ResourceExhausted(
+      "Sorry, this query needs more than the memory limit of " +
+      std::to_string(limits_.max_memory) +
+      " bytes (query.max_memory). Please query fewer series at once (more tags, fewer "
+      "sub-queries or less grouping) or raise query.max_memory."));
+  return false;
 }
 
 bool QueryBudget::Check() {
   if (!status_.ok()) return false;
-  if (max_points_ != 0 && points_ > max_points_) {
-    if (soft_) {
+  if (limits_.max_points != 0 && points_ > limits_.max_points) {
+    if (limits_.points_limit_is_soft) {
       status_ = Status::Busy("more raw points than the small-query bound");
       return false;
     }
     status_ = Status::ResourceExhausted(
         "Sorry, you have attempted to fetch more than our limit of " +
-        std::to_string(max_points_) + " data points. Please try filtering using more tags or "
-        "decrease your time range.");
+        std::to_string(limits_.max_points) + " data points. Please try filtering using more "
+        "tags or decrease your time range.");
     return false;
   }
-  if (deadline_ms_ > 0) {
-    const auto el = std::chrono::duration_cast<std::chrono::milliseconds>(
+  if (limits_.soft_output_points != 0 && emitted_ > limits_.soft_output_points) {
+    status_ = Status::Busy("more output points than the small-query bound");
+    return false;
+  }
+  if (limits_.max_output_points != 0 && emitted_ > limits_.max_output_points) {
+    status_ = Status::ResourceExhausted(OutputPointsMessage(limits_.max_output_points));
+    return false;
+  }
+  if (limits_.deadline_ms > 0 || limits_.soft_deadline_us > 0) {
+    const auto el = std::chrono::duration_cast<std::chrono::microseconds>(
         std::chrono::steady_clock::now() - start_);
-    if (el.count() > deadline_ms_) {
-      status_ = Status::DeadlineExceeded("Query timed out: it ran longer than the limit of " +
-                                         std::to_string(deadline_ms_) + " ms");
+    if (limits_.soft_deadline_us > 0 && el.count() > limits_.soft_deadline_us) {
+      status_ = Status::Busy("longer than the small-query bound");
+      return false;
+    }
+    if (limits_.deadline_ms > 0 && el.count() > limits_.deadline_ms * 1000) {
+      status_ = Status::DeadlineExceeded(
+          "Query timed out: it ran longer than the limit of " +
+          std::to_string(limits_.deadline_ms) + " ms (query.deadline)");
       return false;
     }
   }
-  next_check_ = points_ + kCheckEvery;
-  if (max_points_ != 0 && next_check_ > max_points_) next_check_ = max_points_;
+  SetNextChecks();
   return true;
+}
+
+std::string OutputPointsMessage(uint64_t limit) {
+  return "Sorry, this query would return more than our limit of " + std::to_string(limit) +
+         " data points (query.max_output_points). Please use a coarser downsample interval, a "
+         "shorter time range or fewer series.";
+}
+
+std::string OutputBytesMessage(uint64_t limit) {
+  return "Sorry, this query would return more than our limit of " + std::to_string(limit) +
+         " bytes (query.max_output_bytes). Please use a coarser downsample interval, a shorter "
+         "time range or fewer series.";
 }
 
 RawSource::RawSource(std::unique_ptr<SampleIterator> it, QueryBudget* budget)

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "sundial/common/sample_iterator.h"
@@ -26,9 +27,27 @@ struct Point {
   Value v;
 };
 
-// Shared per-query accounting of raw points read and of the deadline.
+// What a QueryBudget enforces. 0 means no limit for every field.
+struct BudgetLimits {
+  uint64_t max_points = 0;         // raw points read
+  uint64_t max_output_points = 0;  // points written to the result
+  uint64_t max_memory = 0;         // bytes held by pipelines (Reserve)
+  int64_t deadline_ms = 0;         // wall time from construction
+  // Soft bounds of the small-query path (QueryEngine::ExecuteSmall): over
+  // them the status is Busy, not an error the client sees.
+  bool points_limit_is_soft = false;  // max_points is a soft bound
+  uint64_t soft_output_points = 0;    // 0 = none
+  int64_t soft_deadline_us = 0;       // 0 = none
+};
+
+// Shared per-query accounting of raw points read, points written, memory
+// held and wall time. Every counter is cheap; the clock is read once per
+// kCheckEvery units of work, so long loops call Tick() freely.
 class QueryBudget {
  public:
+  static constexpr uint64_t kCheckEvery = 4096;
+
+  explicit QueryBudget(const BudgetLimits& limits);
   // Over max_points the status is ResourceExhausted, or Busy when
   // points_limit_is_soft (a bound of the small-query path, not a limit the
   // client hit).
@@ -41,23 +60,52 @@ class QueryBudget {
     if (points_ <= next_check_) return true;
     return Check();
   }
+  // Counts n points written to the result; false once a limit is hit.
+  bool Emit(uint64_t n = 1) {
+    emitted_ += n;
+    if (emitted_ <= next_emit_check_) return true;
+    return Check();
+  }
+  // Counts cost units of work that reads no point (about 100 ns each:
+  // filling empty buckets, matching filters); false once the deadline (or
+  // another limit) was hit.
+  bool Tick(uint64_t cost = 1) {
+    ticks_ += cost;
+    if (ticks_ < next_tick_check_) return status_.ok();
+    next_tick_check_ = ticks_ + kCheckEvery;
+    return Check();
+  }
+  // Holds bytes of memory for the query; false (ResourceExhausted) when
+  // that would exceed max_memory. Release() gives them back.
+  bool Reserve(uint64_t bytes);
+  void Release(uint64_t bytes) { memory_ -= bytes < memory_ ? bytes : memory_; }
   const Status& status() const { return status_; }
   void Fail(Status s) {
     if (status_.ok()) status_ = std::move(s);
   }
   uint64_t points() const { return points_; }
+  uint64_t emitted() const { return emitted_; }
 
  private:
   bool Check();
+  void SetNextChecks();
 
-  const uint64_t max_points_;
-  const int64_t deadline_ms_;
-  const bool soft_;
+  const BudgetLimits limits_;
   const std::chrono::steady_clock::time_point start_;
   uint64_t points_ = 0;
   uint64_t next_check_ = 0;
+  uint64_t emitted_ = 0;
+  uint64_t next_emit_check_ = 0;
+  uint64_t ticks_ = 0;
+  uint64_t next_tick_check_ = kCheckEvery;
+  uint64_t memory_ = 0;
   Status status_;
 };
+
+// The ResourceExhausted messages for query.max_output_points and
+// query.max_output_bytes.
+std::string OutputPointsMessage(uint64_t limit);
+std::string OutputBytesMessage(uint64_t limit);
 
 class PointSource {
  public:
@@ -104,6 +152,9 @@ class RawSource final : public PointSource {
   }
   // Skips (without charging) the points below t. False at the end.
   bool SkipBelow(Timestamp t);
+  // The query's budget, for stages that hold memory or loop without
+  // reading points.
+  QueryBudget* budget() const { return budget_; }
 
  private:
   bool Fill();  // refills the buffer; at the end records the iterator's error; false

@@ -1,5 +1,7 @@
 #include "sundial/query/tag_filter.h"
 
+#include <re2/re2.h>
+
 #include <algorithm>
 
 #include "sundial/common/ascii.h"
@@ -98,7 +100,34 @@ Status BuildWildcard(std::string_view filter, bool ci, bool* has_prefix, bool* h
   return Status::OK();
 }
 
+// Compiles a regexp filter with RE2 under the length and memory bounds.
+Status CompileRegex(const std::string& pattern, std::unique_ptr<re2::RE2>* out) {
+  if (pattern.size() > kMaxRegexLength) {
+    return Status::InvalidArgument("Regular expression is too long: " +
+                                   std::to_string(pattern.size()) + " bytes, the limit is " +
+                                   std::to_string(kMaxRegexLength));
+  }
+  re2::RE2::Options opts;
+  opts.set_log_errors(false);
+  opts.set_max_mem(kRegexMaxMem);
+  auto re = std::make_unique<re2::RE2>(pattern, opts);
+  if (!re->ok()) {
+    // RE2 error text can quote the whole pattern; keep the message short.
+    std::string shown = pattern.substr(0, 256);
+    if (shown.size() < pattern.size()) shown += "...";
+    return Status::InvalidArgument("Invalid regular expression: " + shown + ": " +
+                                   re->error().substr(0, 256));
+  }
+  *out = std::move(re);
+  return Status::OK();
+}
+
 }  // namespace
+
+TagFilter::TagFilter() = default;
+TagFilter::~TagFilter() = default;
+TagFilter::TagFilter(TagFilter&&) noexcept = default;
+TagFilter& TagFilter::operator=(TagFilter&&) noexcept = default;
 
 Status TagFilter::Create(std::string_view type, std::string_view tagk, std::string_view filter,
                          bool group_by, TagFilter* out) {
@@ -141,15 +170,7 @@ Status TagFilter::Build(FilterType type, std::string_view tagk, std::string_view
       break;
     }
     case FilterType::kRegexp: {
-      if (filter.size() > 1024) {
-        return Status::InvalidArgument("Regular expression is too long (limit 1024 bytes)");
-      }
-      // std::regex reports errors by throwing; contain it here.
-      try {
-        f.regex_ = std::make_unique<std::regex>(f.filter_, std::regex::ECMAScript);
-      } catch (const std::regex_error& e) {
-        return Status::InvalidArgument("Invalid regular expression: " + f.filter_ + ": " + e.what());
-      }
+      SUNDIAL_RETURN_IF_ERROR(CompileRegex(f.filter_, &f.regex_));
       break;
     }
   }
@@ -225,7 +246,7 @@ bool TagFilter::Match(std::string_view value) const {
     case FilterType::kIWildcard:
       return MatchWildcard(value);
     case FilterType::kRegexp:
-      return std::regex_search(value.begin(), value.end(), *regex_);
+      return re2::RE2::PartialMatch(re2::StringPiece(value.data(), value.size()), *regex_);
   }
   return false;
 }

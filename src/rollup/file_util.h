@@ -1,7 +1,7 @@
-// Small POSIX file helpers for the rollup module: whole writes, positional
-// reads, crash-safe replacement of a file (tmp, fsync, rename, fsync dir).
+// Small file helpers for the rollup module over the shared Env: exact reads,
+// crash-safe replacement of a file (tmp, fsync, rename, fsync dir).
 //
-// Thread-safety: pure functions over file descriptors and paths.
+// Thread-safety: pure functions over an Env (which is thread-safe) and paths.
 #pragma once
 
 #include <cstdint>
@@ -10,25 +10,22 @@
 #include <utility>
 #include <vector>
 
+#include "sundial/common/env.h"
 #include "sundial/common/status.h"
 
 namespace sundial::rollup {
 
-// write() until done; IOError with the path on failure.
-Status WriteAll(int fd, std::string_view data, const std::string& path);
-// pread() exactly n bytes at offset into *out; Corruption if the file is
+// Reads exactly n bytes at offset into *out; Corruption if the file is
 // shorter.
-Status PReadExact(int fd, uint64_t offset, size_t n, const std::string& path, std::string* out);
-// The whole file. NotFound if it does not exist.
-Status ReadWholeFile(const std::string& path, std::string* out);
+Status PReadExact(File* file, uint64_t offset, size_t n, std::string* out);
 // Writes data to path + ".tmp", fsyncs, renames over path, fsyncs the
-// directory.
-Status ReplaceFile(const std::string& path, std::string_view data);
+// directory. On error path is unchanged (the tmp file may be left behind).
+Status ReplaceFile(Env* env, const std::string& path, std::string_view data);
 // Renames tmp over path and fsyncs the directory of path.
-Status RenameDurable(const std::string& tmp, const std::string& path);
-Status CreateDirIfMissing(const std::string& path);
-Status RemoveFileIfExists(const std::string& path);
+Status RenameDurable(Env* env, const std::string& tmp, const std::string& path);
+Status RemoveFileIfExists(Env* env, const std::string& path);
 // Names in dir (without "." and ".."), with their sizes.
-Status ListDir(const std::string& dir, std::vector<std::pair<std::string, uint64_t>>* out);
+Status ListDir(Env* env, const std::string& dir,
+               std::vector<std::pair<std::string, uint64_t>>* out);
 
 }  // namespace sundial::rollup

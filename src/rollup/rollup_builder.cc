@@ -130,7 +130,7 @@ void RollupStore::CheckFiles(storage::Storage* storage) {
   }
   for (Timestamp d : days) {
     std::unique_ptr<DayFileReader> reader;
-    if (DayFileReader::Open(options_.dir + "/" + DayFileName(d), d, &reader).ok()) continue;
+    if (DayFileReader::Open(env_, options_.dir + "/" + DayFileName(d), d, &reader).ok()) continue;
     MutexLock lock(&mu_);
     if (dirty_days_.count(d) == 0) MarkDayLocked(d);
   }
@@ -224,7 +224,7 @@ Status RollupStore::RebuildDay(storage::Storage* storage, const DayWork& work_in
   const std::string path = options_.dir + "/" + DayFileName(work.day);
   std::unique_ptr<DayFileReader> old;
   if (!work.ignore_old) {
-    Status s = DayFileReader::Open(path, work.day, &old);
+    Status s = DayFileReader::Open(env_, path, work.day, &old);
     if (!s.ok() && !s.IsNotFound()) {
       // Damaged: recompute every built hour of the day.
       old.reset();
@@ -244,7 +244,7 @@ Status RollupStore::RebuildDay(storage::Storage* storage, const DayWork& work_in
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
 
   DayFileWriter writer;
-  SUNDIAL_RETURN_IF_ERROR(writer.Open(path + ".tmp", work.day));
+  SUNDIAL_RETURN_IF_ERROR(writer.Open(env_, path + ".tmp", work.day));
   std::vector<HourStats> kept, fresh, merged;
   uint64_t built = 0;
   for (SeriesId id : ids) {
@@ -270,9 +270,9 @@ Status RollupStore::RebuildDay(storage::Storage* storage, const DayWork& work_in
   }
   SUNDIAL_RETURN_IF_ERROR(writer.Finish());
   const uint64_t bytes = writer.bytes();
-  SUNDIAL_RETURN_IF_ERROR(RenameDurable(path + ".tmp", path));
+  SUNDIAL_RETURN_IF_ERROR(RenameDurable(env_, path + ".tmp", path));
   std::unique_ptr<DayFileReader> fresh_reader;
-  Status open = DayFileReader::Open(path, work.day, &fresh_reader);
+  Status open = DayFileReader::Open(env_, path, work.day, &fresh_reader);
   MutexLock lock(&mu_);
   readers_.erase(work.day);
   // Marks stay until the new file is what readers get.
@@ -302,14 +302,14 @@ Status RollupStore::RebuildDay(storage::Storage* storage, const DayWork& work_in
 
 void RollupStore::ApplyRetention() {
   std::vector<std::pair<std::string, uint64_t>> files;
-  if (!ListDir(options_.dir, &files).ok()) return;
+  if (!ListDir(env_, options_.dir, &files).ok()) return;
   const Timestamp cutoff = options_.retention_ms > 0 ? NowMs() - options_.retention_ms : kMinTimestamp;
   uint64_t bytes = 0;
   for (const auto& f : files) {
     Timestamp day = 0;
     if (!ParseDayFileName(f.first, &day)) continue;
     if (day + kDayMs <= cutoff) {
-      (void)RemoveFileIfExists(options_.dir + "/" + f.first);
+      (void)RemoveFileIfExists(env_, options_.dir + "/" + f.first);
       MutexLock lock(&mu_);
       readers_.erase(day);
       dirty_days_.erase(day);

@@ -1,9 +1,5 @@
 #include "sundial/rollup/rollup_file.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -209,15 +205,14 @@ bool ParseDayFileName(std::string_view name, Timestamp* day_start) {
 
 // ---- writer ----
 
-DayFileWriter::~DayFileWriter() {
-  if (fd_ >= 0) ::close(fd_);
-}
+DayFileWriter::~DayFileWriter() = default;
 
-Status DayFileWriter::Open(const std::string& path, Timestamp day_start) {
+Status DayFileWriter::Open(Env* env, const std::string& path, Timestamp day_start) {
   path_ = path;
   day_start_ = day_start;
-  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd_ < 0) return Status::IOError("create " + path, std::strerror(errno));
+  SUNDIAL_RETURN_IF_ERROR(env->OpenFile(path, &file_));
+  SUNDIAL_RETURN_IF_ERROR(file_->Truncate(0));
+  written_ = 0;
   buf_.assign(kMagic, sizeof(kMagic));
   PutFixed32(&buf_, kRollupFileVersion);
   PutFixed64(&buf_, static_cast<uint64_t>(day_start));
@@ -227,7 +222,8 @@ Status DayFileWriter::Open(const std::string& path, Timestamp day_start) {
 }
 
 Status DayFileWriter::Flush() {
-  Status s = WriteAll(fd_, buf_, path_);
+  Status s = file_->Write(written_, buf_.data(), buf_.size());
+  written_ += buf_.size();
   buf_.clear();
   return s;
 }
@@ -265,36 +261,26 @@ Status DayFileWriter::Finish() {
   buf_.append(kFooterMagic, sizeof(kFooterMagic));
   offset_ += 8 + index.size() + kRollupFooterBytes;
   SUNDIAL_RETURN_IF_ERROR(Flush());
-  if (::fsync(fd_) != 0) return Status::IOError("fsync " + path_, std::strerror(errno));
-  const int fd = fd_;
-  fd_ = -1;
-  if (::close(fd) != 0) return Status::IOError("close " + path_, std::strerror(errno));
+  SUNDIAL_RETURN_IF_ERROR(file_->Sync());
+  file_.reset();
   return Status::OK();
 }
 
 // ---- reader ----
 
-DayFileReader::~DayFileReader() {
-  if (fd_ >= 0) ::close(fd_);
-}
+DayFileReader::~DayFileReader() = default;
 
 Status DayFileReader::ReadAt(uint64_t offset, size_t n, std::string* out) const {
-  return PReadExact(fd_, offset, n, path_, out);
+  return PReadExact(file_.get(), offset, n, out);
 }
 
-Status DayFileReader::Open(const std::string& path, Timestamp day_start,
+Status DayFileReader::Open(Env* env, const std::string& path, Timestamp day_start,
                            std::unique_ptr<DayFileReader>* out) {
   std::unique_ptr<DayFileReader> r(new DayFileReader);
   r->path_ = path;
   r->day_start_ = day_start;
-  r->fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (r->fd_ < 0) {
-    if (errno == ENOENT) return Status::NotFound(path);
-    return Status::IOError("open " + path, std::strerror(errno));
-  }
-  struct stat st;
-  if (::fstat(r->fd_, &st) != 0) return Status::IOError("stat " + path, std::strerror(errno));
-  r->file_bytes_ = static_cast<uint64_t>(st.st_size);
+  SUNDIAL_RETURN_IF_ERROR(env->OpenReadOnlyFile(path, &r->file_));
+  SUNDIAL_RETURN_IF_ERROR(r->file_->Size(&r->file_bytes_));
   const auto bad = [&](const char* what) { return Status::Corruption(path, what); };
   if (r->file_bytes_ < kRollupHeaderBytes + kRollupFooterBytes + 8) return bad("too short");
   std::string head, foot, index;

@@ -2,9 +2,6 @@
 // cursors. The build passes are in rollup_builder.cc.
 #include "sundial/rollup/rollup_store.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -51,7 +48,10 @@ std::string FrameRecord(const std::string& payload) {
 }  // namespace
 
 RollupStore::RollupStore(const RollupOptions& options)
-    : options_(options), mark_blocks_(new std::atomic<std::atomic<int32_t>*>[kMarkBlocks]) {
+    : options_(options),
+      owned_env_(options.env == nullptr ? NewPosixEnv() : nullptr),
+      env_(options.env != nullptr ? options.env : owned_env_.get()),
+      mark_blocks_(new std::atomic<std::atomic<int32_t>*>[kMarkBlocks]) {
   for (uint32_t i = 0; i < kMarkBlocks; ++i) mark_blocks_[i].store(nullptr);
 }
 
@@ -59,10 +59,8 @@ RollupStore::~RollupStore() {
   Stop();
   for (uint32_t i = 0; i < kMarkBlocks; ++i) delete[] mark_blocks_[i].load();
   MutexLock lock(&mu_);
-  if (dirty_fd_ >= 0) {
-    if (dirty_unsynced_) (void)::fsync(dirty_fd_);
-    ::close(dirty_fd_);
-  }
+  if (dirty_file_ != nullptr && dirty_unsynced_) (void)dirty_file_->Sync();
+  dirty_file_.reset();
 }
 
 int64_t RollupStore::NowMs() const {
@@ -80,14 +78,19 @@ Status RollupStore::Open(const RollupOptions& options, std::unique_ptr<RollupSto
   return Status::OK();
 }
 
-Status RollupStore::Invalidate(const std::string& dir) {
-  return RemoveFileIfExists(dir + "/STATE");
+Status RollupStore::Invalidate(const std::string& dir, Env* env) {
+  std::unique_ptr<Env> posix;
+  if (env == nullptr) {
+    posix = NewPosixEnv();
+    env = posix.get();
+  }
+  return RemoveFileIfExists(env, dir + "/STATE");
 }
 
 Status RollupStore::Load() {
-  SUNDIAL_RETURN_IF_ERROR(CreateDirIfMissing(options_.dir));
+  SUNDIAL_RETURN_IF_ERROR(env_->CreateDir(options_.dir));
   std::string state;
-  Status s = ReadWholeFile(options_.dir + "/STATE", &state);
+  Status s = env_->ReadFileToString(options_.dir + "/STATE", &state);
   MutexLock lock(&mu_);
   if (s.ok()) {
     if (state.size() != 16 || DecodeFixed32(state.data()) != kStateVersion ||
@@ -104,7 +107,7 @@ Status RollupStore::Load() {
   stats_.watermark = built_mark_;
   // Dirty marks: every sound record, up to the first torn or damaged one.
   std::string log;
-  s = ReadWholeFile(options_.dir + "/dirty.log", &log);
+  s = env_->ReadFileToString(options_.dir + "/dirty.log", &log);
   if (!s.ok() && !s.IsNotFound()) return s;
   std::string_view in(log);
   while (in.size() >= 8) {
@@ -127,7 +130,10 @@ Status RollupStore::Load() {
       }
     }
   }
-  return RewriteDirtyLogLocked();
+  // A full disk must not keep the server from starting: the marks stay in
+  // memory and SyncLate reports the failure until a rewrite succeeds.
+  (void)RewriteDirtyLogLocked();
+  return Status::OK();
 }
 
 Status RollupStore::RewriteDirtyLogLocked() const {
@@ -135,20 +141,26 @@ Status RollupStore::RewriteDirtyLogLocked() const {
   for (const auto& kv : dirty_days_) PutDay(kv.first, &payload);
   for (const auto& kv : dirty_pairs_) PutPair(kv.first.first, kv.first.second, &payload);
   const std::string path = options_.dir + "/dirty.log";
-  SUNDIAL_RETURN_IF_ERROR(ReplaceFile(path, payload.empty() ? std::string() : FrameRecord(payload)));
-  if (dirty_fd_ >= 0) ::close(dirty_fd_);
-  dirty_fd_ = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  const std::string data = payload.empty() ? std::string() : FrameRecord(payload);
+  dirty_file_.reset();
+  SUNDIAL_RETURN_IF_ERROR(ReplaceFile(env_, path, data));
+  std::unique_ptr<File> f;
+  SUNDIAL_RETURN_IF_ERROR(env_->OpenFile(path, &f));
+  dirty_file_ = std::move(f);
+  dirty_size_ = data.size();
   dirty_unsynced_ = false;
-  if (dirty_fd_ < 0) return Status::IOError("open " + path, std::strerror(errno));
   return Status::OK();
 }
 
 void RollupStore::AppendDirtyLocked(const std::string& entries) const {
-  if (entries.empty() || dirty_fd_ < 0) return;
-  // A failed write is caught up by the next rewrite; SyncLate reports it.
-  if (!WriteAll(dirty_fd_, FrameRecord(entries), options_.dir + "/dirty.log").ok()) {
-    ::close(dirty_fd_);
-    dirty_fd_ = -1;
+  if (entries.empty() || dirty_file_ == nullptr) return;
+  // A failed (maybe torn) write is caught up by the next rewrite, which
+  // SyncLate forces; a torn tail is cut off by the CRC when loading.
+  const std::string rec = FrameRecord(entries);
+  if (!dirty_file_->Write(dirty_size_, rec.data(), rec.size()).ok()) {
+    dirty_file_.reset();
+  } else {
+    dirty_size_ += rec.size();
   }
   dirty_unsynced_ = true;
 }
@@ -232,9 +244,13 @@ void RollupStore::OnLateAppend(const storage::SeriesPoint* points, size_t n) {
 
 Status RollupStore::SyncLate() {
   MutexLock lock(&mu_);
-  if (dirty_fd_ < 0) return RewriteDirtyLogLocked();
-  if (dirty_unsynced_ && ::fsync(dirty_fd_) != 0) {
-    return Status::IOError("fsync " + options_.dir + "/dirty.log", std::strerror(errno));
+  if (dirty_file_ == nullptr) return RewriteDirtyLogLocked();
+  if (dirty_unsynced_) {
+    const Status s = dirty_file_->Sync();
+    if (!s.ok()) {
+      dirty_file_.reset();  // rewritten whole by the next SyncLate
+      return s;
+    }
   }
   dirty_unsynced_ = false;
   return Status::OK();
@@ -245,7 +261,7 @@ Status RollupStore::WriteState(Timestamp watermark) {
   PutFixed32(&state, kStateVersion);
   PutFixed64(&state, static_cast<uint64_t>(watermark));
   PutFixed32(&state, crc32c::Mask(crc32c::Value(state.data(), state.size())));
-  return ReplaceFile(options_.dir + "/STATE", state);
+  return ReplaceFile(env_, options_.dir + "/STATE", state);
 }
 
 std::shared_ptr<const DayFileReader> RollupStore::Reader(Timestamp day) const {
@@ -258,7 +274,7 @@ std::shared_ptr<const DayFileReader> RollupStore::Reader(Timestamp day) const {
     }
   }
   std::unique_ptr<DayFileReader> r;
-  Status s = DayFileReader::Open(options_.dir + "/" + DayFileName(day), day, &r);
+  Status s = DayFileReader::Open(env_, options_.dir + "/" + DayFileName(day), day, &r);
   MutexLock lock(&mu_);
   if (!s.ok()) {
     // Damaged: rebuild it. Missing: nothing to read (raw answers).

@@ -86,7 +86,13 @@ void HandlePut(ServiceContext* ctx, Request req, const ResponderPtr& responder) 
   if (!out->storage_status.ok()) {
     spdlog::error("/api/put: storage refused {} points: {}", out->points - out->failed,
                   out->storage_status.ToString());
-    responder->Send(Reply::Error(500, "Storage exception: " + out->storage_status.ToString()));
+    // Read-only (disk full) or stopped writes: 503, so that clients retry
+    // later; a full disk met by this very write: 507.
+    const std::string what = out->storage_status.ToString();
+    const int code = out->storage_status.code() == Status::Code::kUnavailable ? 503
+                     : what.find("No space left") != std::string::npos   ? 507
+                                                                         : 500;
+    responder->Send(Reply::Error(code, "Storage exception: " + what));
     return;
   }
   if (!mode.sync || out->success == 0) {

@@ -150,6 +150,21 @@ const std::vector<OptionSpec> kOptionTable = {
      [](std::string_view v, Options* o) {
        return SetTimestampMs(v, &o->storage.compact_after_ms);
      }},
+    {"storage.max_open_files", "256",
+     "file descriptors partition files may hold at once (idle ones are closed and reopened on use)",
+     [](std::string_view v, Options* o) {
+       return Uint32(v, 4, 1u << 20, &o->storage.max_open_files);
+     }},
+    {"storage.max_open_partitions", "256",
+     "partitions kept open (index in memory, windows mapped); the least recently used closes",
+     [](std::string_view v, Options* o) {
+       return Uint32(v, 2, 1u << 20, &o->storage.max_open_partitions);
+     }},
+    {"storage.resume_free_bytes", "16MiB",
+     "free space the data dir's file system needs before a read-only (disk full) server takes writes again",
+     [](std::string_view v, Options* o) {
+       return ParseBytes(v, 0, 1ull << 40, &o->storage.resume_free_bytes);
+     }},
     {"wal.sync", "1000", "when to fsync the write-ahead log: batch (every write), N (every N ms), none (never)",
      &SetWalSync},
     {"wal.segment_size", "64MiB", "size at which a new WAL segment file is started",
@@ -245,6 +260,34 @@ const std::vector<OptionSpec> kOptionTable = {
     {"query.inline_max_series", "32", "most series of a query answered on the I/O thread",
      [](std::string_view v, Options* o) {
        return ParseUint(v, 0, UINT64_MAX, &o->query.inline_max_series);
+     }},
+    // Query limits (README "Query limits"). The defaults suit a 512 MiB
+    // Raspberry Pi: with query.threads = 2 plus the inline path, three
+    // queries at 64MiB each leave most memory to storage; 5M points are
+    // about 100 MB of JSON and seconds of work there, far beyond what a
+    // dashboard draws; 1 KiB regexps are OpenTSDB-sized.
+    {"query.max_output_points", "5000000",
+     "most data points one query may return (0 = no limit); a downsample whose bucket count "
+     "(range / interval, per group) is over it is refused before reading: 413",
+     [](std::string_view v, Options* o) {
+       return ParseUint(v, 0, UINT64_MAX, &o->query.max_output_points);
+     }},
+    {"query.max_output_bytes", "128MiB", "most bytes of JSON one query may return (0 = no limit); over it: 413",
+     [](std::string_view v, Options* o) {
+       return ParseBytes(v, 0, UINT64_MAX, &o->query.max_output_bytes);
+     }},
+    {"query.max_memory", "64MiB",
+     "most memory one query may hold for its series pipelines and bucket values (0 = no limit); over it: 413",
+     [](std::string_view v, Options* o) { return ParseBytes(v, 0, UINT64_MAX, &o->query.max_memory); }},
+    {"query.max_regex_length", "1KiB", "longest regexp tag filter pattern (at most 64KiB); longer: 400",
+     [](std::string_view v, Options* o) {
+       return SizeT(v, 1, 64 * 1024, &o->query.max_regex_length);
+     }},
+    {"query.max_results", "100000",
+     "most results of /api/suggest and /api/search/lookup (0 = no limit); a larger max or "
+     "limit is lowered to it",
+     [](std::string_view v, Options* o) {
+       return ParseUint(v, 0, UINT64_MAX, &o->query.max_results);
      }},
     {"query.cache_size", "8MiB",
      "memory for downsampled buckets kept between queries, so that repeated and sliding "

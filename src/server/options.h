@@ -49,6 +49,12 @@ struct QueryOptions {
   uint64_t inline_max_series = 0;
   uint64_t inline_max_points = 0;
   size_t cache_bytes = 0;  // bucket cache (sundial/query/bucket_cache.h); 0 = off
+  // Limits on what one query produces and holds (query::QueryLimits).
+  uint64_t max_output_points = 0;  // 0 = unlimited
+  uint64_t max_output_bytes = 0;   // 0 = unlimited
+  uint64_t max_memory = 0;         // 0 = unlimited
+  size_t max_regex_length = 0;     // 0 = query::kMaxRegexLength
+  uint64_t max_results = 0;        // suggest/lookup/last results; 0 = unlimited
 };
 
 struct RollupServerOptions {

@@ -4,7 +4,9 @@
 //
 // Every endpoint that touches storage runs on the worker pool, except a
 // small /api/query (query.inline_max_points, query.inline_max_series),
-// which is answered on the I/O thread that read it. /api/query streams its body: a result that fits in one
+// which is answered on the I/O thread that read it unless it outgrows that
+// bound or kInlineMaxUs. Every endpoint applies query.* limits (README
+// "Query limits"). /api/query streams its body: a result that fits in one
 // 64 KiB piece is sent as one reply with Content-Length; a larger one is
 // sent with chunked transfer encoding, one piece in flight at a time.
 #include <chrono>
@@ -15,6 +17,7 @@
 
 #include "routes.h"
 #include "sundial/common/mutex.h"
+#include "sundial/query/json_limits.h"
 #include "sundial/query/query_engine.h"
 #include "sundial/query/query_spec.h"
 #include "sundial/query/tag_filter.h"
@@ -55,7 +58,29 @@ query::QueryLimits Limits(const ServiceContext* ctx) {
   l.max_series = ctx->options->query.max_series;
   l.max_points = ctx->options->query.max_points;
   l.deadline_ms = ctx->options->query.deadline.count();
+  l.max_output_points = ctx->options->query.max_output_points;
+  l.max_output_bytes = ctx->options->query.max_output_bytes;
+  l.max_memory = ctx->options->query.max_memory;
+  l.max_regex_length = ctx->options->query.max_regex_length;
   return l;
+}
+
+// Wall time a query may spend on the I/O thread before it moves to the
+// worker pool (after at most this much work, redone there). Keeps other
+// clients of that thread from waiting noticeably for one query.
+constexpr int64_t kInlineMaxUs = 2000;
+
+// /api/query/last sub-queries per request: each may scan every series of a
+// metric (or, with tsuids, of every metric).
+constexpr size_t kMaxLastQueries = 256;
+
+// A count a client asked for (suggest max, lookup limit; <= 0 = the
+// endpoint's default or unlimited), lowered to query.max_results.
+int64_t CapResults(const ServiceContext* ctx, int64_t asked) {
+  const uint64_t cap = ctx->options->query.max_results;
+  if (cap == 0) return asked;
+  const int64_t c = cap > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(cap);
+  return asked <= 0 || asked > c ? c : asked;
 }
 
 // ChunkSink over a Responder. Holds back the first piece so that a small
@@ -170,7 +195,7 @@ void HandleQuery(ServiceContext* ctx, const Request& req, const ResponderPtr& re
   if (o.inline_max_points > 0 && o.inline_max_series > 0) {
     std::string body;
     s = query::QueryEngine(ctx->storage, Limits(ctx), ctx->rollups, ctx->cache)
-            .ExecuteSmall(spec, {o.inline_max_series, o.inline_max_points}, &body);
+            .ExecuteSmall(spec, {o.inline_max_series, o.inline_max_points, kInlineMaxUs}, &body);
     if (s.ok()) return resp->Send(Reply::Json(std::move(body)));
     if (s.code() != Status::Code::kBusy) return resp->Send(ErrorReply(s));
   }
@@ -180,7 +205,12 @@ void HandleQuery(ServiceContext* ctx, const Request& req, const ResponderPtr& re
 void RunLast(const ServiceContext* ctx, const Request& req, const ResponderPtr& resp) {
   query::LastRequest lr;
   Status s = req.method == Method::kGet ? query::ParseLastParams(req.params.items(), &lr)
-                                        : query::ParseLastJson(req.body, &lr);
+                                        : query::CheckJsonBounds(req.body);
+  if (s.ok() && req.method != Method::kGet) s = query::ParseLastJson(req.body, &lr);
+  if (s.ok() && lr.queries.size() > kMaxLastQueries) {
+    s = Status::ResourceExhausted("Sorry, /api/query/last takes at most " +
+                                  std::to_string(kMaxLastQueries) + " sub-queries per request");
+  }
   std::string body;
   if (s.ok()) s = query::QueryEngine(ctx->storage, Limits(ctx)).Last(lr, NowMs(), &body);
   resp->Send(s.ok() ? Reply::Json(std::move(body)) : ErrorReply(s));
@@ -206,6 +236,7 @@ Status ParseSuggest(const Request& req, std::string* type, std::string* q, int64
     return parse_max(std::string(req.params.Get("max")));
   }
   if (req.body.empty()) return Status::InvalidArgument("Missing message content");
+  SUNDIAL_RETURN_IF_ERROR(query::CheckJsonBounds(req.body));
   const Json j = Json::parse(req.body, nullptr, false);
   if (j.is_discarded() || !j.is_object()) {
     return Status::InvalidArgument(std::string("Unable to parse the given JSON") +
@@ -227,7 +258,10 @@ void RunSuggest(const ServiceContext* ctx, const Request& req, const ResponderPt
   std::string type, q, body;
   int64_t max = 0;
   Status s = ParseSuggest(req, &type, &q, &max);
-  if (s.ok()) s = query::QueryEngine(ctx->storage, Limits(ctx)).Suggest(type, q, max, &body);
+  if (s.ok()) {
+    max = CapResults(ctx, max <= 0 ? 25 : max);
+    s = query::QueryEngine(ctx->storage, Limits(ctx)).Suggest(type, q, max, &body);
+  }
   resp->Send(s.ok() ? Reply::Json(std::move(body)) : ErrorReply(s));
 }
 
@@ -241,7 +275,9 @@ void RunLookup(const ServiceContext* ctx, const Request& req, const ResponderPtr
   }
   query::LookupRequest lr;
   Status s = req.method == Method::kGet ? query::ParseLookupParams(req.params.items(), &lr)
-                                        : query::ParseLookupJson(req.body, &lr);
+                                        : query::CheckJsonBounds(req.body);
+  if (s.ok() && req.method != Method::kGet) s = query::ParseLookupJson(req.body, &lr);
+  lr.limit = CapResults(ctx, lr.limit);
   std::string body;
   if (s.ok()) s = query::QueryEngine(ctx->storage, Limits(ctx)).Lookup(lr, &body);
   resp->Send(s.ok() ? Reply::Json(std::move(body)) : ErrorReply(s));

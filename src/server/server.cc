@@ -60,6 +60,9 @@ Status Server::Start() {
   if (rollups_) rollups_->Start(storage_.get());
   const std::vector<std::string> warnings = storage_->recovery_warnings();
   for (const std::string& warning : warnings) spdlog::warn("recovery: {}", warning);
+  if (const storage::StorageHealth h = storage_->health(); h.read_only) {
+    spdlog::error("storage is read-only: queries are served, writes refused ({})", h.reason);
+  }
   Notify("STATUS=Recovered (" + std::to_string(warnings.size()) +
          " warnings); starting the listener");
   ingest::IngestOptions ingest_options;

@@ -52,6 +52,12 @@ std::vector<StatRecord> CollectStats(const ServiceContext& ctx) {
     add("storage.pages_sealed", s.pages_sealed);
     add("storage.corruptions_skipped", s.corruptions_skipped);
     add("storage.partitions_compacted", s.partitions_compacted);
+    // 1 while writes are refused; the tag says why (the log has the details).
+    const storage::StorageHealth h = ctx.storage->health();
+    add("storage.read_only", h.read_only ? 1 : 0, "reason", h.cause, false);
+    add("storage.apply_errors", s.apply_errors);
+    add("storage.open_files", s.open_files, {}, {}, false);
+    add("storage.file_closes", s.file_closes);
   }
   if (ctx.cache != nullptr) {
     const query::BucketCache::Counters c = ctx.cache->counters();

@@ -12,7 +12,8 @@ namespace {
 
 constexpr char kMagic[] = "SUNDCLD1";
 constexpr char kEndMagic[] = "SUNDCLDE";
-constexpr uint32_t kVersion = 1;
+constexpr char kBlockMagic[] = "SCBK";
+constexpr uint32_t kVersion = 2;  // writes; reads 1 and 2
 // A series' block holds at most one partition of pages; this bounds what a
 // damaged length can make the reader allocate.
 constexpr uint32_t kMaxBlockBytes = 256u << 20;
@@ -56,18 +57,29 @@ Status ColdFileWriter::AddSeries(SeriesId series, const std::vector<std::string>
   for (const std::string& p : pages) raw_ += p;
   if (raw_.size() > kMaxBlockBytes) return Status::InvalidArgument("cold block too large");
   packed_.clear();
+  packed_.append(kBlockMagic, 4);
+  PutFixed32(&packed_, series);
+  packed_.append(16, '\0');  // lengths and CRCs, filled in below
+  const size_t head = packed_.size();
   SUNDIAL_RETURN_IF_ERROR(zstd_.Compress(raw_, &packed_));
+  const uint32_t comp_len = static_cast<uint32_t>(packed_.size() - head);
+  const uint32_t crc = crc32c::Mask(crc32c::Value(packed_.data() + head, comp_len));
+  EncodeFixed32(&packed_[8], comp_len);
+  EncodeFixed32(&packed_[12], static_cast<uint32_t>(raw_.size()));
+  EncodeFixed32(&packed_[16], crc);
+  EncodeFixed32(&packed_[20], crc32c::Mask(crc32c::Value(packed_.data(), 20)));
   SUNDIAL_RETURN_IF_ERROR(file_->Write(end_, packed_.data(), packed_.size()));
+  end_ += head;  // the index points at the compressed bytes, as in version 1
   PutVarint32(&index_, count_ == 0 ? series : series - prev_);
   PutVarint64(&index_, end_);
-  PutVarint32(&index_, static_cast<uint32_t>(packed_.size()));
+  PutVarint32(&index_, comp_len);
   PutVarint32(&index_, static_cast<uint32_t>(raw_.size()));
-  PutFixed32(&index_, crc32c::Mask(crc32c::Value(packed_.data(), packed_.size())));
+  PutFixed32(&index_, crc);
   PutVarint32(&index_, static_cast<uint32_t>(pages.size()));
   PutVarint64(&index_, RelTime(times.front().min_t, start_));
   PutVarint64(&index_, static_cast<uint64_t>(times.back().max_t) -
                            static_cast<uint64_t>(times.front().min_t));
-  end_ += packed_.size();
+  end_ += comp_len;
   prev_ = series;
   ++count_;
   return Status::OK();
@@ -102,12 +114,39 @@ Status ColdFile::FromFile(std::unique_ptr<File> f, Timestamp partition_start,
   uint64_t size = 0;
   SUNDIAL_RETURN_IF_ERROR(f->Size(&size));
   if (size < kColdHeaderSize + kColdFooterSize) return Status::Corruption(path, "too short");
-  char h[kColdHeaderSize], foot[kColdFooterSize];
+  char h[kColdHeaderSize];
   size_t got = 0;
   SUNDIAL_RETURN_IF_ERROR(f->Read(0, sizeof(h), h, &got));
-  if (got != sizeof(h) || std::memcmp(h, kMagic, 8) != 0 || DecodeFixed32(h + 8) != kVersion) {
-    return Status::Corruption(path, "bad header");
+  const uint32_t version = got == sizeof(h) ? DecodeFixed32(h + 8) : 0;
+  const bool header_ok =
+      got == sizeof(h) && std::memcmp(h, kMagic, 8) == 0 && (version == 1 || version == 2);
+  // The index locates the blocks by absolute offsets: a damaged header
+  // costs nothing while footer and index are sound. When they are not, a
+  // version 2 file (or one whose header is unreadable) is scanned for its
+  // self-describing blocks.
+  Status s = FromIndex(f.get(), size, verify_checksums, h, header_ok, partition_start,
+                       partition_end, out);
+  if (s.ok()) {
+    (*out)->file_ = std::move(f);
+    return s;
   }
+  if (!s.IsCorruption() || (header_ok && version == 1)) return s;
+  std::unique_ptr<ColdFile> c(new ColdFile(std::move(f), path, partition_start, size, size));
+  c->replaced_id_ = header_ok ? DecodeFixed32(h + 12) : 0;
+  c->verify_checksums_ = verify_checksums;
+  const Status scan = c->ScanBlocks(partition_end);
+  if (!scan.ok()) return s;
+  c->recovered_ = s.ToString();
+  *out = std::move(c);
+  return Status::OK();
+}
+
+Status ColdFile::FromIndex(File* f, uint64_t size, bool verify_checksums, const char* h,
+                           bool header_ok, Timestamp partition_start, Timestamp partition_end,
+                           std::unique_ptr<ColdFile>* out) {
+  const std::string& path = f->path();
+  char foot[kColdFooterSize];
+  size_t got = 0;
   SUNDIAL_RETURN_IF_ERROR(f->Read(size - sizeof(foot), sizeof(foot), foot, &got));
   if (got != sizeof(foot) || std::memcmp(foot + 16, kEndMagic, 8) != 0) {
     return Status::Corruption(path, "bad footer");
@@ -125,8 +164,8 @@ Status ColdFile::FromFile(std::unique_ptr<File> f, Timestamp partition_start,
        crc32c::Unmask(DecodeFixed32(foot + 12)) != crc32c::Value(index.data(), index.size()))) {
     return Status::Corruption(path, "index checksum mismatch");
   }
-  std::unique_ptr<ColdFile> c(new ColdFile(std::move(f), path, partition_start, index_at, size));
-  c->replaced_id_ = DecodeFixed32(h + 12);
+  std::unique_ptr<ColdFile> c(new ColdFile(nullptr, path, partition_start, index_at, size));
+  c->replaced_id_ = header_ok ? DecodeFixed32(h + 12) : 0;
   c->verify_checksums_ = verify_checksums;
   SUNDIAL_RETURN_IF_ERROR(c->ParseIndex(index, partition_end));
   *out = std::move(c);
@@ -254,6 +293,73 @@ Status ColdFile::ReadPage(SeriesId series, const ColdPage& p, std::string* page)
     return Status::InvalidArgument(path_, "page outside its block");
   }
   page->assign(b->raw, p.offset, p.len);
+  return Status::OK();
+}
+
+Status ColdFile::ScanBlocks(Timestamp end) {
+  // Candidates are found by their magic in bounded chunks; each is checked
+  // by its header CRC, its data CRC and its page table before it counts.
+  constexpr size_t kChunk = 1 << 20;
+  constexpr size_t kHead = kColdBlockHeaderSize;
+  std::vector<Entry> found;
+  std::string chunk;
+  uint64_t chunk_at = 0;  // file offset of chunk[0]
+  uint64_t pos = kColdHeaderSize;
+  size_t got = 0;
+  while (pos + kHead <= file_size_) {
+    if (pos < chunk_at || pos + 4 > chunk_at + chunk.size()) {
+      const size_t want = static_cast<size_t>(std::min<uint64_t>(kChunk, file_size_ - pos));
+      chunk.resize(want);
+      SUNDIAL_RETURN_IF_ERROR(file_->Read(pos, want, &chunk[0], &got));
+      chunk.resize(got);
+      chunk_at = pos;
+      if (got < 4) break;
+    }
+    const size_t at = chunk.find(kBlockMagic, static_cast<size_t>(pos - chunk_at), 4);
+    if (at == std::string::npos) {
+      pos = chunk_at + chunk.size() - 3;  // a magic may straddle two chunks
+      if (pos + 4 > chunk_at + chunk.size() && chunk_at + chunk.size() >= file_size_) break;
+      continue;
+    }
+    const uint64_t start = chunk_at + at;
+    char head[kHead];
+    SUNDIAL_RETURN_IF_ERROR(file_->Read(start, kHead, head, &got));
+    Entry e;
+    bool ok = got == kHead &&
+              crc32c::Unmask(DecodeFixed32(head + 20)) == crc32c::Value(head, 20);
+    if (ok) {
+      e.id = DecodeFixed32(head + 4);
+      e.comp_len = DecodeFixed32(head + 8);
+      e.raw_len = DecodeFixed32(head + 12);
+      e.crc = DecodeFixed32(head + 16);
+      e.offset = start + kHead;
+      ok = e.id < kInvalidSeriesId && e.raw_len <= kMaxBlockBytes &&
+           e.comp_len <= file_size_ - e.offset;
+    }
+    if (ok) {
+      MutexLock lock(&mu_);
+      const Block* b = nullptr;
+      ok = GetBlock(e, &b).ok() && !b->pages.empty();
+      if (ok) {
+        e.min_t = b->pages.front().min_t;
+        e.max_t = b->pages.back().max_t;
+        ok = e.min_t >= start_ && e.max_t < end && e.max_t >= e.min_t;
+        pages_ += ok ? b->pages.size() : 0;
+      }
+      cache_.clear();
+    }
+    if (ok) {
+      found.push_back(e);
+      pos = e.offset + e.comp_len;
+    } else {
+      pos = start + 1;
+    }
+  }
+  if (found.empty()) return Status::Corruption(path_, "no intact block");
+  std::sort(found.begin(), found.end(), [](const Entry& a, const Entry& b) { return a.id < b.id; });
+  for (const Entry& e : found) {
+    if (entries_.empty() || entries_.back().id != e.id) entries_.push_back(e);
+  }
   return Status::OK();
 }
 

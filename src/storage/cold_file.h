@@ -6,15 +6,20 @@
 // contiguously and compresses them with zstd. A read of one series is then
 // one block read and one decompression, and the file is smaller.
 //
-// Format, version 1 (file "cold" in a partition directory), little-endian:
-//   header, 16 bytes: "SUNDCLD1", fixed32 version 1, fixed32 id of the page
-//     file it replaced (page_file.h; pages of a page file with that id are
-//     already in this file)
-//   blocks, back to back from offset 16: each one zstd frame whose content
-//     is a series' block (below)
+// Format, version 2 (file "cold" in a partition directory), little-endian:
+//   header, 16 bytes: "SUNDCLD1", fixed32 version (2), fixed32 id of the
+//     page file it replaced (page_file.h; pages of a page file with that id
+//     are already in this file)
+//   blocks, back to back from offset 16, each:
+//     block header, 24 bytes (version 2 only): "SCBK", fixed32 series id,
+//       fixed32 compressed length, fixed32 raw length, fixed32 masked
+//       CRC-32C of the compressed bytes, fixed32 masked CRC-32C of the
+//       header's first 20 bytes
+//     one zstd frame whose content is a series' block (below)
 //   index: varint32 n, then n times, ascending by series id:
 //     varint32 series id - previous id (the first: the id itself),
-//     varint64 block offset, varint32 compressed length, varint32 raw length,
+//     varint64 offset of the zstd frame (after the block header),
+//     varint32 compressed length, varint32 raw length,
 //     fixed32 masked CRC-32C of the compressed bytes, varint32 page count,
 //     varint64 zigzag(min_t - partition start), varint64 max_t - min_t
 //   footer, 24 bytes: fixed64 index offset, fixed32 index length,
@@ -25,9 +30,17 @@
 //   then the pages (compress/page_format.h) back to back in the same order.
 //   Pages are in time order and never overlap.
 //
-// A damaged footer or index makes Open fail (the partition then keeps its
-// page file, see partition.h); a damaged block fails only the reads of its
-// series, with Corruption.
+// Version 1 is the same without block headers; it is still read.
+//
+// Damage: a damaged block fails only the reads of its series, with
+// Corruption. A damaged header is ignored while footer and index are sound
+// (only the replaced page file id is then taken as 0). A damaged footer or
+// index in a version 2 file is survived by scanning for block headers:
+// every block whose header CRC, data CRC and page table check out is found
+// again (recovered() says so), so only the damaged blocks' series lose
+// this partition. A version 1 file with a damaged footer or index fails to
+// open (the partition then keeps its page file if it still has one, see
+// partition.h).
 //
 // Thread-safety: ColdFile's methods are thread-safe. ColdFileWriter is for
 // one thread.
@@ -39,7 +52,7 @@
 #include <string_view>
 #include <vector>
 
-#include "storage/env.h"
+#include "sundial/common/env.h"
 #include "sundial/common/mutex.h"
 #include "sundial/common/types.h"
 #include "sundial/compress/zstd_codec.h"
@@ -48,6 +61,7 @@ namespace sundial::storage {
 
 constexpr uint64_t kColdHeaderSize = 16;
 constexpr uint64_t kColdFooterSize = 24;
+constexpr uint64_t kColdBlockHeaderSize = 24;
 
 // One page of a series' block.
 struct ColdPage {
@@ -98,6 +112,9 @@ class ColdFile {
                          bool verify_checksums = true);
 
   uint32_t replaced_page_file_id() const { return replaced_id_; }
+  // Why the index was rebuilt by a scan (footer or index damaged); empty
+  // when the index was read.
+  const std::string& recovered() const { return recovered_; }
   bool HasSeries(SeriesId series) const { return Find(series) != nullptr; }
   // Newest timestamp of series here, or kMinTimestamp.
   Timestamp MaxTimeOf(SeriesId series) const;
@@ -138,17 +155,24 @@ class ColdFile {
         blocks_end_(blocks_end),
         file_size_(file_size) {}
   Status ParseIndex(std::string_view in, Timestamp end);
+  // Opens through footer and index; the returned file has no file_ yet.
+  static Status FromIndex(File* f, uint64_t size, bool verify_checksums, const char* header,
+                          bool header_ok, Timestamp partition_start, Timestamp partition_end,
+                          std::unique_ptr<ColdFile>* out);
+  // Rebuilds entries_ from the intact version 2 blocks. Corruption if none.
+  Status ScanBlocks(Timestamp end);
   const Entry* Find(SeriesId series) const;
   // The block of e, from the cache or read, checked and decoded; valid
   // while mu_ is held.
   Status GetBlock(const Entry& e, const Block** out) REQUIRES(mu_);
 
-  const std::unique_ptr<File> file_;
+  std::unique_ptr<File> file_;  // set once while opening
   const std::string path_;
   const Timestamp start_;
   const uint64_t blocks_end_;  // where the index starts
   const uint64_t file_size_;
   uint32_t replaced_id_ = 0;
+  std::string recovered_;
   bool verify_checksums_ = true;
   uint64_t pages_ = 0;
   std::vector<Entry> entries_;  // ascending by id; immutable after Open

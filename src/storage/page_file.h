@@ -34,7 +34,7 @@
 #include <string_view>
 #include <vector>
 
-#include "storage/env.h"
+#include "sundial/common/env.h"
 #include "sundial/common/mutex.h"
 #include "sundial/common/types.h"
 

@@ -50,7 +50,7 @@
 #include <vector>
 
 #include "storage/cold_file.h"
-#include "storage/env.h"
+#include "sundial/common/env.h"
 #include "storage/page_file.h"
 #include "sundial/common/mutex.h"
 #include "sundial/common/types.h"

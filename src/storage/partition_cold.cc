@@ -26,6 +26,11 @@ Status Partition::OpenCold(std::vector<std::string>* warnings) {
     warnings->push_back(dir_ + ": cold file unreadable, its points are skipped: " + s.ToString());
     return Status::OK();
   }
+  if (!cold_->recovered().empty()) {
+    warnings->push_back(dir_ + ": cold file index lost (" + cold_->recovered() + "); " +
+                        std::to_string(cold_->SeriesIds().size()) +
+                        " series blocks recovered by scanning");
+  }
   const std::string pages = dir_ + "/pages";
   if (!env_->FileExists(pages)) return Status::OK();
   PageFile old(env_, pages, window_bytes_);

@@ -30,8 +30,13 @@ Timestamp FloorDiv(Timestamp a, Timestamp b) {
 
 }  // namespace
 
-PartitionSet::PartitionSet(Env* env, std::string root, Timestamp duration, uint64_t window_bytes)
-    : env_(env), root_(std::move(root)), duration_(duration), window_bytes_(window_bytes) {}
+PartitionSet::PartitionSet(Env* env, std::string root, Timestamp duration, uint64_t window_bytes,
+                           size_t max_open)
+    : env_(env),
+      root_(std::move(root)),
+      duration_(duration),
+      window_bytes_(window_bytes),
+      max_open_(std::max<size_t>(2, max_open)) {}
 
 std::string PartitionSet::DirOf(Timestamp start, Timestamp end) const {
   return root_ + "/" + std::to_string(start) + "_" + std::to_string(end);
@@ -112,7 +117,25 @@ Status PartitionSet::Load(Timestamp start, Slot* slot) {
   SUNDIAL_RETURN_IF_ERROR(p->Open(&warnings_, slot->cut));
   slot->cut = false;
   slot->part = std::move(p);
+  CloseLeastRecent(start);
   return Status::OK();
+}
+
+void PartitionSet::CloseLeastRecent(Timestamp keep) {
+  size_t open = 0;
+  for (auto& kv : slots_) open += kv.second.part ? 1 : 0;
+  while (open > max_open_) {
+    Slot* victim = nullptr;
+    for (auto& [s, slot] : slots_) {
+      if (!slot.part || s == keep || slot.part->pinned()) continue;
+      if (victim == nullptr || slot.last_use_ms < victim->last_use_ms) victim = &slot;
+    }
+    // Everything pinned (or not durable): go over the limit for now.
+    if (victim == nullptr || !victim->part->Sync().ok()) return;
+    victim->part.reset();
+    --open;
+    lru_closes_.fetch_add(1, std::memory_order_relaxed);
+  }
 }
 
 Status PartitionSet::Locate(Timestamp t, PartitionRef* out) {

@@ -3,7 +3,9 @@
 // Why: a year of day partitions must not all be open, mapped and indexed in
 // memory. The set knows every partition's range from its directory name and
 // opens one (reading its index) when a write or read first needs it;
-// partitions not used for a while are closed again (EvictIdle).
+// partitions not used for a while are closed again (EvictIdle), and at most
+// max_open are open at once (least recently used closed first), so that
+// file descriptors and mappings stay bounded however many days exist.
 //
 // A point belongs to the partition whose range holds it; when none does, a
 // new range [floor(t / duration) * duration, + duration) is created (cut
@@ -36,7 +38,7 @@
 #include <string>
 #include <vector>
 
-#include "storage/env.h"
+#include "sundial/common/env.h"
 #include "storage/partition.h"
 #include "sundial/common/mutex.h"
 
@@ -76,7 +78,12 @@ class PartitionRef {
 
 class PartitionSet {
  public:
-  PartitionSet(Env* env, std::string root, Timestamp duration, uint64_t window_bytes);
+  // At most max_open partitions (each holds up to two file descriptors and
+  // its mapped windows) stay open; opening one more closes the least
+  // recently used unpinned one (after an fsync, as a closed partition must
+  // be durable). Pinned partitions may take the count over the limit.
+  PartitionSet(Env* env, std::string root, Timestamp duration, uint64_t window_bytes,
+               size_t max_open = 256);
   PartitionSet(const PartitionSet&) = delete;
   PartitionSet& operator=(const PartitionSet&) = delete;
 
@@ -121,6 +128,8 @@ class PartitionSet {
   uint64_t PageCount();
   // Partitions open in memory now.
   size_t OpenCount();
+  // Partitions closed to stay within max_open, so far.
+  uint64_t lru_closes() const { return lru_closes_.load(std::memory_order_relaxed); }
 
  private:
   struct Slot {
@@ -134,11 +143,16 @@ class PartitionSet {
   std::string DirOf(Timestamp start, Timestamp end) const;
   // Opens the slot's partition if closed.
   Status Load(Timestamp start, Slot* slot) REQUIRES(mu_);
+  // Closes least recently used unpinned partitions (never keep) until at
+  // most max_open_ are open.
+  void CloseLeastRecent(Timestamp keep) REQUIRES(mu_);
 
   Env* const env_;
   const std::string root_;
   const Timestamp duration_;
   const uint64_t window_bytes_;
+  const size_t max_open_;
+  std::atomic<uint64_t> lru_closes_{0};
   Mutex mu_;
   std::map<Timestamp, Slot> slots_ GUARDED_BY(mu_);  // by start
   std::vector<std::string> warnings_ GUARDED_BY(mu_);

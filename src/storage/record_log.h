@@ -13,7 +13,9 @@
 // All integers little-endian. A reader that meets a record whose CRC, length
 // or type does not check out skips forward byte by byte until a valid record
 // starts again (or the file ends) and reports the skipped range, so damage in
-// the middle of a log loses only the damaged records.
+// the middle of a log loses only the damaged records. A damaged file header
+// loses nothing by itself: the records after it are still read
+// (OpenSkippingHeader), and the owner writes a fresh header.
 //
 // Thread-safety: a LogWriter or LogReader is used by one thread at a time.
 #pragma once
@@ -24,7 +26,7 @@
 #include <vector>
 
 #include "sundial/common/status.h"
-#include "storage/env.h"
+#include "sundial/common/env.h"
 
 namespace sundial::storage {
 
@@ -54,6 +56,13 @@ class LogReader {
   LogReader& operator=(const LogReader&) = delete;
 
   Status Open();
+  // For a file whose header is damaged: reads the records after where the
+  // header should be anyway (each record carries its own CRC, so whatever
+  // is intact is found). Never fails.
+  void OpenSkippingHeader() {
+    buf_offset_ = kLogFileHeaderSize;
+    status_ = Status::OK();
+  }
   // The next valid record. Returns false at the end of the file or on a
   // read error (see status()). The payload view stays valid until the next
   // call.

@@ -1,6 +1,7 @@
 #include "storage/series_dict.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <iterator>
 
 #include "storage/record_log.h"
@@ -53,13 +54,29 @@ Status SeriesDict::Open(std::vector<std::string>* warnings) {
   }
   LogReader reader(file_.get(), size, kMagic);
   Status s = reader.Open();
-  if (!s.ok()) return s;
+  bool header_bad = false;
+  if (s.IsCorruption()) {
+    // The records carry their own CRCs: keep every intact one.
+    warnings->push_back(s.ToString() + "; reading the records after it");
+    reader.OpenSkippingHeader();
+    header_bad = true;
+  } else if (!s.ok()) {
+    return s;
+  }
   uint8_t type;
   std::string_view payload;
   while (reader.Next(&type, &payload)) ApplyRecord(type, payload, warnings);
   SUNDIAL_RETURN_IF_ERROR(reader.status());
   for (const auto& w : reader.skipped()) warnings->push_back(w);
   file_end_ = size;
+  if (header_bad) {
+    // Best effort (a full disk may refuse): new records need a valid header
+    // to be found by the next Open, which still recovers them if not.
+    const std::string h = LogFileHeader(kMagic);
+    if (!file_->Write(0, h.data(), h.size()).ok()) {
+      warnings->push_back(path_ + ": could not rewrite the damaged header");
+    }
+  }
   if (reader.end_of_valid() < size && !reader.skipped().empty()) {
     // A torn or damaged tail: cut it so new records follow valid ones.
     file_end_ = reader.end_of_valid();
@@ -124,31 +141,21 @@ bool SeriesDict::FindUids(std::string_view metric, const TagRef* tags, size_t nu
   return true;
 }
 
-uint64_t SeriesDict::HashKey(uint32_t metric_uid, const UidPair* pairs, size_t n) {
-  uint64_t h = Mix(0, metric_uid);
-  for (size_t i = 0; i < n; ++i) {
-    h = Mix(h, (static_cast<uint64_t>(pairs[i].first) << 32) | pairs[i].second);
-  }
-  return h;
-}
-
-bool SeriesDict::KeyEquals(SeriesId id, uint32_t metric_uid, const UidPair* pairs,
-                           size_t n) const {
-  const uint32_t* k = &key_words_[key_offset_[id]];
-  if (k[0] != metric_uid || k[1] != n) return false;
-  for (size_t i = 0; i < n; ++i) {
-    if (k[2 + 2 * i] != pairs[i].first || k[3 + 2 * i] != pairs[i].second) return false;
-  }
-  return true;
+uint64_t SeriesDict::HashKey(uint32_t metric_uid, uint32_t tagset) {
+  return Mix(Mix(0, metric_uid), tagset);
 }
 
 SeriesId SeriesDict::FindKey(uint32_t metric_uid, const UidPair* pairs, size_t n) const {
   if (table_.empty()) return kInvalidSeriesId;
+  const uint32_t tagset = tagsets_.Find(pairs, n);
+  if (tagset == TagsetTable::kNone) return kInvalidSeriesId;
   const size_t mask = table_.size() - 1;
-  for (size_t i = static_cast<size_t>(HashKey(metric_uid, pairs, n)) & mask;; i = (i + 1) & mask) {
+  for (size_t i = static_cast<size_t>(HashKey(metric_uid, tagset)) & mask;; i = (i + 1) & mask) {
     const uint32_t slot = table_[i];
     if (slot == 0) return kInvalidSeriesId;
-    if (KeyEquals(slot - 1, metric_uid, pairs, n)) return slot - 1;
+    if (series_metric_[slot - 1] == metric_uid && series_tagset_[slot - 1] == tagset) {
+      return slot - 1;
+    }
   }
 }
 
@@ -163,38 +170,33 @@ void SeriesDict::Rehash() {
   std::vector<uint32_t> old;
   old.swap(table_);
   table_.assign(old.empty() ? 1024 : old.size() * 2, 0);
-  UidPair pairs[kStackTags];
-  std::vector<UidPair> big;
   for (uint32_t slot : old) {
     if (slot == 0) continue;
-    const uint32_t* k = &key_words_[key_offset_[slot - 1]];
-    UidPair* ps = pairs;
-    if (k[1] > kStackTags) {
-      big.resize(k[1]);
-      ps = big.data();
-    }
-    for (uint32_t i = 0; i < k[1]; ++i) ps[i] = {k[2 + 2 * i], k[3 + 2 * i]};
-    InsertIntoTable(slot - 1, HashKey(k[0], ps, k[1]));
+    InsertIntoTable(slot - 1, HashKey(series_metric_[slot - 1], series_tagset_[slot - 1]));
   }
 }
 
 void SeriesDict::AddSeries(SeriesId id, uint32_t metric_uid, const UidPair* pairs, size_t n) {
-  if (id >= key_offset_.size()) key_offset_.resize(id + 1, kNoKey);
-  key_offset_[id] = static_cast<uint32_t>(key_words_.size());
-  key_words_.push_back(metric_uid);
-  key_words_.push_back(static_cast<uint32_t>(n));
-  for (size_t i = 0; i < n; ++i) {
-    key_words_.push_back(pairs[i].first);
-    key_words_.push_back(pairs[i].second);
+  const uint32_t tagset = tagsets_.Intern(pairs, n);
+  if (id >= series_metric_.size()) {
+    series_metric_.resize(id + 1, 0);
+    series_tagset_.resize(id + 1, 0);
   }
+  series_metric_[id] = metric_uid;
+  series_tagset_[id] = tagset;
   if ((table_used_ + 1) * 10 > table_.size() * 7) Rehash();
-  InsertIntoTable(id, HashKey(metric_uid, pairs, n));
+  InsertIntoTable(id, HashKey(metric_uid, tagset));
   ++table_used_;
   if (metric_uid >= by_metric_.size()) by_metric_.resize(metric_uid + 1);
   by_metric_[metric_uid].push_back(id);
-  for (size_t i = 0; i < n; ++i) {
-    by_tag_[(static_cast<uint64_t>(pairs[i].first) << 32) | pairs[i].second].push_back(id);
+  if (tagset == by_tagset_.size()) {  // a new tag set
+    by_tagset_.emplace_back();
+    for (size_t i = 0; i < n; ++i) {
+      tagsets_with_tag_[(static_cast<uint64_t>(pairs[i].first) << 32) | pairs[i].second]
+          .push_back(tagset);
+    }
   }
+  by_tagset_[tagset].push_back(id);
   if (on_create_) on_create_(id);
   series_count_.fetch_add(1, std::memory_order_relaxed);
   if (id + 1 > id_limit_.load(std::memory_order_relaxed)) {
@@ -316,7 +318,7 @@ Status SeriesDict::Sync() {
 }
 
 bool SeriesDict::Exists(SeriesId id) const {
-  return id < key_offset_.size() && key_offset_[id] != kNoKey;
+  return id < series_metric_.size() && series_metric_[id] != 0;
 }
 
 std::vector<SeriesId> SeriesDict::SeriesOfMetric(std::string_view metric) const {
@@ -332,9 +334,15 @@ std::vector<SeriesId> SeriesDict::SeriesWithTag(std::string_view key,
   const uint32_t k = names(NameKind::kTagKey).Find(key);
   const uint32_t v = names(NameKind::kTagValue).Find(value);
   if (k == 0 || v == 0) return {};
-  auto it = by_tag_.find((static_cast<uint64_t>(k) << 32) | v);
-  if (it == by_tag_.end()) return {};
-  return it->second;
+  auto it = tagsets_with_tag_.find((static_cast<uint64_t>(k) << 32) | v);
+  if (it == tagsets_with_tag_.end()) return {};
+  if (it->second.size() == 1) return by_tagset_[it->second[0]];
+  std::vector<SeriesId> out;
+  for (uint32_t tagset : it->second) {
+    out.insert(out.end(), by_tagset_[tagset].begin(), by_tagset_[tagset].end());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 std::vector<SeriesId> SeriesDict::SeriesOfMetricWithTag(
@@ -344,18 +352,20 @@ std::vector<SeriesId> SeriesDict::SeriesOfMetricWithTag(
   const uint32_t m = names(NameKind::kMetric).Find(metric);
   const uint32_t k = names(NameKind::kTagKey).Find(key);
   if (m == 0 || m >= by_metric_.size() || k == 0) return out;
-  const std::vector<SeriesId>& of_metric = by_metric_[m];
+  std::vector<uint32_t> wanted;  // value uids
   for (const std::string& value : values) {
-    const uint32_t v = names(NameKind::kTagValue).Find(value);
-    if (v == 0) continue;
-    auto it = by_tag_.find((static_cast<uint64_t>(k) << 32) | v);
-    if (it == by_tag_.end()) continue;
-    std::set_intersection(of_metric.begin(), of_metric.end(), it->second.begin(),
-                          it->second.end(), std::back_inserter(out));
+    if (const uint32_t v = names(NameKind::kTagValue).Find(value)) wanted.push_back(v);
   }
-  if (values.size() > 1) {
-    std::sort(out.begin(), out.end());
-    out.erase(std::unique(out.begin(), out.end()), out.end());
+  if (wanted.empty()) return out;
+  // The metric's series (ascending) whose tag set has k = one of the values.
+  for (SeriesId id : by_metric_[m]) {
+    const TagsetTable::View tags = tagsets_.Get(series_tagset_[id]);
+    for (uint32_t i = 0; i < tags.size; ++i) {
+      const UidPair p = tags[i];
+      if (p.first != k) continue;
+      if (std::find(wanted.begin(), wanted.end(), p.second) != wanted.end()) out.push_back(id);
+      break;
+    }
   }
   return out;
 }
@@ -375,12 +385,12 @@ Status SeriesDict::GetSeriesKey(SeriesId id, SeriesKey* out) const {
 Status SeriesDict::GetSeriesKeyRef(SeriesId id, SeriesKeyRef* out) const {
   ReaderLock lock(&mu_);
   if (!Exists(id)) return Status::NotFound("unknown series id", std::to_string(id));
-  const uint32_t* k = &key_words_[key_offset_[id]];
-  out->metric_uid = k[0];
-  out->metric = names(NameKind::kMetric).Name(k[0]);
+  out->metric_uid = series_metric_[id];
+  out->metric = names(NameKind::kMetric).Name(out->metric_uid);
+  const TagsetTable::View key_tags = tagsets_.Get(series_tagset_[id]);
   // Sorted by tag key name; on the stack for the usual few tags.
   using Tag = std::pair<std::string_view, UidPair>;
-  const uint32_t n = k[1];
+  const uint32_t n = key_tags.size;
   Tag small[16];
   std::vector<Tag> large;
   Tag* tags = small;
@@ -389,7 +399,7 @@ Status SeriesDict::GetSeriesKeyRef(SeriesId id, SeriesKeyRef* out) const {
     tags = large.data();
   }
   for (uint32_t i = 0; i < n; ++i) {
-    const UidPair p{k[2 + 2 * i], k[3 + 2 * i]};
+    const UidPair p = key_tags[i];
     tags[i] = {names(NameKind::kTagKey).Name(p.first), p};
   }
   std::sort(tags, tags + n, [](const Tag& a, const Tag& b) { return a.first < b.first; });
@@ -417,12 +427,21 @@ std::vector<std::string> SeriesDict::SuggestNames(NameKind kind, std::string_vie
   std::vector<std::string> out;
   if (static_cast<int>(kind) > 2) return out;
   ReaderLock lock(&mu_);
+  // The `max` smallest matches (all when max is 0), kept in a max-heap while
+  // scanning: memory is bounded by max, not by the number of names.
+  const size_t keep = max != 0 ? max : SIZE_MAX;
   std::vector<std::string_view> hits;
   names(kind).ForEach([&](std::string_view name, uint32_t) {
-    if (name.substr(0, prefix.size()) == prefix) hits.push_back(name);
+    if (name.substr(0, prefix.size()) != prefix) return;
+    if (hits.size() == keep && !(name < hits.front())) return;
+    hits.push_back(name);
+    std::push_heap(hits.begin(), hits.end());
+    if (hits.size() > keep) {
+      std::pop_heap(hits.begin(), hits.end());
+      hits.pop_back();
+    }
   });
-  std::sort(hits.begin(), hits.end());
-  if (max != 0 && hits.size() > max) hits.resize(max);
+  std::sort_heap(hits.begin(), hits.end());
   out.reserve(hits.size());
   for (auto h : hits) out.emplace_back(h);
   return out;
@@ -430,10 +449,12 @@ std::vector<std::string> SeriesDict::SuggestNames(NameKind kind, std::string_vie
 
 size_t SeriesDict::MemoryUsage() const {
   ReaderLock lock(&mu_);
-  size_t bytes = key_offset_.capacity() * 4 + key_words_.capacity() * 4 + table_.capacity() * 4;
+  size_t bytes = (series_metric_.capacity() + series_tagset_.capacity() + table_.capacity()) * 4 +
+                 tagsets_.MemoryUsage();
   for (const auto& n : names_) bytes += n.MemoryUsage();
   for (const auto& v : by_metric_) bytes += v.capacity() * sizeof(SeriesId) + sizeof(v);
-  for (const auto& kv : by_tag_) bytes += kv.second.capacity() * sizeof(SeriesId) + 48;
+  for (const auto& v : by_tagset_) bytes += v.capacity() * sizeof(SeriesId) + sizeof(v);
+  for (const auto& kv : tagsets_with_tag_) bytes += kv.second.capacity() * sizeof(uint32_t) + 48;
   return bytes;
 }
 

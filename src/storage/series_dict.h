@@ -11,9 +11,11 @@
 // series ids are explicit, so a damaged record loses only itself (and the
 // series that refer to a lost name).
 //
-// In memory: three NameTables, a flat array of series keys (uids), an
-// open-addressing hash table from a key to its series id, and postings
-// (metric uid -> ids, (tagk uid, tagv uid) -> ids), all rebuilt on Open.
+// In memory: three NameTables, the distinct tag sets (TagsetTable), per
+// series id its metric uid and tagset id (8 bytes), an open-addressing hash
+// table from (metric uid, tagset id) to its series id, and postings
+// (metric uid -> ids, tagset id -> ids, (tagk uid, tagv uid) -> tagset
+// ids), all rebuilt on Open. Every id list is ascending.
 //
 // Thread-safety: all methods are thread-safe. Lookups share a reader lock;
 // creating a series takes the writer lock and writes the log.
@@ -28,8 +30,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "storage/env.h"
+#include "sundial/common/env.h"
 #include "storage/name_table.h"
+#include "storage/tagset_table.h"
 #include "sundial/common/mutex.h"
 #include "sundial/storage/storage.h"
 
@@ -73,7 +76,6 @@ class SeriesDict {
   size_t MemoryUsage() const;
 
  private:
-  static constexpr uint32_t kNoKey = 0xffffffffu;
   using UidPair = std::pair<uint32_t, uint32_t>;
 
   bool Exists(SeriesId id) const REQUIRES_SHARED(mu_);
@@ -84,9 +86,7 @@ class SeriesDict {
   // The id of the key, or kInvalidSeriesId.
   SeriesId FindKey(uint32_t metric_uid, const UidPair* pairs, size_t n) const
       REQUIRES_SHARED(mu_);
-  bool KeyEquals(SeriesId id, uint32_t metric_uid, const UidPair* pairs, size_t n) const
-      REQUIRES_SHARED(mu_);
-  static uint64_t HashKey(uint32_t metric_uid, const UidPair* pairs, size_t n);
+  static uint64_t HashKey(uint32_t metric_uid, uint32_t tagset);
   // Adds a series to the in-memory structures.
   void AddSeries(SeriesId id, uint32_t metric_uid, const UidPair* pairs, size_t n)
       REQUIRES(mu_);
@@ -111,13 +111,18 @@ class SeriesDict {
   uint64_t file_end_ GUARDED_BY(mu_) = 0;
   bool dirty_ GUARDED_BY(mu_) = false;
   NameTable names_[3] GUARDED_BY(mu_);
-  // key_offset_[id] indexes key_words_: metric uid, n, then n (k, v) pairs.
-  std::vector<uint32_t> key_offset_ GUARDED_BY(mu_);
-  std::vector<uint32_t> key_words_ GUARDED_BY(mu_);
+  TagsetTable tagsets_ GUARDED_BY(mu_);
+  // By series id: its metric uid (0: no such series) and tagset id.
+  std::vector<uint32_t> series_metric_ GUARDED_BY(mu_);
+  std::vector<uint32_t> series_tagset_ GUARDED_BY(mu_);
   std::vector<uint32_t> table_ GUARDED_BY(mu_);  // open addressing: series id + 1, 0 = empty
   size_t table_used_ GUARDED_BY(mu_) = 0;
   std::vector<std::vector<SeriesId>> by_metric_ GUARDED_BY(mu_);  // index: metric uid
-  std::unordered_map<uint64_t, std::vector<SeriesId>> by_tag_ GUARDED_BY(mu_);  // (k << 32 | v)
+  // Postings of tags go through tag sets: a series is listed once, under its
+  // tag set, rather than once per tag (4 bytes per series, not 4 per tag).
+  std::vector<std::vector<SeriesId>> by_tagset_ GUARDED_BY(mu_);  // index: tagset id
+  std::unordered_map<uint64_t, std::vector<uint32_t>> tagsets_with_tag_
+      GUARDED_BY(mu_);  // (k << 32 | v) -> tagset ids
   std::atomic<SeriesId> id_limit_{0};
   std::atomic<uint64_t> series_count_{0};
   Mutex sync_mu_;  // one fsync of the log at a time

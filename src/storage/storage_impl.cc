@@ -83,15 +83,18 @@ Status StorageImpl::Recover() {
   dict_ = std::make_unique<SeriesDict>(env_.get(), dir + "/series.log",
                                        [this](SeriesId id) { series_.Create(id); });
   SUNDIAL_RETURN_IF_ERROR(dict_->Open(&warnings));
-  partitions_ = std::make_unique<PartitionSet>(env_.get(), dir + "/part",
+  file_cache_ = std::make_unique<FileCacheEnv>(env_.get(), dir + "/part/",
+                                               options_.max_open_files);
+  partitions_ = std::make_unique<PartitionSet>(file_cache_.get(), dir + "/part",
                                                options_.partition_duration_ms,
-                                               options_.mmap_window_bytes);
+                                               options_.mmap_window_bytes,
+                                               options_.max_open_partitions);
   wal_ = std::make_unique<Wal>(env_.get(), dir + "/wal", options_.wal_segment_bytes);
   std::string marks;
   bool have_marks = false;
   SUNDIAL_RETURN_IF_ERROR(wal_->ReadCheckpointMarks(&marks, &have_marks));
   SUNDIAL_RETURN_IF_ERROR(partitions_->Open(&warnings, have_marks ? &marks : nullptr));
-  uint64_t corrupt = 0, unknown = 0;
+  uint64_t corrupt = 0, unknown = 0, unapplied = 0;
   LateAppendObserver* const observer = options_.late_observer;
   const Timestamp late_mark = observer ? observer->late_watermark() : kMinTimestamp;
   std::vector<SeriesPoint> late;
@@ -101,9 +104,10 @@ Status StorageImpl::Recover() {
       ++unknown;
       return;
     }
-    ApplyPoint(p.series, s, p.t, p.v);
+    if (!ApplyPoint(p.series, s, p.t, p.v)) ++unapplied;
     if (p.t < late_mark) late.push_back(p);
   };
+  Status wal_open;
   SUNDIAL_RETURN_IF_ERROR(wal_->Recover(
       [&](uint8_t type, std::string_view payload) {
         maint_run_mu_.AssertHeld();
@@ -121,7 +125,13 @@ Status StorageImpl::Recover() {
         if (pages_pending_.load(std::memory_order_relaxed) >= 4096) (void)WritePending();
         if (!ok) ++corrupt;
       },
-      &warnings, &corrupt));
+      &warnings, &corrupt, &wal_open));
+  if (unapplied > 0) {
+    // The WAL holds them: no checkpoint may drop it; a restart retries.
+    SetBgError(Status::IOError("WAL replay: " + std::to_string(unapplied) +
+                               " points could not be applied"));
+  }
+  if (!wal_open.ok()) EnterReadOnly(wal_open.WithContext("cannot open a WAL segment"));
   if (unknown > 0) {
     warnings.push_back("WAL: " + std::to_string(unknown) +
                        " points of unknown series skipped (dictionary damaged)");
@@ -129,8 +139,9 @@ Status StorageImpl::Recover() {
   for (auto& w : partitions_->TakeWarnings()) warnings.push_back(std::move(w));
   corruptions_.fetch_add(corrupt + (unknown > 0 ? 1 : 0), std::memory_order_relaxed);
   {
-    MutexLock lock(&warn_mu_);
-    warnings_ = std::move(warnings);
+    MutexLock lock(&warn_mu_);  // after what SetBgError/EnterReadOnly added
+    warnings_.insert(warnings_.begin(), std::make_move_iterator(warnings.begin()),
+                     std::make_move_iterator(warnings.end()));
   }
   last_checkpoint_ms_ = last_sync_ms_ = last_slow_ms_ = env_->NowMs();
   return Status::OK();
@@ -200,21 +211,28 @@ Status StorageImpl::Append(const SeriesPoint* points, size_t n) {
       return Status::InvalidArgument("timestamp out of range", std::to_string(points[i].t));
     }
   }
+  if (blocked_.load(std::memory_order_acquire)) SUNDIAL_RETURN_IF_ERROR(WriteBlocked());
   thread_local std::string record;
   EncodeWalBatch(points, n, &record);
   uint64_t lsn = 0;
   Timestamp newest = kMinTimestamp;
   {
     ReaderLock gate(&gate_);
-    SUNDIAL_RETURN_IF_ERROR(wal_->Append(record, &lsn));
+    const Status ws = wal_->Append(record, &lsn);
+    if (!ws.ok()) {
+      EnterReadOnly(ws);
+      return ws;
+    }
+    if (blocked_.load(std::memory_order_relaxed)) ClearReadOnly("a WAL write succeeded");
     Timestamp oldest = kMaxTimestamp;
+    size_t unapplied = 0;
     for (size_t i = 0; i < n; ++i) {
       if (i + 2 * kPrefetchAhead < n) series_.Prefetch(points[i + 2 * kPrefetchAhead].series);
       if (i + kPrefetchAhead < n) {
         PrefetchAppendTarget(series_.Get(points[i + kPrefetchAhead].series));
       }
       const SeriesPoint& p = points[i];
-      ApplyPoint(p.series, series_.Get(p.series), p.t, p.v);
+      if (!ApplyPoint(p.series, series_.Get(p.series), p.t, p.v)) ++unapplied;
       newest = std::max(newest, p.t);
       oldest = std::min(oldest, p.t);
     }
@@ -222,6 +240,14 @@ Status StorageImpl::Append(const SeriesPoint* points, size_t n) {
     LateAppendObserver* const observer = options_.late_observer;
     if (observer != nullptr && oldest < observer->late_watermark()) {
       observer->OnLateAppend(points, n);
+    }
+    if (unapplied > 0) {
+      // In the WAL but not in memory: not acknowledged, and writes stop so
+      // that no checkpoint drops the WAL that holds it.
+      const Status s = Status::IOError("apply failed after the WAL write",
+                                       std::to_string(unapplied) + " points");
+      SetBgError(s);
+      return WriteBlocked();
     }
   }
   if (record.capacity() > (1u << 20)) std::string().swap(record);  // do not hoard
@@ -248,7 +274,7 @@ Status StorageImpl::Sync() {
   return wal_->Sync();
 }
 
-void StorageImpl::ApplyPoint(SeriesId id, MemSeries* s, Timestamp t, Value v) {
+bool StorageImpl::ApplyPoint(SeriesId id, MemSeries* s, Timestamp t, Value v) {
   for (int round = 0; round < 3; ++round) {
     // A partition this series has no page open in is found (maybe opened)
     // without holding the series lock, as that may read its index.
@@ -256,9 +282,10 @@ void StorageImpl::ApplyPoint(SeriesId id, MemSeries* s, Timestamp t, Value v) {
     if (round > 0 && !partitions_->Locate(t, &part).ok()) break;
     SpinLockGuard lock(&s->lock);
     s->last_tick = tick_.load(std::memory_order_relaxed);
-    if (TryApply(id, s, t, v, part.get())) return;
+    if (TryApply(id, s, t, v, part.get())) return true;
   }
   apply_errors_.fetch_add(1, std::memory_order_relaxed);
+  return false;
 }
 
 bool StorageImpl::TryApply(SeriesId id, MemSeries* s, Timestamp t, Value v, Partition* part) {
@@ -305,6 +332,8 @@ void StorageImpl::AppendHead(SeriesId id, MemSeries* s, Timestamp t, Value v) {
     (void)ok;
   }
   s->max_t = t;
+  // The page buffer moves when it grows.
+  s->hint_page.store(s->head->data().data(), std::memory_order_relaxed);
   s->hint_used.store(s->head->size(), std::memory_order_relaxed);
 }
 
@@ -451,6 +480,11 @@ StorageStats StorageImpl::stats() {
   st.disk_bytes = partitions_->DiskBytes();
   st.partitions_compacted = compactions_.load(std::memory_order_relaxed);
   st.partitions = partitions_->OpenCount();
+  st.apply_errors = apply_errors_.load(std::memory_order_relaxed);
+  st.partition_lru_closes = partitions_->lru_closes();
+  st.open_files = file_cache_->open_count();
+  st.file_closes = file_cache_->closes();
+  st.read_only = blocked_.load(std::memory_order_relaxed) ? 1 : 0;
   return st;
 }
 

@@ -39,7 +39,8 @@
 #include <thread>
 #include <vector>
 
-#include "storage/env.h"
+#include "sundial/common/env.h"
+#include "storage/file_cache_env.h"
 #include "storage/partition_set.h"
 #include "storage/series_dict.h"
 #include "storage/series_iterator.h"
@@ -88,17 +89,18 @@ struct PendingPage {
   std::string bytes;  // the compress page
 };
 
-// In-memory state of one series.
+// In-memory state of one series. Fields are ordered for size (96 bytes on
+// 64-bit, no padding holes): there is one per series.
 struct MemSeries {
   SpinLock lock;
   std::atomic<bool> valid{false};
+  uint32_t last_tick GUARDED_BY(lock) = 0;  // maintenance tick of the last append
   // head's partition range; empty range before the first point
   Timestamp head_start GUARDED_BY(lock) = kMaxTimestamp;
   Timestamp head_end GUARDED_BY(lock) = kMinTimestamp;
   Timestamp max_t GUARDED_BY(lock) = kMinTimestamp;  // newest time in the head's partition
   Timestamp ooo_start GUARDED_BY(lock) = 0;  // out-of-order page's partition
   Timestamp ooo_end GUARDED_BY(lock) = 0;
-  uint32_t last_tick GUARDED_BY(lock) = 0;  // maintenance tick of the last append
   std::unique_ptr<compress::PageBuilder> head GUARDED_BY(lock);
   std::unique_ptr<compress::PageBuilder> ooo GUARDED_BY(lock);
   PendingPage* pending GUARDED_BY(lock) = nullptr;  // newest first; owned
@@ -191,6 +193,7 @@ class StorageImpl final : public Storage {
   std::vector<std::string> SuggestNames(NameKind kind, std::string_view prefix,
                                         size_t max) override;
   StorageStats stats() override;
+  StorageHealth health() override;
   std::vector<std::string> recovery_warnings() override;
   std::vector<std::pair<Timestamp, Timestamp>> PartitionRanges() override;
   uint64_t removals() override { return partitions_->removals(); }
@@ -217,7 +220,9 @@ class StorageImpl final : public Storage {
  private:
   StorageImpl(const StorageOptions& options, std::unique_ptr<Env> env);
   Status Recover();
-  void ApplyPoint(SeriesId id, MemSeries* s, Timestamp t, Value v) EXCLUDES(s->lock);
+  // False if the point could not be applied (its partition cannot be
+  // opened); the caller then stops writes (SetBgError).
+  bool ApplyPoint(SeriesId id, MemSeries* s, Timestamp t, Value v) EXCLUDES(s->lock);
   // Applies the point if t lies in the series' open pages' partitions, or
   // in part (then moving the head there if part is newer). False if not.
   bool TryApply(SeriesId id, MemSeries* s, Timestamp t, Value v, Partition* part)
@@ -251,6 +256,22 @@ class StorageImpl final : public Storage {
   Status Shutdown() EXCLUDES(maint_run_mu_);
   void AddWarning(std::string w);
 
+  // Health (storage_health.cc). Writes are refused while blocked_ is set.
+  // Ok, or why writes are refused now.
+  Status WriteBlocked() EXCLUDES(health_mu_);
+  // Stops writes until restart; the first error is kept. Logged once as a
+  // warning.
+  void SetBgError(const Status& s) EXCLUDES(health_mu_);
+  // Refuses writes until free space returns (if s says the disk is full) or
+  // until the WAL can be written again.
+  void EnterReadOnly(const Status& s) EXCLUDES(health_mu_);
+  // From maintenance: leaves read-only mode if the disk has room again and
+  // the WAL takes writes.
+  void MaybeLeaveReadOnly(int64_t now) REQUIRES(maint_run_mu_) EXCLUDES(health_mu_);
+  bool stopped() EXCLUDES(health_mu_);
+  // Ends read-only mode (logged once with why).
+  void ClearReadOnly(const char* why) EXCLUDES(health_mu_);
+
   // Compacts the oldest partition ending at or before cutoff that has a
   // page file and did not fail before.
   void CompactNext(Timestamp cutoff) REQUIRES(maint_run_mu_);
@@ -264,6 +285,7 @@ class StorageImpl final : public Storage {
 
   const StorageOptions options_;
   const std::unique_ptr<Env> env_;
+  std::unique_ptr<FileCacheEnv> file_cache_;  // partition files; over env_
   SeriesTable series_;
   std::unique_ptr<SeriesDict> dict_;
   std::unique_ptr<Wal> wal_;
@@ -308,6 +330,13 @@ class StorageImpl final : public Storage {
   std::atomic<uint64_t> checkpoints_{0};
   std::atomic<uint64_t> apply_errors_{0};
   std::atomic<uint64_t> compactions_{0};
+
+  // Health: blocked_ is the fast check on the append path.
+  std::atomic<bool> blocked_{false};
+  Mutex health_mu_;
+  Status bg_error_ GUARDED_BY(health_mu_);        // sticky: writes stopped
+  Status read_only_error_ GUARDED_BY(health_mu_);  // clears when space returns
+  int64_t last_space_check_ms_ GUARDED_BY(maint_run_mu_) = 0;
 };
 
 }  // namespace sundial::storage

@@ -6,6 +6,7 @@
 #include "storage/record_log.h"
 #include "storage/storage_impl.h"
 #include "sundial/common/coding.h"
+#include "sundial/common/memory.h"
 #include "sundial/compress/page_iterator.h"
 
 namespace sundial::storage {
@@ -31,6 +32,7 @@ void StorageImpl::MaintenanceLoop() {
 }
 
 void StorageImpl::MaintenancePass(int64_t now) {
+  MaybeLeaveReadOnly(now);
   Status s = WritePending();
   if (options_.wal_sync == WalSyncMode::kInterval &&
       now - last_sync_ms_ >= static_cast<int64_t>(options_.wal_sync_interval_ms)) {
@@ -58,6 +60,8 @@ void StorageImpl::MaintenancePass(int64_t now) {
     partitions_->EvictIdle(now - kIdlePartitionMs, newest - kSealGraceMs);
     if (options_.retention_ms > 0) partitions_->DropBefore(now - options_.retention_ms);
     for (auto& w : partitions_->TakeWarnings()) AddWarning(std::move(w));
+    // What ingest bursts and readers freed goes back to the OS.
+    ReleaseFreeMemory();
   }
   if (options_.compact_after_ms > 0 && now - last_compact_ms_ >= kCompactCheckMs) {
     last_compact_ms_ = now;
@@ -170,6 +174,9 @@ Status StorageImpl::Checkpoint() {
   // the checkpoint's pages, then the segments from the new one on). The
   // copy goes straight to the checkpoint file (page cache), not to a
   // buffer, so a checkpoint costs no memory.
+  // A stopped engine holds WAL records that memory lacks: keep the WAL.
+  // A read-only one could not write the checkpoint anyway.
+  SUNDIAL_RETURN_IF_ERROR(WriteBlocked());
   (void)WritePending();  // a smaller checkpoint; what fails stays pending
   uint64_t seq = 0;
   std::unique_ptr<Wal::CheckpointWriter> w;
@@ -221,6 +228,7 @@ Status StorageImpl::Shutdown() {
   MutexLock run(&maint_run_mu_);
   SealEnded(true);
   Status s = WritePending();
+  if (s.ok() && stopped()) s = Status::Unavailable("writes stopped: the WAL is kept");
   if (s.ok()) s = partitions_->SyncAll();
   if (s.ok()) s = dict_->Sync();
   if (s.ok() && options_.late_observer != nullptr) s = options_.late_observer->SyncLate();

@@ -200,7 +200,12 @@ void Wal::ReplayFile(const std::string& path, std::string_view magic,
   if (size == 0) return;  // created but never written: nothing lost
   LogReader reader(file.get(), size, magic);
   s = reader.Open();
-  if (!s.ok()) {
+  if (s.IsCorruption()) {
+    // Each record has its own CRC: replay the intact ones after the header.
+    warnings->push_back(s.ToString() + "; replaying the records after it");
+    ++*corrupt_records;
+    reader.OpenSkippingHeader();
+  } else if (!s.ok()) {
     warnings->push_back(s.ToString() + "; file skipped");
     ++*corrupt_records;
     return;
@@ -246,7 +251,8 @@ Status Wal::ReadCheckpointMarks(std::string* payload, bool* found) {
 }
 
 Status Wal::Recover(const std::function<void(uint8_t, std::string_view)>& fn,
-                    std::vector<std::string>* warnings, uint64_t* corrupt_records) {
+                    std::vector<std::string>* warnings, uint64_t* corrupt_records,
+                    Status* open_error) {
   SUNDIAL_RETURN_IF_ERROR(env_->CreateDir(dir_));
   std::vector<uint64_t> segments, checkpoints;
   SUNDIAL_RETURN_IF_ERROR(ListFiles(&segments, &checkpoints));
@@ -266,7 +272,20 @@ Status Wal::Recover(const std::function<void(uint8_t, std::string_view)>& fn,
   }
   AcquireSyncToken();
   MutexLock lock(&mu_);
+  seq_ = max_seq;  // EnsureOpen() retries with seq_ + 1 if this fails
   Status s = OpenSegment(max_seq + 1);
+  ReleaseSyncToken(0);
+  if (!s.ok()) *open_error = s;
+  return Status::OK();
+}
+
+Status Wal::EnsureOpen() {
+  AcquireSyncToken();
+  Status s;
+  {
+    MutexLock lock(&mu_);
+    if (!file_) s = OpenSegment(seq_ + 1);
+  }
   ReleaseSyncToken(0);
   return s;
 }

@@ -48,7 +48,7 @@
 #include <string_view>
 #include <vector>
 
-#include "storage/env.h"
+#include "sundial/common/env.h"
 #include "sundial/common/mutex.h"
 #include "sundial/storage/storage.h"
 
@@ -87,9 +87,19 @@ class Wal {
   // Scans the directory, removes unfinished checkpoints, and calls fn for
   // every record to replay: the newest checkpoint first, then the segments
   // from its sequence number on, oldest first. Damage is skipped and
-  // described in *warnings. Then starts a fresh segment for new writes.
+  // described in *warnings. Then starts a fresh segment for new writes; if
+  // that fails (a full disk) *open_error says why, Append returns
+  // Unavailable and EnsureOpen() retries later. Replay needs no free space.
   Status Recover(const std::function<void(uint8_t type, std::string_view payload)>& fn,
-                 std::vector<std::string>* warnings, uint64_t* corrupt_records);
+                 std::vector<std::string>* warnings, uint64_t* corrupt_records,
+                 Status* open_error);
+  // Opens a fresh segment if none is open (after Recover could not).
+  Status EnsureOpen();
+  // Whether a segment is open for Append.
+  bool is_open() EXCLUDES(mu_) {
+    MutexLock lock(&mu_);
+    return file_ != nullptr;
+  }
 
   // Writes one encoded record (EncodeWalBatch) at the end of the current
   // segment. *lsn is the log position after it, for SyncTo. On error the

@@ -404,5 +404,42 @@ TEST(PageBuilder, FramePagesWithEveryValueEncoding) {
   }
 }
 
+// The page buffer starts small, grows with the points and goes back to its
+// first size on Reset; every intermediate page is the complete page so far.
+TEST(PageBuilder, BufferGrowsWithThePage) {
+  PageBuilder b(kDefaultPageSize);
+  EXPECT_EQ(b.capacity(), PageBuilder::kInitialCapacity);
+  std::mt19937 rng(7);
+  Samples in;
+  uint32_t last_cap = b.capacity();
+  for (int i = 0;; ++i) {
+    // Mixed values force escapes and re-encodes (which take the full buffer
+    // for a moment) along the way.
+    const Value v = i % 7 == 3 ? F(std::sqrt(static_cast<double>(i)))
+                               : i % 11 == 5 ? I(i) : F(static_cast<double>(rng() % 10000) / 100);
+    const Timestamp t = 1700000000000 + 10000 * i + (i % 5 == 0 ? 1 : 0);
+    if (!b.Append(t, v)) break;
+    in.push_back({t, v});
+    ASSERT_GE(b.capacity(), b.size() + 8);  // the last word BitWriter stored
+    ASSERT_LE(b.capacity(), kDefaultPageSize + 32);
+    last_cap = b.capacity();
+    bool ok = false;
+    const Samples out = ReadPages({std::string(b.data())}, &ok);
+    ASSERT_TRUE(ok);
+    ASSERT_EQ(out.size(), in.size());
+    for (size_t k = 0; k < in.size(); ++k) {
+      ASSERT_EQ(out[k].t, in[k].t);
+      ASSERT_TRUE(out[k].v.BitEquals(in[k].v)) << "point " << k << " of " << in.size();
+    }
+  }
+  EXPECT_EQ(last_cap, kDefaultPageSize + 32);  // a full page has the full buffer
+  EXPECT_GT(b.size(), kDefaultPageSize - 64);
+  b.Reset();
+  EXPECT_EQ(b.capacity(), PageBuilder::kInitialCapacity);
+  EXPECT_TRUE(b.empty());
+  ASSERT_TRUE(b.Append(1700000000000, F(1.5)));
+  EXPECT_LE(b.MemoryUsage(), sizeof(PageBuilder) + PageBuilder::kInitialCapacity);
+}
+
 }  // namespace
 }  // namespace sundial::compress

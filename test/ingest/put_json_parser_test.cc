@@ -69,3 +69,30 @@ TEST(PutJsonParser, EchoEscapesStrings) {
 
 }  // namespace
 }  // namespace sundial::ingest
+
+namespace sundial::ingest {
+namespace {
+
+std::string Nested(int depth) {
+  return std::string(static_cast<size_t>(depth), '[') + std::string(static_cast<size_t>(depth), ']');
+}
+
+// Unknown fields are skipped whatever they hold, up to a nesting depth
+// that bounds the skipper's recursion; deeper input is an error, at once
+// and without exhausting the stack, also for a megabyte of brackets.
+TEST(PutJsonParser, NestingDepthIsBounded) {
+  const auto point = [](const std::string& extra) {
+    return R"([{"metric":"m","timestamp":1,"value":1,"tags":{"a":"b"},"x":)" + extra + "}]";
+  };
+  EXPECT_TRUE(Parses(point(Nested(60))));
+  PutJsonParser parser;
+  std::string message, details;
+  EXPECT_FALSE(parser.Parse(point(Nested(100)), &message, &details));
+  EXPECT_NE(details.find("Nesting too deep"), std::string::npos) << message << " " << details;
+  EXPECT_FALSE(Parses(point(Nested(1 << 20))));
+  EXPECT_FALSE(Parses(Nested(1 << 20)));
+  EXPECT_FALSE(Parses(std::string(1 << 20, '{')));
+}
+
+}  // namespace
+}  // namespace sundial::ingest

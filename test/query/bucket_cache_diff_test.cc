@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "mem_storage.h"
-#include "storage/env.h"
+#include "sundial/common/env.h"
 #include "storage/storage_impl.h"
 #include "storage/test_util.h"
 #include "sundial/query/bucket_cache.h"
@@ -450,7 +450,7 @@ TEST(BucketCacheDiff, RetentionDropIsNotServedFromTheCache) {
   so.late_observer = &cache;
   std::unique_ptr<storage::StorageImpl> st;
   // No maintenance thread: the drop happens when the test says.
-  ASSERT_TRUE(storage::StorageImpl::Open(so, storage::NewPosixEnv(), &st, false).ok());
+  ASSERT_TRUE(storage::StorageImpl::Open(so, NewPosixEnv(), &st, false).ok());
   storage::TagRef tag{"host", "a"};
   SeriesId id = 0;
   ASSERT_TRUE(st->ResolveSeries("m", &tag, 1, &id).ok());

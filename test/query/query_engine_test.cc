@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <limits>
 
 #include "mem_storage.h"
@@ -241,6 +242,132 @@ TEST_F(QueryEngineTest, LimitsAnswerWithClearErrors) {
   Run({{"start", std::to_string(T)}, {"m", "sum:m"}}, l);
   EXPECT_TRUE(last_status_.IsResourceExhausted());
   EXPECT_NE(last_status_.message().find("50 data points"), std::string::npos);
+}
+
+// A filling downsample's bucket count is known before reading: 1ms
+// buckets over years are refused at once, before anything is allocated.
+TEST_F(QueryEngineTest, OutputPointsRefusedBeforeReading) {
+  SeriesId a = Add("m", {{"host", "a"}});
+  PutI(a, T, 1);
+  QueryLimits l;
+  l.max_output_points = 1000;
+  const auto t0 = std::chrono::steady_clock::now();
+  Run({{"start", "0"}, {"end", std::to_string(T)}, {"m", "sum:1ms-avg-zero:m"}}, l);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(1));
+  EXPECT_TRUE(last_status_.IsResourceExhausted());
+  EXPECT_NE(last_status_.message().find("limit of 1000 data points (query.max_output_points)"),
+            std::string::npos) << last_status_.message();
+  // Within the limit it runs.
+  Run({{"start", std::to_string(T)}, {"end", std::to_string(T + 999)}, {"m", "sum:1s-avg-zero:m"}},
+      l);
+  EXPECT_TRUE(last_status_.ok()) << last_status_.ToString();
+  // The count is per group: two groups double it.
+  SeriesId b = Add("m", {{"host", "b"}});
+  PutI(b, T, 1);
+  Run({{"start", std::to_string(T)}, {"end", std::to_string(T + 999)},
+       {"m", "sum:1s-avg-zero:m{host=*}"}}, l);
+  EXPECT_TRUE(last_status_.IsResourceExhausted());
+}
+
+// Without a fill policy the count depends on the data: it is enforced as
+// the points are written.
+TEST_F(QueryEngineTest, OutputPointsEnforcedWhileRunning) {
+  SeriesId a = Add("m", {{"host", "a"}});
+  for (int i = 0; i < 500; ++i) PutI(a, T + i, i);
+  QueryLimits l;
+  l.max_output_points = 100;
+  Run({{"start", std::to_string(T)}, {"m", "sum:m"}}, l);
+  EXPECT_TRUE(last_status_.IsResourceExhausted());
+  EXPECT_NE(last_status_.message().find("query.max_output_points"), std::string::npos);
+  l.max_output_points = 500;
+  Run({{"start", std::to_string(T)}, {"m", "sum:m"}}, l);
+  EXPECT_TRUE(last_status_.ok()) << last_status_.ToString();
+}
+
+TEST_F(QueryEngineTest, OutputBytesLimit) {
+  SeriesId a = Add("m", {{"host", "a"}});
+  for (int i = 0; i < 20000; ++i) PutF(a, T + i, i * 0.5);
+  QueryLimits l;
+  l.max_output_bytes = 100000;
+  // Known up front (fill policy): refused before reading.
+  Run({{"start", std::to_string(T)}, {"end", std::to_string(T + 19999)},
+       {"m", "sum:1s-avg-nan:m"}}, l);
+  EXPECT_TRUE(last_status_.IsResourceExhausted());
+  EXPECT_NE(last_status_.message().find("query.max_output_bytes"), std::string::npos);
+  // Counted while streaming.
+  Run({{"start", std::to_string(T)}, {"end", std::to_string(T + 19999)}, {"m", "none:m"}}, l);
+  EXPECT_TRUE(last_status_.IsResourceExhausted());
+  EXPECT_NE(last_status_.message().find("100000 bytes (query.max_output_bytes)"),
+            std::string::npos) << last_status_.message();
+  l.max_output_bytes = 10 << 20;
+  Run({{"start", std::to_string(T)}, {"end", std::to_string(T + 19999)}, {"m", "none:m"}}, l);
+  EXPECT_TRUE(last_status_.ok()) << last_status_.ToString();
+}
+
+TEST_F(QueryEngineTest, MemoryLimit) {
+  for (int i = 0; i < 64; ++i) PutI(Add("m", {{"host", "h" + std::to_string(i)}}), T, i);
+  QueryLimits l;
+  l.max_memory = 16 * 1024;  // a few series' pipelines
+  Run({{"start", std::to_string(T)}, {"m", "sum:m"}}, l);
+  EXPECT_TRUE(last_status_.IsResourceExhausted());
+  EXPECT_NE(last_status_.message().find("query.max_memory"), std::string::npos);
+  // Groups run one after the other: small groups fit.
+  Run({{"start", std::to_string(T)}, {"m", "sum:m{host=*}"}}, l);
+  EXPECT_TRUE(last_status_.ok()) << last_status_.ToString();
+  // The values of one bucket for a percentile are held too.
+  SeriesId a = Add("p", {{"host", "a"}});
+  for (int i = 0; i < 5000; ++i) PutI(a, T + i / 4, i);
+  Run({{"start", std::to_string(T)}, {"m", "sum:0all-p99:p"}}, l);
+  EXPECT_TRUE(last_status_.IsResourceExhausted());
+  l.max_memory = 1 << 20;
+  Run({{"start", std::to_string(T)}, {"m", "sum:0all-p99:p"}}, l);
+  EXPECT_TRUE(last_status_.ok()) << last_status_.ToString();
+}
+
+TEST_F(QueryEngineTest, RegexLengthLimit) {
+  PutI(Add("m", {{"host", "web01"}}), T, 1);
+  QueryLimits l;
+  l.max_regex_length = 8;
+  Run({{"start", std::to_string(T)}, {"m", "sum:m{host=regexp(web0[0-9]+)}"}}, l);
+  EXPECT_TRUE(last_status_.IsInvalidArgument());
+  EXPECT_NE(last_status_.message().find("the limit is 8 (query.max_regex_length)"),
+            std::string::npos) << last_status_.message();
+  Run({{"start", std::to_string(T)}, {"m", "sum:m{host=regexp(web0.)}"}}, l);
+  EXPECT_TRUE(last_status_.ok()) << last_status_.ToString();
+}
+
+// A deadline is checked while filling empty buckets, where no raw point
+// is read.
+TEST_F(QueryEngineTest, DeadlineInsideFillLoop) {
+  SeriesId a = Add("m", {{"host", "a"}});
+  PutI(a, T, 1);
+  QueryLimits l;
+  l.deadline_ms = 50;
+  const auto t0 = std::chrono::steady_clock::now();
+  // 1ms buckets over 30 days: 2.6e9 points if nothing stopped it.
+  Run({{"start", std::to_string(T)}, {"end", std::to_string(T + 30 * 86400)},
+       {"m", "sum:1ms-avg-zero:m"}}, l);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
+  EXPECT_EQ(last_status_.code(), Status::Code::kDeadlineExceeded) << last_status_.ToString();
+  EXPECT_NE(last_status_.message().find("(query.deadline)"), std::string::npos);
+}
+
+// The small-query path declines (Busy) a query that would write many
+// points or run long, even with few raw points.
+TEST_F(QueryEngineTest, ExecuteSmallBoundsOutputAndTime) {
+  SeriesId a = Add("m", {{"host", "a"}});
+  PutI(a, T, 1);
+  QuerySpec known, unknown;
+  ASSERT_TRUE(ParseQueryParams({{"start", std::to_string(T)}, {"end", std::to_string(T + 86400)},
+                                {"m", "sum:1ms-avg-zero:m"}}, kNow, &known).ok());
+  QueryEngine engine(&st_, {});
+  std::string body;
+  EXPECT_EQ(engine.ExecuteSmall(known, {8, 1000}, &body).code(), Status::Code::kBusy);
+  EXPECT_EQ(body, "");
+  // Rate over filled buckets: counted as written, and timed.
+  ASSERT_TRUE(ParseQueryParams({{"start", std::to_string(T)}, {"end", std::to_string(T + 86400)},
+                                {"m", "sum:1ms-avg:m"}}, kNow, &unknown).ok());
+  EXPECT_TRUE(engine.ExecuteSmall(unknown, {8, 1000, 2000}, &body).ok());
 }
 
 TEST_F(QueryEngineTest, ExecuteSmallAnswersSmallQueriesAndDeclinesBigOnes) {

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <string>
+
 namespace sundial::query {
 namespace {
 
@@ -67,6 +70,64 @@ TEST(TagFilter, Shorthand) {
             "Could not find a tag value filter of the type: nope");
 }
 
+// OpenTSDB's regexp is Java's Matcher.find(): unanchored, with Java's
+// common syntax. RE2 agrees on these.
+TEST(TagFilter, RegexpJavaCommonSyntax) {
+  EXPECT_TRUE(Make("regexp", "^web\\d{2}\\.example\\.com$").Match("web01.example.com"));
+  EXPECT_FALSE(Make("regexp", "^web\\d{2}$").Match("web1"));
+  EXPECT_TRUE(Make("regexp", "(?i)WEB").Match("xweb"));
+  EXPECT_TRUE(Make("regexp", "a|b").Match("zzb"));
+  EXPECT_TRUE(Make("regexp", "[^a-c]").Match("abcd"));
+  EXPECT_FALSE(Make("regexp", "[^a-c]").Match("abc"));
+  EXPECT_TRUE(Make("regexp", "\\w+\\s\\S").Match("ab c"));
+  EXPECT_TRUE(Make("regexp", "(?:ab)+?c").Match("ababc"));
+  EXPECT_TRUE(Make("regexp", ".*").Match(""));
+  // '.' does not match a line break, as in Java.
+  EXPECT_FALSE(Make("regexp", "a.b").Match("a\nb"));
+}
+
+// What RE2 lacks of Java's syntax is refused up front, not mis-matched.
+TEST(TagFilter, RegexpUnsupportedJavaConstructsAreErrors) {
+  TagFilter f;
+  for (const char* p : {"(a)\\1", "a(?=b)", "a(?!b)", "(?<=a)b", "a++", "\\p{Alpha}"}) {
+    const Status s = TagFilter::Create("regexp", "h", p, false, &f);
+    EXPECT_TRUE(s.IsInvalidArgument()) << p;
+    EXPECT_EQ(s.message().rfind("Invalid regular expression: ", 0), 0u) << s.message();
+  }
+}
+
+// (a+)+$ against 30 'a' and a 'b' takes std::regex (and Java) about 2^30
+// steps; RE2 is linear. The bound is loose so a loaded machine passes.
+TEST(TagFilter, RegexpCatastrophicPatternIsLinear) {
+  const TagFilter f = Make("regexp", "(a+)+$");
+  const std::string value = std::string(30, 'a') + "b";
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < 1000; ++i) ASSERT_FALSE(f.Match(value));  // no run of a's ends the value
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                      std::chrono::steady_clock::now() - t0).count();
+  EXPECT_LT(ms, 2000);
+  const TagFilter g = Make("regexp", "^(a+)+$");
+  EXPECT_TRUE(g.Match(std::string(30, 'a')));
+  EXPECT_TRUE(f.Match(value + "aa"));
+}
+
+// A 1 MB tag value: std::regex recursed once per character and overflowed
+// the stack; RE2 runs in constant stack.
+TEST(TagFilter, RegexpOnMegabyteValue) {
+  const std::string value(1 << 20, 'x');
+  EXPECT_TRUE(Make("regexp", "(x|y)*z?$").Match(value));
+  EXPECT_FALSE(Make("regexp", "^(x|y)*z$").Match(value));
+  EXPECT_TRUE(Make("regexp", "^.*x$").Match(value));
+}
+
+// A pattern whose compiled form would need more than kRegexMaxMem is
+// refused (nested counted repetition explodes the program).
+TEST(TagFilter, RegexpOverMemoryBudgetIsRefused) {
+  TagFilter f;
+  const Status s = TagFilter::Create("regexp", "h", "((((a{100}){100}){100}){100})", false, &f);
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+}
+
 // Every error message of Create and FromShorthand.
 TEST(TagFilter, ErrorMessagesPinned) {
   TagFilter f;
@@ -76,8 +137,9 @@ TEST(TagFilter, ErrorMessagesPinned) {
             "Tagk cannot be null or empty");
   EXPECT_EQ(TagFilter::Create("literal_or", "h", "", false, &f).message(),
             "Filter cannot be null or empty");
-  EXPECT_EQ(TagFilter::Create("regexp", "h", std::string(1025, 'a'), false, &f).message(),
-            "Regular expression is too long (limit 1024 bytes)");
+  EXPECT_EQ(TagFilter::Create("regexp", "h", std::string(kMaxRegexLength + 1, 'a'), false, &f)
+                .message(),
+            "Regular expression is too long: 65537 bytes, the limit is 65536");
   EXPECT_EQ(TagFilter::Create("regexp", "h", "web[", false, &f).message().rfind(
                 "Invalid regular expression: web[: ", 0),
             0u);

@@ -19,10 +19,11 @@ namespace {
 // The bytes of a valid day file for kFuzzDay with a few series of int,
 // decimal and NaN hours.
 std::string ValidDayFile(std::mt19937_64* rng) {
+  const auto env = NewPosixEnv();
   testing::TempDir dir;
   const std::string path = dir.path() + "/" + DayFileName(kFuzzDay);
   DayFileWriter w;
-  EXPECT_TRUE(w.Open(path, kFuzzDay).ok());
+  EXPECT_TRUE(w.Open(env.get(), path, kFuzzDay).ok());
   for (SeriesId id = 1; id <= 6; ++id) {
     std::vector<HourStats> hours;
     for (int h = 0; h < 24; h += 1 + static_cast<int>((*rng)() % 5)) {

@@ -12,6 +12,7 @@
 namespace sundial::rollup {
 
 void FuzzDayFile(const uint8_t* data, size_t size) {
+  const auto env = NewPosixEnv();
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
   SeriesId id = 0;
   std::vector<HourStats> hours;
@@ -24,7 +25,7 @@ void FuzzDayFile(const uint8_t* data, size_t size) {
     out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   }
   std::unique_ptr<DayFileReader> reader;
-  if (!DayFileReader::Open(path, kFuzzDay, &reader).ok()) return;
+  if (!DayFileReader::Open(env.get(), path, kFuzzDay, &reader).ok()) return;
   for (SeriesId sid : reader->ids()) (void)reader->Read(sid, &hours);
 }
 

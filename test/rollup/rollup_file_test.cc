@@ -122,12 +122,13 @@ TEST(RollupBlock, RejectsDamagedInputWithoutCrashing) {
 }
 
 TEST(DayFile, WritesAndReadsBack) {
+  const auto env = NewPosixEnv();
   testing::TempDir dir;
   std::mt19937_64 rng(testing::TestSeed());
   const std::string path = dir.path() + "/" + DayFileName(kDay);
   std::map<SeriesId, std::vector<HourStats>> want;
   DayFileWriter w;
-  ASSERT_TRUE(w.Open(path, kDay).ok());
+  ASSERT_TRUE(w.Open(env.get(), path, kDay).ok());
   for (SeriesId id = 0; id < 300; id += 1 + static_cast<SeriesId>(rng() % 4)) {
     auto hours = RandomHours(rng, kDay);
     if (hours.empty()) continue;
@@ -136,7 +137,7 @@ TEST(DayFile, WritesAndReadsBack) {
   }
   ASSERT_TRUE(w.Finish().ok());
   std::unique_ptr<DayFileReader> r;
-  ASSERT_TRUE(DayFileReader::Open(path, kDay, &r).ok());
+  ASSERT_TRUE(DayFileReader::Open(env.get(), path, kDay, &r).ok());
   EXPECT_EQ(r->ids().size(), want.size());
   for (SeriesId id = 0; id < 310; ++id) {
     std::vector<HourStats> got;
@@ -149,26 +150,28 @@ TEST(DayFile, WritesAndReadsBack) {
     }
   }
   std::unique_ptr<DayFileReader> wrong_day;
-  EXPECT_TRUE(DayFileReader::Open(path, kDay + kDayMs, &wrong_day).IsCorruption());
+  EXPECT_TRUE(DayFileReader::Open(env.get(), path, kDay + kDayMs, &wrong_day).IsCorruption());
 }
 
 TEST(DayFile, EmptyFileIsValid) {
+  const auto env = NewPosixEnv();
   testing::TempDir dir;
   const std::string path = dir.path() + "/x.rlp";
   DayFileWriter w;
-  ASSERT_TRUE(w.Open(path, kDay).ok());
+  ASSERT_TRUE(w.Open(env.get(), path, kDay).ok());
   ASSERT_TRUE(w.Finish().ok());
   std::unique_ptr<DayFileReader> r;
-  ASSERT_TRUE(DayFileReader::Open(path, kDay, &r).ok());
+  ASSERT_TRUE(DayFileReader::Open(env.get(), path, kDay, &r).ok());
   EXPECT_TRUE(r->ids().empty());
 }
 
 TEST(DayFile, DetectsDamage) {
+  const auto env = NewPosixEnv();
   testing::TempDir dir;
   std::mt19937_64 rng(testing::TestSeed());
   const std::string path = dir.path() + "/d.rlp";
   DayFileWriter w;
-  ASSERT_TRUE(w.Open(path, kDay).ok());
+  ASSERT_TRUE(w.Open(env.get(), path, kDay).ok());
   for (SeriesId id = 0; id < 20; ++id) {
     auto hours = RandomHours(rng, kDay);
     if (!hours.empty()) {
@@ -191,7 +194,7 @@ TEST(DayFile, DetectsDamage) {
       out.write(bad.data(), static_cast<std::streamsize>(bad.size()));
     }
     std::unique_ptr<DayFileReader> r;
-    Status s = DayFileReader::Open(path, kDay, &r);
+    Status s = DayFileReader::Open(env.get(), path, kDay, &r);
     if (!s.ok()) continue;
     // A flipped byte inside a block must show when that block is read.
     bool any_bad = false;

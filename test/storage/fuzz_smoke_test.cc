@@ -68,5 +68,30 @@ TEST(StorageFuzzSmoke, DataDir) {
   }
 }
 
+TEST(StorageFuzzSmoke, SeriesLog) {
+  std::mt19937_64 rng(testing::TestSeed(13));
+  std::string log = LogFileHeader("SUNDSER1");
+  for (uint32_t uid = 1; uid <= 4; ++uid) {
+    for (uint8_t kind = 0; kind < 3; ++kind) {
+      std::string name(1, static_cast<char>(kind));
+      PutVarint32(&name, uid);
+      PutLengthPrefixed(&name, "n" + std::to_string(uid));
+      AppendLogRecord(&log, 1, name);
+    }
+    std::string series;  // series uid-1: metric uid, one tag (uid, uid)
+    PutVarint32(&series, uid - 1);
+    PutVarint32(&series, uid);
+    PutVarint32(&series, 1);
+    PutVarint32(&series, uid);
+    PutVarint32(&series, uid);
+    AppendLogRecord(&log, 2, series);
+  }
+  for (int i = 0; i < 300; ++i) {
+    std::string s = log;
+    testing::Mutate(&s, &rng);
+    FuzzSeriesLog(reinterpret_cast<const uint8_t*>(s.data()), s.size());
+  }
+}
+
 }  // namespace
 }  // namespace sundial::storage

@@ -9,6 +9,7 @@
 
 #include "storage/cold_file.h"
 #include "storage/record_log.h"
+#include "storage/series_dict.h"
 #include "storage/storage_impl.h"
 #include "sundial/compress/page_iterator.h"
 #include "storage/wal.h"
@@ -150,6 +151,35 @@ void FuzzColdFile(const uint8_t* data, size_t size) {
       }
     }
   }
+}
+
+void FuzzSeriesLog(const uint8_t* data, size_t size) {
+  const char* base = std::getenv("TMPDIR");
+  std::string dir = std::string(base != nullptr ? base : "/tmp") + "/sundial-fuzz-XXXXXX";
+  if (mkdtemp(&dir[0]) == nullptr) return;
+  const std::string path = dir + "/series.log";
+  WriteFile(path, std::string(reinterpret_cast<const char*>(data), size));
+  auto env = NewPosixEnv();
+  for (int round = 0; round < 2; ++round) {
+    SeriesDict d(env.get(), path, nullptr);
+    std::vector<std::string> warnings;
+    if (!d.Open(&warnings).ok()) break;
+    for (SeriesId id = 0; id < d.id_limit(); ++id) {
+      SeriesKey key;
+      if (!d.GetSeriesKey(id, &key).ok()) continue;
+      std::vector<TagRef> tags;
+      for (const auto& kv : key.tags) tags.push_back(TagRef{kv.first, kv.second});
+      SeriesId again = kInvalidSeriesId;
+      bool created = false;
+      (void)d.Resolve(key.metric, tags.data(), tags.size(), &again, &created);
+    }
+    TagRef tag{"host", "fuzz"};
+    SeriesId id = 0;
+    bool created = false;
+    (void)d.Resolve("fuzz.metric", &tag, 1, &id, &created);
+  }
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
 }
 
 }  // namespace sundial::storage

@@ -23,4 +23,9 @@ void FuzzDataDir(const uint8_t* data, size_t size);
 // block parsers); every series' pages are listed, read and decoded.
 void FuzzColdFile(const uint8_t* data, size_t size);
 
+// Input = a whole series.log file, header included (so that a damaged
+// header is reached): the dictionary is opened, every series found is
+// resolved again, a series is created, and it is all done a second time.
+void FuzzSeriesLog(const uint8_t* data, size_t size);
+
 }  // namespace sundial::storage

@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "storage/fault_env.h"
+#include "common/fault_env.h"
 #include "storage/storage_impl.h"
 #include "storage/test_util.h"
 
@@ -205,7 +205,7 @@ TEST(StorageFaults, MissingPageIndexIsRebuilt) {
 TEST(StorageFaults, DiskFullInjectedThenSpaceReturns) {
   TempDir dir;
   auto o = SmallOptions(dir.path());
-  auto env = std::make_unique<testing::FaultInjectionEnv>(NewPosixEnv());
+  auto env = std::make_unique<sundial::testing::FaultInjectionEnv>(NewPosixEnv());
   auto* fault = env.get();
   Db d;
   {

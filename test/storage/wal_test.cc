@@ -97,7 +97,9 @@ TEST(Wal, RecoverReplaysCheckpointThenNewerSegments) {
     Wal wal(env.get(), wal_dir, 1 << 20);
     std::vector<std::string> w;
     uint64_t corrupt = 0;
-    ASSERT_TRUE(wal.Recover([](uint8_t, std::string_view) {}, &w, &corrupt).ok());
+    Status open_error;
+    ASSERT_TRUE(wal.Recover([](uint8_t, std::string_view) {}, &w, &corrupt, &open_error).ok());
+    ASSERT_TRUE(open_error.ok());
     uint64_t lsn;
     ASSERT_TRUE(wal.Append(batch(1), &lsn).ok());
     ASSERT_TRUE(wal.Append(batch(2), &lsn).ok());
@@ -115,12 +117,14 @@ TEST(Wal, RecoverReplaysCheckpointThenNewerSegments) {
   std::vector<Timestamp> seen;
   std::vector<std::string> w;
   uint64_t corrupt = 0;
+  Status open_error;
   ASSERT_TRUE(wal.Recover(
                      [&](uint8_t, std::string_view payload) {
                        DecodeWalBatch(payload, [&](const SeriesPoint& p) { seen.push_back(p.t); });
                      },
-                     &w, &corrupt)
+                     &w, &corrupt, &open_error)
                   .ok());
+  ASSERT_TRUE(open_error.ok());
   EXPECT_EQ(seen, (std::vector<Timestamp>{100, 3, 4}));  // 1 and 2 were checkpointed
   EXPECT_TRUE(w.empty());
   EXPECT_EQ(corrupt, 0u);

@@ -57,8 +57,10 @@ namespace sundial::compress {
 
 class PageBuilder {
  public:
-  // REQUIRES: kMinPageSize <= page_size <= kMaxPageSize. Allocates the page
-  // buffer once (page_size plus 32 bytes of slack).
+  // REQUIRES: kMinPageSize <= page_size <= kMaxPageSize. The page buffer
+  // starts small (kInitialCapacity bytes) and grows by half as points
+  // arrive, up to page_size plus 32 bytes of slack: an idle series with a few points
+  // holds tens of bytes, not a whole page.
   // value_dod: let int and decimal pages switch to delta-of-delta values
   // when that is clearly cheaper (see above); steady counters then take
   // almost no space (a page may then hold up to kMaxPointsPerPage points).
@@ -74,8 +76,9 @@ class PageBuilder {
   // page_size() bytes, would hold more than kMaxPointsPerPage points, or
   // would span more than kMaxPageSpanMs. The first point of an empty page
   // always fits. Timestamps may go backwards or repeat; points are kept in
-  // arrival order. Never allocates, except in the rare re-encoding described
-  // above (one temporary page-sized buffer).
+  // arrival order. Allocates only when the page buffer grows (a few times
+  // per page: 64, 96, 144, 224, 336 bytes, then the full size) and in the rare
+  // re-encoding described above (temporary page-sized buffers).
   [[nodiscard]] bool Append(Timestamp t, Value v);
 
   // The complete page: header plus bit stream, size() bytes. Valid until
@@ -101,15 +104,23 @@ class PageBuilder {
   bool value_dod() const { return st_.vdod; }
   bool seconds() const { return st_.seconds; }
 
-  // Empties the page for reuse, keeping the buffer (and the timestamp
-  // frame chosen from the page's points, see above). May allocate a
-  // temporary array when it fits a new frame.
+  // Empties the page for reuse, keeping the timestamp frame chosen from the
+  // page's points (see above). The buffer goes back to its initial size
+  // (one allocation when it had grown). May allocate a temporary array when
+  // it fits a new frame.
   void Reset();
 
   // Heap plus object bytes held by this builder.
-  size_t MemoryUsage() const { return sizeof(*this) + page_size_ + kSlack; }
+  size_t MemoryUsage() const { return sizeof(*this) + cap_; }
+  // Bytes allocated for the page buffer now.
+  uint32_t capacity() const { return cap_; }
+
+  // The page buffer's first size (header plus a few points plus slack).
+  static constexpr uint32_t kInitialCapacity = 64;
 
  private:
+  // Bytes past size() that one point may write: its bits plus the 8-byte
+  // word BitWriter loads and stores.
   static constexpr uint32_t kSlack = 32;
 
   // Everything the encoder knows; copied whole to roll back a re-encode.
@@ -183,6 +194,14 @@ class PageBuilder {
   // Re-encodes every point in the given encoding. On failure (no room, or
   // too many re-encodes) restores the page and returns false.
   bool Reencode(ValueEncoding enc, uint8_t param, bool seconds, bool vdod);
+  // Reencode's work. REQUIRES: the buffer has its full size.
+  bool ReencodeFull(ValueEncoding enc, uint8_t param, bool seconds, bool vdod);
+  // The buffer size for `need` bytes: kInitialCapacity grown by half until
+  // it fits, or the full page_size + kSlack when that is close.
+  static uint32_t CapacityFor(uint32_t need, uint32_t page_size);
+  // Moves the page into a zeroed buffer of cap bytes.
+  // REQUIRES: cap >= size() + kSlack.
+  void Resize(uint32_t cap);
   bool SwitchOrder();
   // Called by Reset(): keeps, drops or fits the next page's frame.
   void ChooseNextFrame();
@@ -191,12 +210,15 @@ class PageBuilder {
   void UpdateHeader(Timestamp t);
 
   uint32_t page_size_;
+  // Bytes of buf_, at most page_size_ + kSlack; Append first makes it at
+  // least size() + kSlack.
+  uint32_t cap_;
   bool allow_value_dod_;
   // The timestamp frame of the page (if st_.frame) and of the pages after
   // it: only Reset() changes it. frame_w_ == 0: none.
   uint8_t frame_w_ = 0;
   uint8_t frame_wait_ = 0;  // pages to skip before fitting a frame again
-  std::unique_ptr<uint8_t[]> buf_;  // page_size_ + kSlack bytes
+  std::unique_ptr<uint8_t[]> buf_;  // cap_ bytes, zero past size()
   State st_;
   uint64_t frame_base_ = 0;
 };

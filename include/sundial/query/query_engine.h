@@ -29,10 +29,24 @@
 
 namespace sundial::query {
 
+// Limits of one /api/query request; 0 means no limit for each. Over a
+// limit the request fails with ResourceExhausted (413), over the deadline
+// with DeadlineExceeded (400), and a too long regexp is InvalidArgument.
 struct QueryLimits {
-  uint64_t max_series = 0;   // series per /api/query request; 0 = no limit
-  uint64_t max_points = 0;   // raw points read per request; 0 = no limit
-  int64_t deadline_ms = 0;   // wall time per request; 0 = no limit
+  uint64_t max_series = 0;         // series selected over all sub-queries
+  uint64_t max_points = 0;         // raw points read
+  int64_t deadline_ms = 0;         // wall time, checked in every long loop
+  // Points in the result ("dps" entries over all results). Checked before
+  // anything is read when the downsample fill policy makes the count
+  // known (buckets = range / interval per group), and while running.
+  uint64_t max_output_points = 0;
+  // Bytes of the JSON result, estimated up front from the known point
+  // count and counted while streaming.
+  uint64_t max_output_bytes = 0;
+  // Memory held by the series pipelines of one group and by the values
+  // of one bucket (for the aggregators that need every value).
+  uint64_t max_memory = 0;
+  size_t max_regex_length = 0;     // bytes of one regexp filter pattern
 };
 
 // Receives a response body piece by piece.
@@ -50,7 +64,8 @@ inline constexpr size_t kChunkBytes = 64 * 1024;
 // few raw points, so that it finishes in well under a millisecond.
 struct SmallQueryBound {
   uint64_t max_series = 0;  // series selected over all sub-queries
-  uint64_t max_points = 0;  // raw points read
+  uint64_t max_points = 0;  // raw points read, and points in the result
+  int64_t max_us = 0;       // wall time (0 = only the query's deadline)
 };
 
 // /api/query/last request.
@@ -93,7 +108,8 @@ class QueryEngine {
 
   // Runs spec only if it stays within bound; then the whole JSON array is
   // in *json and the result is as Execute's (errors included). A query that
-  // selects more series or reads more raw points than bound gives
+  // selects more series, reads or writes more points or runs longer than
+  // bound gives
   // Status::Busy, having done at most bound's worth of work; the caller
   // then runs it with Execute (on a thread that may take long).
   // Lets a server answer tiny queries on the thread that read them.

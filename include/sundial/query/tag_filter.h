@@ -8,22 +8,41 @@
 //
 // Matching semantics replicate OpenTSDB: a missing tag key never matches
 // (also for the not_* types); wildcard uses OpenTSDB's loose component
-// check; regexp is an unanchored search (ECMAScript syntax, which agrees
-// with Java for common patterns).
+// check; regexp is an unanchored search like Java's Matcher.find(), with
+// RE2 syntax (Java's for common patterns; no backreferences or
+// lookaround). RE2 matches in time linear in the value and with bounded
+// stack, so no pattern or tag value can stall or crash a query thread; a
+// pattern is at most kMaxRegexLength bytes and compiles within
+// kRegexMaxMem bytes, else Create() fails.
 //
 // Thread-safety: immutable after Create(); Match() may be called
 // concurrently.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <memory>
-#include <regex>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "sundial/common/status.h"
 
+namespace re2 {
+class RE2;
+}
+
 namespace sundial::query {
+
+// The longest regexp pattern a filter accepts. The query engine applies a
+// lower configurable limit (QueryLimits::max_regex_length) before any
+// match; this one bounds the work of parsing itself.
+inline constexpr size_t kMaxRegexLength = 64 * 1024;
+// Memory RE2 may use for one compiled pattern and its match cache. 1 MiB
+// compiles any sane 1 KiB pattern; a pattern needing more (e.g. nested
+// counted repetition) is rejected, and a match that fills the DFA cache
+// falls back to RE2's slower, still linear, NFA.
+inline constexpr int64_t kRegexMaxMem = 1 << 20;
 
 enum class FilterType : uint8_t {
   kLiteralOr, kILiteralOr, kNotLiteralOr, kNotILiteralOr, kWildcard, kIWildcard, kRegexp,
@@ -31,14 +50,16 @@ enum class FilterType : uint8_t {
 
 class TagFilter {
  public:
-  TagFilter() = default;
-  TagFilter(TagFilter&&) = default;
-  TagFilter& operator=(TagFilter&&) = default;
+  TagFilter();
+  ~TagFilter();
+  TagFilter(TagFilter&&) noexcept;
+  TagFilter& operator=(TagFilter&&) noexcept;
 
   // Builds a filter of type `type` (a /api/config/filters name, lower-case).
   // Errors: unknown type ("Could not find a tag value filter of the type:
-  // <t>"), empty tagk/filter, wildcard without '*', bad regex, regex longer
-  // than 1024 bytes.
+  // <t>"), empty tagk/filter, wildcard without '*', bad regex (including
+  // the Java constructs RE2 lacks), regex longer than kMaxRegexLength bytes
+  // or needing more than kRegexMaxMem to compile.
   static Status Create(std::string_view type, std::string_view tagk, std::string_view filter,
                        bool group_by, TagFilter* out);
 
@@ -86,7 +107,7 @@ class TagFilter {
   bool has_prefix_ = false;   // pattern ended with '*': value must start with components_[0]
   bool has_postfix_ = false;  // pattern started with '*': value must end with the last component
   std::vector<std::string> components_;
-  std::unique_ptr<std::regex> regex_;
+  std::unique_ptr<re2::RE2> regex_;
 };
 
 // The /api/config/filters body: {"<type>":{"examples":"…","description":"…"},…}.

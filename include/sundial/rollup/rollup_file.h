@@ -54,6 +54,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sundial/common/env.h"
 #include "sundial/common/status.h"
 #include "sundial/rollup/hour_stats.h"
 
@@ -83,8 +84,9 @@ class DayFileWriter {
   DayFileWriter& operator=(const DayFileWriter&) = delete;
   ~DayFileWriter();
 
-  // Creates (truncating) path.
-  Status Open(const std::string& path, Timestamp day_start);
+  // Creates (truncating) path through env. env is borrowed and must outlive
+  // the writer.
+  Status Open(Env* env, const std::string& path, Timestamp day_start);
   // REQUIRES: ids strictly ascending over calls; hours as EncodeBlock.
   Status Add(SeriesId id, const std::vector<HourStats>& hours);
   // Writes index and footer and fsyncs. The file is complete after this.
@@ -94,10 +96,11 @@ class DayFileWriter {
  private:
   Status Flush();
 
-  int fd_ = -1;
+  std::unique_ptr<File> file_;
   std::string path_;
   Timestamp day_start_ = 0;
-  uint64_t offset_ = 0;  // bytes written or buffered
+  uint64_t offset_ = 0;   // bytes written or buffered
+  uint64_t written_ = 0;  // bytes handed to file_
   std::string buf_;
   std::string block_;
   std::vector<SeriesId> ids_;
@@ -111,7 +114,8 @@ class DayFileReader {
   ~DayFileReader();
 
   // Opens and validates header, index and footer. Corruption if damaged.
-  static Status Open(const std::string& path, Timestamp day_start,
+  // Reads through env, which is borrowed and must outlive the reader.
+  static Status Open(Env* env, const std::string& path, Timestamp day_start,
                      std::unique_ptr<DayFileReader>* out);
 
   // The hours of series id (empty if it has none that day). Corruption if
@@ -129,7 +133,7 @@ class DayFileReader {
   DayFileReader() = default;
   Status ReadAt(uint64_t offset, size_t n, std::string* out) const;
 
-  int fd_ = -1;
+  std::unique_ptr<File> file_;
   std::string path_;
   Timestamp day_start_ = 0;
   uint64_t file_bytes_ = 0;

@@ -47,6 +47,7 @@
 #include <utility>
 #include <vector>
 
+#include "sundial/common/env.h"
 #include "sundial/common/mutex.h"
 #include "sundial/common/status.h"
 #include "sundial/common/thread_annotations.h"
@@ -64,6 +65,7 @@ struct RollupOptions {
   size_t max_dirty_pairs = 65536;     // (series, hour) marks before collapsing to days
   size_t max_open_days = 16;          // day files kept open for reading
   std::function<int64_t()> clock;     // epoch ms; empty = the system clock
+  Env* env = nullptr;                 // all file I/O; borrowed; null = POSIX
 };
 
 struct RollupStats {
@@ -123,7 +125,7 @@ class RollupStore final : public storage::LateAppendObserver {
   // Forgets what was built in dir (removes STATE), so that the next Open
   // rebuilds every day from the raw points. For when rollups were off and
   // late points went untracked. Ok if dir does not exist.
-  static Status Invalidate(const std::string& dir);
+  static Status Invalidate(const std::string& dir, Env* env = nullptr);
   ~RollupStore() override;
   RollupStore(const RollupStore&) = delete;
   RollupStore& operator=(const RollupStore&) = delete;
@@ -175,6 +177,8 @@ class RollupStore final : public storage::LateAppendObserver {
   Status RewriteDirtyLogLocked() const REQUIRES(mu_);
 
   const RollupOptions options_;
+  const std::unique_ptr<Env> owned_env_;  // when options_.env is null
+  Env* const env_;
 
   std::atomic<Timestamp> late_mark_{kMinTimestamp};  // points below it are late
 
@@ -185,7 +189,8 @@ class RollupStore final : public storage::LateAppendObserver {
   mutable std::map<std::pair<SeriesId, Timestamp>, uint64_t> dirty_pairs_ GUARDED_BY(mu_);
   mutable std::map<Timestamp, uint64_t> dirty_days_ GUARDED_BY(mu_);
   mutable uint64_t mark_seq_ GUARDED_BY(mu_) = 0;
-  mutable int dirty_fd_ GUARDED_BY(mu_) = -1;
+  mutable std::unique_ptr<File> dirty_file_ GUARDED_BY(mu_);  // null: rewrite first
+  mutable uint64_t dirty_size_ GUARDED_BY(mu_) = 0;          // append offset
   mutable bool dirty_unsynced_ GUARDED_BY(mu_) = false;
   // day -> (reader, last use)
   mutable std::map<Timestamp, std::pair<std::shared_ptr<const DayFileReader>, uint64_t>>

@@ -60,6 +60,18 @@ struct StorageOptions {
   // cold file: its pages merged per series, time-ordered, zstd-compressed.
   // 0 = never.
   Timestamp compact_after_ms = 0;
+  // File descriptors the partition files may hold at once (an LRU: idle
+  // files are closed and reopened on use), whatever the number of
+  // partitions. With the WAL, the dictionary and rollups the engine stays
+  // well under a default RLIMIT_NOFILE of 1024, leaving room for connections.
+  uint32_t max_open_files = 256;
+  // Partitions kept open at once (each holds up to two file descriptors
+  // plus its mapped windows); the least recently used is closed beyond it.
+  // The default leaves most of a default RLIMIT_NOFILE (1024) to connections.
+  uint32_t max_open_partitions = 256;
+  // A read-only engine (disk full) goes back to read-write once the data
+  // dir's file system has this many bytes free.
+  uint64_t resume_free_bytes = 16ull << 20;
   // Borrowed; must outlive the engine. Null: nobody is told about late points.
   LateAppendObserver* late_observer = nullptr;
 };
@@ -136,6 +148,28 @@ struct StorageStats {
   uint64_t memory_bytes = 0;         // gauge: estimated heap used by the engine
   uint64_t disk_bytes = 0;           // gauge: page and index bytes of open partitions
   uint64_t partitions_compacted = 0;
+  // Health (see Storage::health()).
+  uint64_t read_only = 0;            // gauge: 1 while writes are refused
+  uint64_t apply_errors = 0;         // points written to the WAL but not applied
+  uint64_t partition_lru_closes = 0; // partitions closed to stay within max_open_partitions
+  uint64_t open_files = 0;           // gauge: partition file descriptors open
+  uint64_t file_closes = 0;          // descriptors closed to stay within max_open_files
+};
+
+// Why writes are refused, if they are. Reads are always served.
+struct StorageHealth {
+  // Writes are refused for now: the disk is full (or the WAL could not be
+  // opened). The maintenance thread checks for free space every few seconds
+  // and goes back to read-write by itself.
+  bool read_only = false;
+  // Writes are refused until restart: a point reached the WAL but could not
+  // be applied (LevelDB's sticky bg_error_). The WAL is kept (no checkpoint
+  // removes it), so a restart replays the point.
+  bool stopped = false;
+  std::string reason;  // one line; empty when healthy
+  // A short token for metrics tags: "none", "disk_full", "io_error",
+  // "apply_failed".
+  std::string cause = "none";
 };
 
 class Storage {
@@ -159,8 +193,10 @@ class Storage {
                                size_t num_tags, SeriesId* id) = 0;
 
   // Appends points to the WAL and then to the head. All-or-nothing: on error
-  // no point of the batch is acknowledged. Returns a sticky error after a
-  // failed WAL write until the condition clears (e.g. disk space returns).
+  // no point of the batch is acknowledged. While health() is not ok it
+  // returns Unavailable ("storage is read-only: ..." or "storage stopped
+  // writes: ..."): read-only clears when disk space returns, a stopped
+  // engine needs a restart.
   virtual Status Append(const SeriesPoint* points, size_t n) = 0;
 
   // fsyncs everything appended before the call.
@@ -212,6 +248,9 @@ class Storage {
                                                 size_t max) = 0;
 
   virtual StorageStats stats() = 0;
+
+  // Whether writes are accepted, and why not. Cheap; safe from any thread.
+  virtual StorageHealth health() { return {}; }
 
   // What Open() skipped or repaired (damaged WAL records, pages, indexes),
   // one line each, for the server to log at startup. Later damage found

@@ -1,8 +1,9 @@
-// Env: the storage engine's view of the file system, memory maps and clock.
+// Env: the view of the file system, memory maps and clock shared by every
+// module that touches disk (storage and rollup).
 //
-// Why: every byte the engine reads or writes goes through this interface, so
-// tests can swap in a FaultInjectionEnv (write errors, a disk that fills up)
-// without touching the engine. Offsets and sizes are uint64_t everywhere so
+// Why: every byte the server reads or writes goes through this interface, so
+// tests can swap in a FaultInjectionEnv (write errors, a disk that fills up,
+// torn writes) without touching the engine. Offsets and sizes are uint64_t everywhere so
 // that 32-bit builds handle files beyond 4 GiB.
 //
 // Thread-safety: Env methods are safe to call concurrently. A File may be
@@ -18,7 +19,7 @@
 
 #include "sundial/common/status.h"
 
-namespace sundial::storage {
+namespace sundial {
 
 // A read-only memory mapping of [offset, offset + size) of a file. Unmaps on
 // destruction. The bytes stay valid while the object lives.
@@ -66,6 +67,17 @@ class Env {
 
   // Opens path for reading and writing, creating it (empty) if missing.
   virtual Status OpenFile(const std::string& path, std::unique_ptr<File>* out) = 0;
+  // Opens an existing path for reading and writing. NotFound if it does not
+  // exist (a file removed meanwhile is not created again).
+  virtual Status OpenExistingFile(const std::string& path, std::unique_ptr<File>* out) = 0;
+  // Opens an existing path for reading only (Write, Truncate and Sync fail).
+  // NotFound if it does not exist. Creates nothing, so it works on a full or
+  // read-only file system.
+  virtual Status OpenReadOnlyFile(const std::string& path, std::unique_ptr<File>* out) = 0;
+  // Size of the file at path. NotFound if it does not exist.
+  virtual Status GetFileSize(const std::string& path, uint64_t* size) = 0;
+  // Bytes available to this process on the file system holding path.
+  virtual Status FreeSpace(const std::string& path, uint64_t* bytes) = 0;
   // Reads the whole file. NotFound if it does not exist.
   virtual Status ReadFileToString(const std::string& path, std::string* out) = 0;
   // Names (not paths) of the entries in dir, without "." and "..".
@@ -96,4 +108,4 @@ uint64_t SystemPageSize();
 void* AllocatePages(size_t bytes);
 void FreePages(void* p, size_t bytes);
 
-}  // namespace sundial::storage
+}  // namespace sundial

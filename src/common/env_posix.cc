@@ -4,15 +4,16 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/types.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstring>
 
-#include "storage/env.h"
+#include "sundial/common/env.h"
 
-namespace sundial::storage {
+namespace sundial {
 namespace {
 
 Status PosixError(const std::string& context, int err) {
@@ -111,6 +112,34 @@ class PosixEnv final : public Env {
     return Status::OK();
   }
 
+  Status OpenExistingFile(const std::string& path, std::unique_ptr<File>* out) override {
+    const int fd = open(path.c_str(), O_RDWR | O_CLOEXEC);
+    if (fd < 0) return PosixError(path, errno);
+    out->reset(new PosixFile(path, fd));
+    return Status::OK();
+  }
+
+  Status OpenReadOnlyFile(const std::string& path, std::unique_ptr<File>* out) override {
+    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return PosixError(path, errno);
+    out->reset(new PosixFile(path, fd));
+    return Status::OK();
+  }
+
+  Status GetFileSize(const std::string& path, uint64_t* size) override {
+    struct stat st;
+    if (stat(path.c_str(), &st) != 0) return PosixError(path, errno);
+    *size = static_cast<uint64_t>(st.st_size);
+    return Status::OK();
+  }
+
+  Status FreeSpace(const std::string& path, uint64_t* bytes) override {
+    struct statvfs vfs;
+    if (statvfs(path.c_str(), &vfs) != 0) return PosixError(path, errno);
+    *bytes = static_cast<uint64_t>(vfs.f_bavail) * static_cast<uint64_t>(vfs.f_frsize);
+    return Status::OK();
+  }
+
   Status ReadFileToString(const std::string& path, std::string* out) override {
     out->clear();
     const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -202,4 +231,4 @@ void FreePages(void* p, size_t bytes) {
   if (p != nullptr) munmap(p, bytes);
 }
 
-}  // namespace sundial::storage
+}  // namespace sundial

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# storage_series_memory.sh: anonymous memory per idle series of the real
+# server. Starts sundiald on loopback with a fresh data dir, creates N series
+# with telnet `put` (DevOps shape: 101 metrics per host, 8 tags, POINTS
+# points each 10 s apart), waits until the server has applied every line,
+# and prints RssAnon (from /proc/PID/status) and bytes per series above the
+# idle server. Then it runs one /api/search/lookup and one /api/suggest and
+# prints RssAnon again.
+#
+# Usage: bench/storage_series_memory.sh [N ...]   (default 10000 100000 500000)
+#   SUNDIALD=path (default build/sundiald), POINTS=6, SETTLE=11 (seconds
+#   between the last put and the sample)
+set -euo pipefail
+sundiald=${SUNDIALD:-build/sundiald}
+points=${POINTS:-6}
+counts=("$@")
+[ ${#counts[@]} -gt 0 ] || counts=(10000 100000 500000)
+
+rss_anon() { awk '/^RssAnon:/ {print $2}' "/proc/$1/status"; }  # kB
+
+for n in "${counts[@]}"; do
+  work=$(mktemp -d "${TMPDIR:-/tmp}/sundial-mem.XXXXXX")
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  "$sundiald" --bind 127.0.0.1 --port "$port" --data-dir "$work/data" >"$work/log" 2>&1 &
+  pid=$!
+  trap 'kill $pid 2>/dev/null || true; wait $pid 2>/dev/null || true; rm -rf "$work"' EXIT
+  for _ in $(seq 1 100); do
+    curl -fsS -o /dev/null "http://127.0.0.1:$port/api/version" 2>/dev/null && break
+    sleep 0.1
+  done
+  idle=$(rss_anon $pid)
+  start=$(date +%s.%N)
+  python3 - "$port" "$n" "$points" <<'PY'
+import socket, sys
+port, n, points = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+metrics = 101
+hosts = (n + metrics - 1) // metrics
+s = socket.create_connection(("127.0.0.1", port))
+t0 = 1700000000
+for p in range(points):
+    made = 0
+    buf = []
+    for h in range(hosts):
+        tags = (f"host=host_{h} region=r{h % 4} dc=dc{h % 16} rack=rk{h % 64} "
+                f"os=linux arch=x64 team=t{h % 8} service=s{h % 20}")
+        for m in range(metrics):
+            if made == n:
+                break
+            made += 1
+            buf.append(f"put cpu.m{m} {t0 + 10 * p} {(h * 7 + m + p) % 1000 / 10} {tags}\n")
+        if len(buf) >= 20000:
+            s.sendall("".join(buf).encode())
+            buf = []
+    s.sendall("".join(buf).encode())
+# `version` answers only after every line before it was applied.
+s.sendall(b"version\n")
+got = b""
+while b"\n" not in got:
+    got += s.recv(4096)
+s.close()
+PY
+  end=$(date +%s.%N)
+  # One maintenance slow tick (10 s) returns what the ingest burst freed.
+  sleep "${SETTLE:-11}"
+  rss=$(rss_anon $pid)
+  printf 'series=%d points=%d ingest=%.1fs idle_rss_anon=%dkB rss_anon=%dkB bytes_per_series=%d\n' \
+    "$n" "$((n * points))" "$(echo "$end - $start" | bc)" "$idle" "$rss" \
+    "$(( (rss - idle) * 1024 / n ))"
+  curl -fsS -o /dev/null "http://127.0.0.1:$port/api/search/lookup?m=*%7Bos=linux%7D&limit=25" || true
+  curl -fsS -o /dev/null "http://127.0.0.1:$port/api/suggest?type=tagv&q=&max=25" || true
+  printf '  after lookup+suggest: rss_anon=%dkB\n' "$(rss_anon $pid)"
+  kill $pid; wait $pid 2>/dev/null || true
+  rm -rf "$work"
+  trap - EXIT
+done

@@ -1,0 +1,87 @@
+"""Many series, then the name searches that used to copy every series:
+/api/search/lookup over all metrics and /api/suggest with an empty prefix.
+The server's RssAnon must stay near what the series themselves cost, and
+the answers must still be the right first `limit` entries."""
+import json
+import os
+import time
+
+import hostile
+
+METRICS = 101
+TAGS = "region=r{r} dc=dc{d} rack=rk{k} os=linux arch=x64 team=t{t} service=s{s}"
+
+
+def sanitized(binary):
+    """True for an AddressSanitizer build (its RSS is shadow memory and
+    quarantine, so ceilings in MiB mean nothing there)."""
+    with open(binary, "rb") as f:
+        return b"__asan_init" in f.read()
+
+
+def create_series(server, n):
+    """n series with one point each, DevOps shape: 101 metrics per host."""
+    t = server.telnet()
+    lines = []
+    for i in range(n):
+        h, m = divmod(i, METRICS)
+        tags = TAGS.format(r=h % 4, d=h % 16, k=h % 64, t=h % 8, s=h % 20)
+        lines.append(f"put cpu.m{m} 1700000000 {i % 1000 / 10} host=host_{h} {tags}\n")
+        if len(lines) == 20000:
+            t.send("".join(lines))
+            lines = []
+    t.send("".join(lines) + "version\n")
+    t.read_until("\n", timeout=60)  # answered after every line before it
+
+
+def test_lookup_and_suggest_stay_bounded_with_many_series(server, sundiald_path):
+    asan = sanitized(sundiald_path)
+    n = 20000 if asan else 200000
+    idle = hostile.rss_anon_mb(server.proc.pid)
+    start = time.monotonic()
+    create_series(server, n)
+    took = time.monotonic() - start
+    time.sleep(0.3)
+    after_ingest = hostile.rss_anon_mb(server.proc.pid)
+    per_series = (after_ingest - idle) * 1024 * 1024 / n
+    print(f"{n} series in {took:.1f}s: RssAnon {idle:.1f} -> {after_ingest:.1f} MiB, "
+          f"{per_series:.0f} bytes per series")
+    if not asan:
+        # README "Memory": about 500 bytes per idle series; 1 KB before.
+        assert per_series < 700, per_series
+
+    hosts = (n + METRICS - 1) // METRICS
+    c = server.http()
+    ceiling = after_ingest + (1024 if asan else 24)
+    with hostile.Watchdog(server, rss_limit_mb=ceiling):
+        for _ in range(2):
+            status, body = c.get_json("/api/search/lookup?m=*%7Bos=linux%7D&limit=25")
+            assert status == 200, body
+            tsuids = [r["tsuid"] for r in body["results"]]
+            assert len(tsuids) == 25 and tsuids == sorted(tsuids)
+            assert all(r["tags"]["os"] == "linux" for r in body["results"])
+
+            status, body = c.get_json("/api/search/lookup?m=cpu.m7&limit=1000")
+            assert status == 200
+            assert len(body["results"]) == min(1000, hosts - (1 if n % METRICS <= 7 else 0))
+            assert all(r["metric"] == "cpu.m7" for r in body["results"])
+
+            status, names = c.get_json("/api/suggest?type=tagv&q=&max=25")
+            assert status == 200
+            assert len(names) == 25 and names == sorted(names)
+
+            status, names = c.get_json("/api/suggest?type=tagv&q=host_1&max=5")
+            assert status == 200
+            hosts = (n + METRICS - 1) // METRICS
+            want = sorted(f"host_{h}" for h in range(hosts) if str(h).startswith("1"))[:5]
+            assert names == want
+
+            status, names = c.get_json("/api/suggest?type=metrics&q=cpu.m&max=1000")
+            assert status == 200
+            assert len(names) == METRICS and names == sorted(names)
+
+    final = hostile.rss_anon_mb(server.proc.pid)
+    print(f"after lookups and suggests: RssAnon {final:.1f} MiB")
+    if not asan:
+        assert final <= after_ingest + 16, (after_ingest, final)
+    hostile.assert_healthy(server)
