@@ -60,15 +60,18 @@ HttpConnection::~HttpConnection() { manager_->Remove(this); }
 void HttpConnection::Start(std::string_view first_bytes) {
   auto self = shared_from_this();
   asio::post(ex_, [self, bytes = std::string(first_bytes)] {
-    if (!self->manager_->Add(self, /*enforce_limit=*/false)) {
+    std::error_code ec;
+    const asio::ip::address peer = self->socket_.remote_endpoint(ec).address();
+    if (self->manager_->Add(self, peer, /*enforce_limit=*/false) !=
+        net::ConnectionManager::AddResult::kAdded) {
       self->Close();  // the server is stopping
       return;
     }
-    self->idle_.Start(self->options_.idle_timeout, self, [raw = self.get()] {
-      if (!raw->slots_.empty()) return false;  // a reply is still on its way
-      raw->Close();
-      return true;
-    });
+    // The write check runs at least twice per write_timeout (see OnTimer).
+    self->idle_.Start(self->options_.idle_timeout, self->options_.write_timeout / 2, self,
+                      [raw = self.get()](net::IdleTimer::Clock::time_point now, bool idle) {
+                        return raw->OnTimer(now, idle);
+                      });
     self->Feed(bytes.data(), bytes.size());
   });
 }
@@ -112,6 +115,7 @@ void HttpConnection::OnRead(const std::error_code& ec, size_t n) {
     return;
   }
   idle_.Touch();
+  MarkBusy();
   Feed(read_buf_.get(), n);
 }
 
@@ -133,7 +137,8 @@ void HttpConnection::ResumeParsing() {
 
 size_t HttpConnection::ParseSome(const char* data, size_t n) {
   size_t off = 0;
-  while (off < n && !read_done_ && !closed_ && slots_.size() < options_.max_in_flight) {
+  while (off < n && !read_done_ && !closed_ && slots_.size() < options_.max_in_flight &&
+         !OutputFull()) {
     size_t used = 0;
     Request request;
     const RequestParser::Result r = parser_.Parse(data + off, n - off, &used, &request);
@@ -160,7 +165,16 @@ size_t HttpConnection::ParseSome(const char* data, size_t n) {
 
 void HttpConnection::AfterParse() {
   if (closed_) return;
-  if (!read_done_ && !reading_ && pending_.empty() && slots_.size() < options_.max_in_flight) {
+  // A request only partly received: its receive deadline starts now.
+  if (!parser_.in_message()) {
+    request_timing_ = false;
+  } else if (!request_timing_ && options_.request_timeout.count() > 0) {
+    request_timing_ = true;
+    request_start_ = net::IdleTimer::Clock::now();
+    idle_.WakeBy(RequestDue());
+  }
+  if (!read_done_ && !reading_ && pending_.empty() && slots_.size() < options_.max_in_flight &&
+      !OutputFull()) {
     DoRead();
   }
   DoWrite();
@@ -168,6 +182,7 @@ void HttpConnection::AfterParse() {
 
 void HttpConnection::StartRequest(Request&& request) {
   parser_.TakeExpectContinue();  // the body is here already
+  request_timing_ = false;  // a pipelined next request starts its own clock
   Slot& slot = slots_.emplace_back();
   slot.seq = next_seq_++;
   slot.close_after = !request.keep_alive;
@@ -345,7 +360,18 @@ void HttpConnection::OnChunk(uint64_t seq, std::string data, std::function<void(
     return;
   }
   AppendBodyPiece(slot, data);
-  if (cb) slot->callbacks.push_back(std::move(cb));
+  if (cb) {
+    // The producer may go on at once while the bytes ahead of its next
+    // piece are under the cap; otherwise it waits for the client to read.
+    size_t index = 0;
+    while (&slots_[index] != slot) ++index;
+    if (slot->parked.empty() && UnsentThrough(index) <= options_.max_unsent) {
+      cb(true);
+      if (closed_) return;
+    } else {
+      slot->parked.push_back(std::move(cb));
+    }
+  }
   DoWrite();
 }
 
@@ -384,24 +410,13 @@ void HttpConnection::DoWrite() {
     if (!front.out.empty()) {
       writing_.swap(front.out);
       front.out.clear();
-      writing_callbacks_.swap(front.callbacks);
-      front.callbacks.clear();
+      written_ = 0;
       write_in_flight_ = true;
-      auto self = shared_from_this();
-      asio::async_write(socket_, asio::buffer(writing_),
-                        [self](const std::error_code& ec, size_t) { self->OnWritten(ec); });
+      ++write_events_;
+      WriteSome();
       return;
     }
-    if (!front.callbacks.empty()) {
-      // Callbacks queued behind bytes that are already written.
-      std::vector<std::function<void(bool)>> cbs;
-      cbs.swap(front.callbacks);
-      for (auto& cb : cbs) cb(true);
-      // A callback may have answered (SubmitSend) and so written already.
-      if (write_in_flight_ || closed_) return;
-      continue;
-    }
-    if (!front.done) return;  // waiting for the handler
+    if (!front.done) break;  // waiting for the handler
     const bool close = front.close_after;
     slots_.pop_front();
     if (close) {
@@ -422,25 +437,48 @@ void HttpConnection::DoWrite() {
     }
     return;
   }
-  if (popped) ResumeParsing();
+  if (popped) {
+    ResumeParsing();
+  } else {
+    UpdateIdle();
+  }
 }
 
-void HttpConnection::OnWritten(const std::error_code& ec) {
-  write_in_flight_ = false;
-  std::vector<std::function<void(bool)>> cbs;
-  cbs.swap(writing_callbacks_);
-  writing_.clear();
-  if (writing_.capacity() <= kSpareBufferMax && writing_.capacity() > spare_.capacity()) {
-    writing_.swap(spare_);
-  }
+void HttpConnection::WriteSome() {
+  auto self = shared_from_this();
+  socket_.async_write_some(asio::buffer(writing_.data() + written_, writing_.size() - written_),
+                           [self](const std::error_code& ec, size_t n) { self->OnWritten(ec, n); });
+}
+
+void HttpConnection::OnWritten(const std::error_code& ec, size_t n) {
   if (ec || closed_) {
-    for (auto& cb : cbs) cb(false);
+    write_in_flight_ = false;
     Close();
     return;
   }
   idle_.Touch();
-  for (auto& cb : cbs) cb(true);
+  ++write_events_;
+  const bool was_full = OutputFull();
+  written_ += n;
+  if (written_ < writing_.size()) {
+    // The client reads slowly: keep writing what is left, and let waiting
+    // producers and requests go on once the output is back under the cap.
+    WriteSome();
+    RunParkedCallbacks(true);
+    if (was_full && !closed_ && !OutputFull()) ResumeParsing();
+    return;
+  }
+  write_in_flight_ = false;
+  writing_.clear();
+  written_ = 0;
+  if (writing_.capacity() <= kSpareBufferMax && writing_.capacity() > spare_.capacity()) {
+    writing_.swap(spare_);
+  }
+  RunParkedCallbacks(true);
+  if (closed_) return;
   DoWrite();
+  // Reading paused for the cap and nothing was popped to resume it.
+  if (was_full && !closed_ && !write_in_flight_) ResumeParsing();
 }
 
 void HttpConnection::CloseGracefully() {
@@ -467,9 +505,7 @@ void HttpConnection::Close() {
   std::error_code ignored;
   socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
   socket_.close(ignored);
-  for (Slot& s : slots_) {
-    for (auto& cb : s.callbacks) cb(false);
-  }
+  RunParkedCallbacks(false);
   slots_.clear();
   pending_.clear();
   manager_->Remove(this);

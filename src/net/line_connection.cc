@@ -1,7 +1,6 @@
 #include "sundial/net/line_connection.h"
 
 #include <asio/post.hpp>
-#include <asio/write.hpp>
 
 namespace sundial::net {
 
@@ -20,14 +19,15 @@ LineConnection::~LineConnection() { manager_->Remove(this); }
 
 void LineConnection::Start(std::string_view first_bytes) {
   auto self = shared_from_this();
-  if (!manager_->Add(self, /*enforce_limit=*/false)) {
+  std::error_code ec;
+  const asio::ip::address peer = socket_.remote_endpoint(ec).address();
+  if (manager_->Add(self, peer, /*enforce_limit=*/false) != ConnectionManager::AddResult::kAdded) {
     Close();  // the server is stopping
     return;
   }
-  idle_.Start(options_.idle_timeout, self, [this] {
-    Close();
-    return true;
-  });
+  // No periodic wake: a pause arms the write timeout itself (Dispatch).
+  idle_.Start(options_.idle_timeout, std::chrono::milliseconds(0), self,
+              [this](IdleTimer::Clock::time_point now, bool idle) { return OnTimer(now, idle); });
   if (framer_.Append(first_bytes) == LineFramer::Result::kLineTooLong) {
     Close();
     return;
@@ -38,6 +38,20 @@ void LineConnection::Start(std::string_view first_bytes) {
 void LineConnection::Stop() {
   auto self = shared_from_this();
   asio::post(socket_.get_executor(), [self] { self->Close(); });
+}
+
+bool LineConnection::OnTimer(IdleTimer::Clock::time_point now, bool idle) {
+  if (closed_) return true;
+  if (paused_ && write_in_flight_ && options_.write_timeout.count() > 0) {
+    const IdleTimer::Clock::time_point due = write_progress_ + options_.write_timeout;
+    if (now >= due) {
+      Close();
+      return true;
+    }
+    idle_.WakeBy(due);
+  }
+  if (idle) Close();
+  return idle;
 }
 
 void LineConnection::DoRead() {
@@ -64,6 +78,7 @@ void LineConnection::OnRead(const std::error_code& ec, size_t n) {
     return;
   }
   idle_.Touch();
+  MarkBusy();
   if (framer_.Commit(n) == LineFramer::Result::kLineTooLong) {
     Close();
     return;
@@ -75,46 +90,89 @@ bool LineConnection::Dispatch() {
   const std::string_view lines = framer_.CompleteLines();
   LineHandler::Action action = LineHandler::Action::kContinue;
   if (!lines.empty()) {
-    action = handler_->HandleLines(lines, &reply_);
-    framer_.ConsumeCompleteLines();
+    size_t consumed = lines.size();
+    action = handler_->HandleLines(lines, &reply_, &consumed);
+    paused_ = action == LineHandler::Action::kPause && consumed < lines.size();
+    if (paused_) {
+      framer_.ConsumeLines(consumed);
+    } else {
+      framer_.ConsumeCompleteLines();
+    }
   }
   if (action == LineHandler::Action::kClose) close_after_write_ = true;
   if (!reply_.empty() && !write_in_flight_) DoWrite();
+  if (paused_) {
+    if (write_in_flight_) {
+      // Resumed by OnWritten; closed if the client takes nothing for long.
+      if (options_.write_timeout.count() > 0) {
+        idle_.WakeBy(write_progress_ + options_.write_timeout);
+      }
+      return false;
+    }
+    paused_ = false;  // nothing unsent after all: handle the rest now
+    return Dispatch();
+  }
   if (close_after_write_) {
     if (!write_in_flight_) Close();
     return false;
   }
+  if (!write_in_flight_ && framer_.partial_size() == 0) MarkIdle();
   return true;
 }
 
 void LineConnection::DoWrite() {
   reply_.TakeInto(&writing_);
+  written_ = 0;
   // Bytes in flight count against the cap until they are written.
-  reply_.set_limit(options_.max_pending_reply > writing_.size()
-                       ? options_.max_pending_reply - writing_.size()
-                       : 0);
+  reply_.set_in_flight(writing_.size());
   write_in_flight_ = true;
+  write_progress_ = IdleTimer::Clock::now();
+  MarkBusy();
+  WriteSome();
+}
+
+void LineConnection::WriteSome() {
   auto self = shared_from_this();
-  asio::async_write(socket_, asio::buffer(writing_),
-                    [self](const std::error_code& ec, size_t /*n*/) {
-                      self->write_in_flight_ = false;
-                      if (ec || self->closed_) {
-                        self->Close();
-                        return;
-                      }
-                      self->idle_.Touch();
-                      self->reply_.set_limit(self->options_.max_pending_reply);
-                      if (!self->reply_.empty()) {
-                        self->DoWrite();
-                      } else if (self->close_after_write_) {
-                        self->Close();
-                      }
-                    });
+  socket_.async_write_some(
+      asio::buffer(writing_.data() + written_, writing_.size() - written_),
+      [self](const std::error_code& ec, size_t n) { self->OnWritten(ec, n); });
+}
+
+void LineConnection::OnWritten(const std::error_code& ec, size_t n) {
+  if (ec || closed_) {
+    write_in_flight_ = false;
+    Close();
+    return;
+  }
+  written_ += n;
+  idle_.Touch();
+  if (written_ < writing_.size()) {
+    // Partial write: the client is reading, if slowly.
+    write_progress_ = IdleTimer::Clock::now();
+    reply_.set_in_flight(writing_.size() - written_);
+    WriteSome();
+    return;
+  }
+  write_in_flight_ = false;
+  reply_.set_in_flight(0);
+  if (paused_) {
+    paused_ = false;
+    if (Dispatch()) DoRead();
+    return;
+  }
+  if (!reply_.empty()) {
+    DoWrite();
+  } else if (close_after_write_) {
+    Close();
+  } else if (framer_.partial_size() == 0) {
+    MarkIdle();
+  }
 }
 
 void LineConnection::Close() {
   if (closed_) return;
   closed_ = true;
+  paused_ = false;
   idle_.Cancel();
   std::error_code ignored;
   socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);

@@ -59,6 +59,15 @@ void LineFramer::ConsumeCompleteLines() {
   MakeRoom();
 }
 
+void LineFramer::ConsumeLines(size_t n) {
+  assert(n <= lines_end_ && (n == 0 || buf_[n - 1] == '\n'));
+  if (n == lines_end_) return ConsumeCompleteLines();
+  if (n == 0) return;
+  memmove(buf_.get(), buf_.get() + n, end_ - n);
+  end_ -= n;
+  lines_end_ -= n;
+}
+
 void LineFramer::MakeRoom() {
   // Keep at least half a read of room, plus the spare byte; grow only while
   // a long partial line is buffered, up to max_line + read_size. A partial

@@ -10,7 +10,8 @@ namespace sundial::net {
 namespace {
 
 // A connection whose first bytes have not arrived yet. It counts against the
-// connection limit and is closed on Stop() or idle timeout.
+// connection limits, is idle (may be evicted for a newer connection), and is
+// closed on Stop() or idle timeout.
 class Sniffer : public Session, public std::enable_shared_from_this<Sniffer> {
  public:
   Sniffer(asio::ip::tcp::socket socket, size_t read_size, ConnectionManager* manager,
@@ -23,6 +24,7 @@ class Sniffer : public Session, public std::enable_shared_from_this<Sniffer> {
   ~Sniffer() override { manager_->Remove(this); }
 
   void Start(std::chrono::milliseconds idle_timeout) {
+    MarkIdle();
     auto self = shared_from_this();
     if (idle_timeout.count() > 0) {
       timer_.expires_after(idle_timeout);
@@ -122,15 +124,19 @@ void Listener::DoAccept() {
     if (!ec) {
       std::error_code ignored;
       socket.set_option(asio::ip::tcp::no_delay(true), ignored);
+      std::error_code peer_ec;
+      const asio::ip::address peer = socket.remote_endpoint(peer_ec).address();
       auto sniffer = std::make_shared<Sniffer>(std::move(socket), options_.first_read_size,
                                                manager_, factory_);
-      if (manager_->Add(sniffer, /*enforce_limit=*/true)) {
+      if (!peer_ec && manager_->Add(sniffer, peer, /*enforce_limit=*/true) ==
+                          ConnectionManager::AddResult::kAdded) {
         // Start on the socket's own context (it may differ from this one).
         asio::post(sniffer->executor(), [sniffer, t = options_.idle_timeout] {
           sniffer->Start(t);
         });
       }
-      // Otherwise over the limit: the sniffer dies here and closes the socket.
+      // Otherwise over a limit (or already gone): the sniffer dies here and
+      // closes the socket.
       DoAccept();
       return;
     }

@@ -38,6 +38,14 @@ Status SetIdleTimeout(std::string_view v, Options* o) {
   return Status::OK();
 }
 
+Status SetWriteTimeout(std::string_view v, Options* o) {
+  milliseconds d{0};
+  SUNDIAL_RETURN_IF_ERROR(ParseDuration(v, &d));
+  o->line.write_timeout = d;
+  o->http.write_timeout = d;
+  return Status::OK();
+}
+
 Status SetWalSync(std::string_view v, Options* o) {
   if (v == "batch") {
     o->storage.wal_sync = storage::WalSyncMode::kEveryBatch;
@@ -92,15 +100,24 @@ const std::vector<OptionSpec> kOptionTable = {
      [](std::string_view v, Options* o) { return Uint32(v, 0, 1024, &o->io_threads); }},
     {"io_busy_poll_us", "50", "after network events an I/O thread polls this many microseconds for more before sleeping (0 = off; off with one CPU online)",
      [](std::string_view v, Options* o) { return Uint32(v, 0, 1000000, &o->io_busy_poll_us); }},
-    {"max_connections", "1000", "open connections allowed; further ones are closed at once (0 = no limit)",
+    {"max_connections", "1000", "open connections allowed; when full, the longest-idle one is closed for a new one, else the new one is (0 = no limit)",
      [](std::string_view v, Options* o) {
        uint64_t n = 0;
        SUNDIAL_RETURN_IF_ERROR(ParseUint(v, 0, kMaxU32, &n));
        o->max_connections = static_cast<size_t>(n);
        return Status::OK();
      }},
-    {"idle_timeout", "0", "close a connection that sent and received nothing for this long (0 = never)",
+    {"max_connections_per_address", "500", "open connections allowed from one client address; a reverse proxy or NAT puts many clients on one (0 = no limit)",
+     [](std::string_view v, Options* o) {
+       uint64_t n = 0;
+       SUNDIAL_RETURN_IF_ERROR(ParseUint(v, 0, kMaxU32, &n));
+       o->max_connections_per_address = static_cast<size_t>(n);
+       return Status::OK();
+     }},
+    {"idle_timeout", "5m", "close a connection with nothing in progress that sent and received nothing for this long (0 = never)",
      &SetIdleTimeout},
+    {"write_timeout", "30s", "close a connection whose client takes no reply bytes for this long while a reply waits (0 = never)",
+     &SetWriteTimeout},
     {"data_dir", "data", "directory holding all data; created if missing, locked against a second server",
      [](std::string_view v, Options* o) {
        if (v.empty()) return Status::InvalidArgument("data_dir must not be empty");
@@ -172,7 +189,7 @@ const std::vector<OptionSpec> kOptionTable = {
      }},
     {"ingest.auto_create_metrics", "true", "accept points for new metric names (false: OpenTSDB's 'unknown metric' error)",
      [](std::string_view v, Options* o) { return ParseBool(v, &o->ingest.auto_create_metrics); }},
-    {"telnet.reply_buffer", "256KiB", "reply bytes queued per telnet connection; error text beyond it is dropped",
+    {"telnet.reply_buffer", "256KiB", "reply bytes queued per telnet connection; error text beyond it is dropped, and commands wait while half of it is unsent",
      [](std::string_view v, Options* o) {
        return SizeT(v, 4096, 64ull << 20, &o->line.max_pending_reply);
      }},
@@ -188,6 +205,16 @@ const std::vector<OptionSpec> kOptionTable = {
        SUNDIAL_RETURN_IF_ERROR(ParseUint(v, 1, 1024, &n));
        o->http.max_in_flight = static_cast<size_t>(n);
        return Status::OK();
+     }},
+    {"http.request_timeout", "10s", "a request's head must arrive within this time of its first byte, else 408 and close (0 = no limit)",
+     [](std::string_view v, Options* o) { return ParseDuration(v, &o->http.request_timeout); }},
+    {"http.body_min_rate", "16KiB", "bytes per second a request body must average; each received byte extends request_timeout by 1/rate s (0 = no limit)",
+     [](std::string_view v, Options* o) {
+       return ParseBytes(v, 0, 1ull << 40, &o->http.body_min_rate);
+     }},
+    {"http.output_buffer", "512KiB", "reply bytes a connection may hold unsent; beyond it streamed replies pause and no new request starts",
+     [](std::string_view v, Options* o) {
+       return SizeT(v, 16 * 1024, 1ull << 30, &o->http.max_unsent);
      }},
     {"http.gzip_responses", "true", "gzip response bodies of 1 KiB or more when the client accepts gzip",
      [](std::string_view v, Options* o) { return ParseBool(v, &o->http.gzip_responses); }},

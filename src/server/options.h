@@ -74,6 +74,7 @@ struct Options {
   uint32_t io_threads = 0;        // 0 = one per core
   uint32_t io_busy_poll_us = 0;   // I/O threads' polling after activity; 0 = off
   size_t max_connections = 0;     // 0 = unlimited
+  size_t max_connections_per_address = 0;  // 0 = unlimited
   net::LineOptions line;
   http::HttpOptions http;
   storage::StorageOptions storage;

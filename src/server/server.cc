@@ -36,7 +36,8 @@ std::chrono::microseconds BusyPoll(uint32_t us) {
 Server::Server(const Options& options)
     : options_(options),
       notifier_(SdNotifier::FromEnvironment()),
-      connections_(options.max_connections),
+      connections_(net::ConnectionLimits{options.max_connections,
+                                         options.max_connections_per_address}),
       signals_(control_, SIGINT, SIGTERM, SIGHUP) {}
 
 Server::~Server() { Stop(); }

@@ -32,8 +32,9 @@ TelnetSession::TelnetSession(ServiceContext* ctx, std::unique_ptr<PutLineSink> p
     : ctx_(ctx), put_sink_(std::move(put_sink)) {}
 
 net::LineHandler::Action TelnetSession::HandleLines(std::string_view lines,
-                                                    net::ReplyBuffer* reply) {
+                                                    net::ReplyBuffer* reply, size_t* consumed) {
   size_t pos = 0;
+  *consumed = lines.size();
   while (pos < lines.size()) {
     const std::string_view rest = lines.substr(pos);
     if (IsPutLine(rest)) {
@@ -41,6 +42,10 @@ net::LineHandler::Action TelnetSession::HandleLines(std::string_view lines,
       assert(used > 0 && used <= rest.size());
       pos += used > 0 ? used : rest.find('\n') + 1;  // never loop forever
       continue;
+    }
+    if (reply->congested()) {
+      *consumed = pos;
+      return Action::kPause;
     }
     const size_t nl = rest.find('\n');  // complete lines: always found
     std::string_view line = rest.substr(0, nl);

@@ -6,6 +6,11 @@
 // rollup, histogram, diediedie (only when enabled), and anything else is
 // answered "unknown command: <cmd>.  Try `help'.". Commands are
 // case-sensitive; lines end in '\n' or "\r\n".
+//
+// Backpressure: before a command, if the connection's unsent replies are
+// congested (a client pipelining `stats` and reading nothing), it stops
+// with kPause; put lines are handled regardless (their error replies are
+// dropped beyond the cap, opentsdb-compat.md §2.8).
 #pragma once
 
 #include <memory>
@@ -22,7 +27,7 @@ class TelnetSession : public net::LineHandler {
   // ctx is borrowed and must outlive the session.
   TelnetSession(ServiceContext* ctx, std::unique_ptr<PutLineSink> put_sink);
 
-  Action HandleLines(std::string_view lines, net::ReplyBuffer* reply) override;
+  Action HandleLines(std::string_view lines, net::ReplyBuffer* reply, size_t* consumed) override;
 
  private:
   // One non-put line, without its line end.

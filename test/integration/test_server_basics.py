@@ -232,13 +232,17 @@ def test_connection_limit(server_factory):
     for t in (a, b):
         t.send("version\n")
         t.read_lines(2)
+    # Full: the longest-idle connection (a) is closed to make room for c.
     c = s.telnet()
-    assert c.read_to_close() == ""
-    a.close()
+    assert a.read_to_close() == ""
+    c.send("version\n")
+    assert c.read_until("\n").startswith("net.opentsdb.tools")
+    # Full and nobody idle (b and c each mid-line): a newcomer is refused.
+    for t in (b, c):
+        t.send("put m")
     time.sleep(0.2)
     d = s.telnet()
-    d.send("version\n")
-    assert d.read_until("\n").startswith("net.opentsdb.tools")
+    assert d.read_to_close() == ""
 
 
 def test_idle_timeout(server_factory):

@@ -28,7 +28,8 @@ struct Seen {
 class EchoHandler : public LineHandler {
  public:
   explicit EchoHandler(Seen* seen) : seen_(seen) {}
-  Action HandleLines(std::string_view lines, ReplyBuffer* reply) override {
+  Action HandleLines(std::string_view lines, ReplyBuffer* reply, size_t* consumed) override {
+    *consumed = lines.size();
     {
       MutexLock lock(&seen_->mu);
       seen_->calls.emplace_back(lines);
@@ -48,11 +49,37 @@ class EchoHandler : public LineHandler {
   Seen* seen_;
 };
 
+// Answers each line with 1000 bytes, like a `stats` command, and stops at
+// a line while the replies are congested (as TelnetSession does).
+class BigReplyHandler : public LineHandler {
+ public:
+  explicit BigReplyHandler(std::atomic<int>* handled) : handled_(handled) {}
+  Action HandleLines(std::string_view lines, ReplyBuffer* reply, size_t* consumed) override {
+    size_t pos = 0;
+    while (pos < lines.size()) {
+      if (reply->congested()) {
+        *consumed = pos;
+        return Action::kPause;
+      }
+      pos = lines.find('\n', pos) + 1;
+      handled_->fetch_add(1);
+      EXPECT_TRUE(reply->Append(std::string(999, 'r') + "\n"));
+    }
+    *consumed = lines.size();
+    return Action::kContinue;
+  }
+
+ private:
+  std::atomic<int>* handled_;
+};
+
 // A server side on a loopback port with one LineConnection per accept.
 class LineServer {
  public:
-  explicit LineServer(LineOptions options)
-      : options_(options), acceptor_(ctx_, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0)) {
+  explicit LineServer(LineOptions options, bool big_replies = false)
+      : options_(options),
+        big_replies_(big_replies),
+        acceptor_(ctx_, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0)) {
     Accept();
     thread_ = std::thread([this] { ctx_.run_for(std::chrono::seconds(20)); });
   }
@@ -63,22 +90,31 @@ class LineServer {
   }
   uint16_t port() const { return acceptor_.local_endpoint().port(); }
   Seen& seen() { return seen_; }
+  int handled() const { return handled_.load(); }
+  size_t open_connections() const { return manager_.size(); }
 
  private:
   void Accept() {
     acceptor_.async_accept([this](const std::error_code& ec, tcp::socket s) {
       if (ec) return;
-      auto conn = std::make_shared<LineConnection>(std::move(s),
-                                                   std::make_unique<EchoHandler>(&seen_),
-                                                   options_, &manager_);
+      std::unique_ptr<LineHandler> handler;
+      if (big_replies_) {
+        handler = std::make_unique<BigReplyHandler>(&handled_);
+      } else {
+        handler = std::make_unique<EchoHandler>(&seen_);
+      }
+      auto conn = std::make_shared<LineConnection>(std::move(s), std::move(handler), options_,
+                                                   &manager_);
       conn->Start("");
       Accept();
     });
   }
 
   LineOptions options_;
+  const bool big_replies_;
   ConnectionManager manager_{0};
   Seen seen_;
+  std::atomic<int> handled_{0};
   asio::io_context ctx_;
   tcp::acceptor acceptor_;
   std::thread thread_;
@@ -178,6 +214,64 @@ TEST(LineConnection, ReplyBufferCapDropsRepliesButKeepsReading) {
   const std::string got = ReadToEof(s);
   EXPECT_GT(got.size(), 0u);
   EXPECT_LT(got.size(), 12u << 20);
+}
+
+TEST(LineConnection, CongestedRepliesPauseReadingUntilTheClientReads) {
+  LineOptions opt;
+  opt.max_pending_reply = 16 * 1024;
+  LineServer server(opt, /*big_replies=*/true);
+  asio::io_context ctx;
+  tcp::socket s(ctx);
+  s.open(tcp::v4());
+  s.set_option(asio::socket_base::receive_buffer_size(8192));
+  s.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), server.port()));
+  const int n = 20000;  // 20 MB of replies
+  std::string lines;
+  for (int i = 0; i < n; ++i) lines += "c\n";
+  asio::write(s, asio::buffer(lines));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // Not reading: handling stopped once the kernel buffers and the cap filled.
+  const int stalled = server.handled();
+  EXPECT_LT(stalled, n);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(server.handled(), stalled);
+  // Reading resumes it; no reply was dropped.
+  size_t got = 0;
+  char buf[65536];
+  while (got < static_cast<size_t>(n) * 1000) got += s.read_some(asio::buffer(buf));
+  EXPECT_EQ(got, static_cast<size_t>(n) * 1000);
+  EXPECT_EQ(server.handled(), n);
+}
+
+TEST(LineConnection, PausedClientThatReadsNothingIsClosedAfterTheWriteTimeout) {
+  LineOptions opt;
+  opt.max_pending_reply = 16 * 1024;
+  opt.write_timeout = std::chrono::milliseconds(300);
+  LineServer server(opt, /*big_replies=*/true);
+  asio::io_context ctx;
+  tcp::socket s(ctx);
+  s.open(tcp::v4());
+  s.set_option(asio::socket_base::receive_buffer_size(8192));
+  s.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), server.port()));
+  std::string lines;
+  for (int i = 0; i < 20000; ++i) lines += "c\n";
+  asio::write(s, asio::buffer(lines));
+  const auto start = std::chrono::steady_clock::now();
+  while (server.open_connections() > 0 &&
+         std::chrono::steady_clock::now() - start < std::chrono::seconds(5)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_EQ(server.open_connections(), 0u);
+}
+
+TEST(ReplyBuffer, BytesInFlightCountAgainstTheCap) {
+  ReplyBuffer r(100);
+  EXPECT_FALSE(r.congested());
+  r.set_in_flight(60);
+  EXPECT_TRUE(r.congested());
+  EXPECT_FALSE(r.Append(std::string(50, 'x')));
+  EXPECT_TRUE(r.Append(std::string(40, 'x')));
+  EXPECT_EQ(r.unsent(), 100u);
 }
 
 TEST(ReplyBuffer, DropsWhatDoesNotFit) {

@@ -36,7 +36,9 @@ struct Fixture {
   }
   std::string Run(std::string_view lines, net::LineHandler::Action* action = nullptr) {
     net::ReplyBuffer reply(1 << 20);
-    auto a = session->HandleLines(lines, &reply);
+    size_t consumed = 0;
+    auto a = session->HandleLines(lines, &reply, &consumed);
+    EXPECT_EQ(consumed, lines.size());
     if (action) *action = a;
     std::string out;
     reply.TakeInto(&out);
@@ -96,6 +98,24 @@ TEST(TelnetSession, PutLineDetection) {
   EXPECT_FALSE(IsPutLine("putx 1\n"));
   EXPECT_FALSE(IsPutLine("PUT x\n"));
   EXPECT_FALSE(IsPutLine("pu\n"));
+}
+
+TEST(TelnetSession, PausesAtACommandWhileRepliesAreCongested) {
+  Fixture f;
+  net::ReplyBuffer reply(4096);
+  ASSERT_TRUE(reply.Append(std::string(2048, 'x')));  // half the cap unsent
+  const std::string lines = "put a 1 1 x=y\nversion\nput b 1 1 x=y\n";
+  size_t consumed = 0;
+  EXPECT_EQ(f.session->HandleLines(lines, &reply, &consumed), net::LineHandler::Action::kPause);
+  EXPECT_EQ(consumed, std::string("put a 1 1 x=y\n").size());  // puts still flow
+  ASSERT_EQ(f.calls.size(), 1u);
+  // Once the client has read, the rest is handled.
+  std::string taken;
+  reply.TakeInto(&taken);
+  const std::string rest = lines.substr(consumed);
+  EXPECT_EQ(f.session->HandleLines(rest, &reply, &consumed), net::LineHandler::Action::kContinue);
+  EXPECT_EQ(consumed, rest.size());
+  EXPECT_EQ(f.calls.size(), 2u);
 }
 
 }  // namespace

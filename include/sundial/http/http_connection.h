@@ -10,6 +10,24 @@
 // Stop() (server shutdown) reads no further requests but still answers the
 // ones in flight before closing.
 //
+// Hostile or stalled clients (each bound is an HttpOptions field):
+//  * Receive deadline: a request must arrive whole within request_timeout
+//    of its first byte, plus one second per body_min_rate bytes of body
+//    received, so a slow trickle cannot hold the connection: the head has
+//    request_timeout, and a body must keep up an average rate. Past it the
+//    client gets 408 and the connection closes.
+//  * Output cap: while more than max_unsent reply bytes wait for the client
+//    (queued or being written), no new request is started. A streamed
+//    reply's producer is told to wait while the bytes that go out before
+//    its next piece (earlier replies' and its own) are over the cap: its
+//    WriteChunk callback runs once they are back under it. So the reply
+//    being written always makes progress, and a client that reads nothing
+//    holds at most the cap plus one piece per reply in flight.
+//  * Write timeout: a client that takes no bytes for write_timeout while a
+//    reply is being written is closed.
+//  * Idle timeout: a connection with no request in progress and nothing to
+//    send, that saw no traffic for idle_timeout, is closed.
+//
 // Thread-safety: everything runs on the thread that runs the socket's
 // io_context; Stop() and the Responders it hands out may be used from any
 // thread. There is no strand: REQUIRES that the socket's io_context be run
@@ -60,7 +78,11 @@ struct HttpOptions {
   size_t max_in_flight = 16;           // pipelined requests awaiting a reply
   bool gzip_responses = true;          // honour Accept-Encoding: gzip
   size_t gzip_min_bytes = 1024;        // smaller bodies are sent as they are
-  std::chrono::milliseconds idle_timeout{0};  // 0 = none
+  std::chrono::milliseconds idle_timeout{0};     // 0 = none
+  std::chrono::milliseconds request_timeout{0};  // per request head; 0 = none
+  uint64_t body_min_rate = 16 * 1024;            // bytes/s a body must average
+  std::chrono::milliseconds write_timeout{0};    // 0 = none
+  size_t max_unsent = 512 * 1024;                // output cap, bytes
   CorsOptions cors;
 };
 
@@ -98,8 +120,10 @@ class HttpConnection : public net::Session, public std::enable_shared_from_this<
   // One reply slot per request, in request order.
   struct Slot {
     uint64_t seq = 0;
-    std::string out;                                     // bytes ready to write
-    std::vector<std::function<void(bool)>> callbacks;    // run when `out` is written
+    std::string out;          // bytes ready to write
+    // WriteChunk callbacks waiting for the output ahead of them (this
+    // slot's and earlier slots') to fall under the cap.
+    std::deque<std::function<void(bool)>> parked;
     bool done = false;        // no more bytes will come
     bool close_after = false; // close the connection once written
     bool chunked = false;     // streaming with chunked encoding
@@ -122,7 +146,23 @@ class HttpConnection : public net::Session, public std::enable_shared_from_this<
   // Applies the CORS rules; true if the request was answered here.
   bool HandleCors(const Request& request, Slot* slot);
   void AnswerParseError();
+  // Answers 408 (if nothing else is being answered) and closes.
+  void AnswerTimeout();
   Slot* FindSlot(uint64_t seq);
+  // Reply bytes not yet taken by the client, and whether that is over the cap.
+  size_t Unsent() const;
+  bool OutputFull() const { return Unsent() > options_.max_unsent; }
+  // Unsent bytes up to and including slot i, in write order.
+  size_t UnsentThrough(size_t i) const;
+  // Runs the parked chunk callbacks whose slots are under the cap (all of
+  // them, with false, when !ok).
+  void RunParkedCallbacks(bool ok);
+  // Marks the connection idle for eviction when nothing is in progress.
+  void UpdateIdle();
+  // The timer's wake: idle, receive deadline and write timeout checks.
+  bool OnTimer(net::IdleTimer::Clock::time_point now, bool idle);
+  // The time by which the request being received must be complete.
+  net::IdleTimer::Clock::time_point RequestDue() const;
 
   // Takes over the socket's descriptor with the io_context's own executor.
   static Socket AdoptSocket(asio::ip::tcp::socket socket);
@@ -152,7 +192,8 @@ class HttpConnection : public net::Session, public std::enable_shared_from_this<
   void AppendBodyPiece(Slot* slot, std::string_view data);
 
   void DoWrite();
-  void OnWritten(const std::error_code& ec);
+  void WriteSome();
+  void OnWritten(const std::error_code& ec, size_t n);
   void AppendHead(const Reply& reply, Slot* slot, bool gzip, bool chunked);
   // Half-closes and discards input for a moment so the client gets the
   // last reply before the socket closes (no RST with unread data).
@@ -173,8 +214,15 @@ class HttpConnection : public net::Session, public std::enable_shared_from_this<
   std::deque<Slot> slots_;
   uint64_t next_seq_ = 0;
   std::string writing_;
+  size_t written_ = 0;  // bytes of writing_ the socket took
   std::string spare_;  // an empty buffer with capacity, for the next reply
-  std::vector<std::function<void(bool)>> writing_callbacks_;
+  // Receive deadline of the request being parsed (request_timing_).
+  net::IdleTimer::Clock::time_point request_start_;
+  // Write progress as the timer last saw it.
+  uint64_t write_events_ = 0;
+  uint64_t write_events_seen_ = 0;
+  net::IdleTimer::Clock::time_point write_stalled_since_;
+  bool request_timing_ = false;
   bool reading_ = false;
   bool read_done_ = false;   // no more requests will be read
   bool write_in_flight_ = false;

@@ -61,8 +61,10 @@ class RequestParser {
     return v;
   }
 
-  // Bytes of the current request seen so far (headers + raw body).
+  // True while a request has begun and is not complete yet.
   bool in_message() const { return in_message_; }
+  // Body bytes of the request in progress received so far (0 outside one).
+  uint64_t body_bytes() const { return in_message_ ? current_.body.size() : 0; }
 
  private:
   struct Callbacks;

@@ -39,10 +39,13 @@ class Responder {
   virtual void StartChunked(Reply head) = 0;
 
   // Queues one piece of the streamed body (empty pieces are ignored).
-  // on_written, if given, runs on the connection's I/O thread once this
-  // piece was handed to the socket (true) or the connection is gone (false);
-  // a producer uses it for backpressure: produce the next piece only after
-  // the previous one was written. It must not block.
+  // on_written, if given, runs on the connection's I/O thread once the
+  // connection can take more: its unsent output (this piece included) is
+  // at or under its cap (true), or the connection is gone (false). Callbacks
+  // run in call order. A producer uses it for backpressure: produce the next
+  // piece only after the callback of the previous one ran; a client that
+  // does not read then holds at most the cap and one piece. It must not
+  // block.
   virtual void WriteChunk(std::string data, std::function<void(bool ok)> on_written = nullptr) = 0;
 
   // Ends the streamed reply.

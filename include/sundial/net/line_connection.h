@@ -5,9 +5,15 @@
 // without ever making reading wait for writing (opentsdb-compat.md §2.8):
 // reply bytes queue up to a cap and error text beyond it is dropped.
 //
+// Backpressure: reading pauses when the handler stops at a command because
+// the unsent replies are congested (LineHandler::kPause) and resumes once
+// the client has taken the bytes in flight; a client that takes nothing for
+// write_timeout while paused is closed. Put lines never pause reading.
+//
 // Closes the connection on end of stream, on a read error, on a line longer
 // than the limit (silently, as OpenTSDB does), when the handler says kClose
-// (after the pending reply is written), on idle timeout, and on Stop().
+// (after the pending reply is written), on idle timeout, on write timeout
+// while paused, and on Stop().
 //
 // Thread-safety: all work runs on the socket's io_context (one thread, see
 // IoContextPool). Stop() may be called from any thread.
@@ -34,6 +40,9 @@ struct LineOptions {
   size_t max_read_size = 512 * 1024;  // a busy connection's (LineFramer)
   size_t max_pending_reply = 256 * 1024;  // reply bytes queued per connection
   std::chrono::milliseconds idle_timeout{0};  // 0 = none
+  // While reading is paused for unsent replies: how long the client may
+  // take no reply bytes before it is closed (0 = no limit).
+  std::chrono::milliseconds write_timeout{0};
 };
 
 class LineConnection : public Session, public std::enable_shared_from_this<LineConnection> {
@@ -43,7 +52,8 @@ class LineConnection : public Session, public std::enable_shared_from_this<LineC
                  const LineOptions& options, ConnectionManager* manager);
   ~LineConnection() override;
 
-  // Registers with the manager, handles first_bytes, starts reading.
+  // Registers with the manager (the listener reserved the slot), handles
+  // first_bytes, starts reading.
   void Start(std::string_view first_bytes);
   void Stop() override;
 
@@ -53,6 +63,9 @@ class LineConnection : public Session, public std::enable_shared_from_this<LineC
   // Hands complete lines to the handler; false when the connection closes.
   bool Dispatch();
   void DoWrite();
+  void WriteSome();
+  void OnWritten(const std::error_code& ec, size_t n);
+  bool OnTimer(IdleTimer::Clock::time_point now, bool idle);
   void Close();
 
   asio::ip::tcp::socket socket_;
@@ -62,8 +75,11 @@ class LineConnection : public Session, public std::enable_shared_from_this<LineC
   LineFramer framer_;
   ReplyBuffer reply_;
   std::string writing_;  // bytes of the write in flight
+  size_t written_ = 0;   // of writing_
   IdleTimer idle_;
+  IdleTimer::Clock::time_point write_progress_;  // last bytes taken by the client
   bool write_in_flight_ = false;
+  bool paused_ = false;  // the handler stopped at a command: not reading
   bool close_after_write_ = false;
   bool closed_ = false;
 };

@@ -66,6 +66,11 @@ class LineFramer {
   // Drops the complete lines and keeps the partial one.
   void ConsumeCompleteLines();
 
+  // Drops the first n bytes of CompleteLines() only (a handler that stopped
+  // part way); the rest stay complete lines.
+  // REQUIRES: n <= CompleteLines().size(), and n is 0 or just after a '\n'.
+  void ConsumeLines(size_t n);
+
   // At end of stream: turns a buffered partial line into a complete one by
   // adding the missing '\n'. Returns false if there was none.
   bool FinishPartialLine();

@@ -5,8 +5,10 @@
 // connection is an ASCII capital letter 'A'..'Z' the connection speaks
 // HTTP/1.x for its whole life, otherwise the telnet-style line protocol.
 //
-// Connections over the limit are closed at once; connections that send
-// nothing within the idle timeout are closed.
+// Each new connection is admitted by the ConnectionManager's limits (per
+// address, total, evicting the longest-idle connection when full); one that
+// is refused is closed at once. Connections that send nothing within the
+// idle timeout are closed.
 //
 // Thread-safety: Start() and Stop() may be called from any thread; the
 // factory is called on the I/O thread that owns the new connection. The
