@@ -240,6 +240,10 @@ const std::vector<OptionSpec> kOptionTable = {
      }},
     {"query.threads", "2", "worker threads running queries (kept off the I/O threads)",
      [](std::string_view v, Options* o) { return Uint32(v, 1, 256, &o->query.threads); }},
+    {"query.spare_threads", "16",
+     "threads the query pool may add while streamed answers wait for clients that do not read, "
+     "so that those clients do not hold up other queries (0 = never add any)",
+     [](std::string_view v, Options* o) { return Uint32(v, 0, 256, &o->query.spare_threads); }},
     {"query.max_series", "100000", "most series one query may read (0 = no limit); over it: 413",
      [](std::string_view v, Options* o) {
        return ParseUint(v, 0, UINT64_MAX, &o->query.max_series);

@@ -40,6 +40,7 @@ struct LogOptions {
 
 struct QueryOptions {
   uint32_t threads = 0;         // worker pool size
+  uint32_t spare_threads = 0;   // threads the pool may add for queries waiting on clients
   uint64_t max_series = 0;      // per query; 0 = unlimited
   uint64_t max_points = 0;      // per query; 0 = unlimited
   std::chrono::milliseconds deadline{0};  // per query; 0 = none

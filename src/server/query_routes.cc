@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "routes.h"
+#include "worker_pool.h"
 #include "sundial/common/mutex.h"
 #include "sundial/query/json_limits.h"
 #include "sundial/query/query_engine.h"
@@ -92,7 +93,8 @@ int64_t CapResults(const ServiceContext* ctx, int64_t asked) {
 // kStallLimit ends the query.
 class ResponderSink final : public query::ChunkSink {
  public:
-  explicit ResponderSink(ResponderPtr r) : r_(std::move(r)), flow_(std::make_shared<Flow>()) {}
+  ResponderSink(ResponderPtr r, WorkerPool* workers)
+      : r_(std::move(r)), workers_(workers), flow_(std::make_shared<Flow>()) {}
 
   bool Write(std::string&& chunk) override {
     if (r_->cancelled()) return false;
@@ -132,6 +134,7 @@ class ResponderSink final : public query::ChunkSink {
 
  private:
   static constexpr std::chrono::seconds kStallLimit{60};
+  static constexpr std::chrono::milliseconds kSlowClient{50};
 
   struct Flow {
     Mutex mu;
@@ -141,18 +144,28 @@ class ResponderSink final : public query::ChunkSink {
   };
 
   // Waits until the previous piece was written. False if the connection
-  // is gone or stalled.
+  // is gone or stalled. A client that has not taken the piece after
+  // kSlowClient is slow or not reading: from then on the wait is marked
+  // in the worker pool, which may add a thread so that this client does
+  // not hold up the other queries.
   bool WaitIdle() {
-    const auto deadline = std::chrono::steady_clock::now() + kStallLimit;
+    const auto start = std::chrono::steady_clock::now();
     MutexLock l(&flow_->mu);
+    while (flow_->in_flight && std::chrono::steady_clock::now() - start < kSlowClient) {
+      if (r_->cancelled()) return false;
+      flow_->cv.WaitFor(std::chrono::milliseconds(10));
+    }
+    if (!flow_->in_flight) return flow_->ok;
+    WorkerPool::WaitScope waiting(workers_);
     while (flow_->in_flight) {
-      if (r_->cancelled() || std::chrono::steady_clock::now() > deadline) return false;
+      if (r_->cancelled() || std::chrono::steady_clock::now() - start > kStallLimit) return false;
       flow_->cv.WaitFor(std::chrono::milliseconds(100));
     }
     return flow_->ok;
   }
 
   ResponderPtr r_;
+  WorkerPool* const workers_;
   std::shared_ptr<Flow> flow_;
   bool started_ = false;
   bool have_first_ = false;
@@ -173,7 +186,7 @@ Status ParseQuery(const Request& req, query::QuerySpec* spec) {
 
 // Runs a query on a worker thread, streaming its answer.
 void RunQuery(const ServiceContext* ctx, const query::QuerySpec& spec, const ResponderPtr& resp) {
-  ResponderSink sink(resp);
+  ResponderSink sink(resp, ctx->workers);
   const query::QueryEngine engine(ctx->storage, Limits(ctx), ctx->rollups, ctx->cache);
   const Status s = engine.Execute(spec, &sink);
   if (s.ok()) return sink.Finish();

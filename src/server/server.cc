@@ -71,7 +71,7 @@ Status Server::Start() {
   ingest_options.allow_specialchars = options_.ingest.allow_specialchars;
   ingest_ = std::make_unique<IngestService>(ingest_options, storage_.get());
 
-  workers_ = std::make_unique<WorkerPool>(options_.query.threads);
+  workers_ = std::make_unique<WorkerPool>(options_.query.threads, options_.query.spare_threads);
   ctx_.options = &options_;
   ctx_.storage = storage_.get();
   ctx_.rollups = rollups_.get();

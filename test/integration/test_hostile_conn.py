@@ -269,6 +269,35 @@ def test_big_results_to_clients_that_never_read(server_factory):
     hostile.assert_healthy(s)
 
 
+def test_clients_that_never_read_do_not_hold_up_other_queries(server_factory):
+    # One query thread, every query on the pool (none inline), and four
+    # clients whose streamed answers stall: the pool adds spare threads for
+    # the stalled answers, so another client's query is answered at once
+    # rather than after the write timeout (30 s by default).
+    s = server_factory(args=["--http-output-buffer", "256KiB", "--query-threads", "1",
+                             "--query-inline-max-points", "0"])
+    load_points(s)
+    base = hostile.rss_anon_mb(s.proc.pid)
+    hogs = []
+    with hostile.Watchdog(s, rss_limit_mb=base + (400 if sanitized(s) else 60)):
+        for _ in range(4):
+            c = connect(s)
+            c.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            c.sendall(BIG_QUERY)
+            hogs.append(c)
+        time.sleep(1.0)
+        c = s.http()
+        for _ in range(3):
+            start = time.monotonic()
+            status, _, body = c.get(f"/api/query?start={T0}&end={T0 + 600}&m=sum:big.metric")
+            took = time.monotonic() - start
+            assert status == 200 and b"big.metric" in body, (status, body[:200])
+            assert took < (5.0 if sanitized(s) else 2.0), f"query took {took:.2f}s"
+    for c in hogs:
+        c.close()
+    hostile.assert_healthy(s)
+
+
 def test_idle_timeout(server_factory):
     s = server_factory(args=["--idle-timeout", "1s"])
     quiet_telnet = connect(s)

@@ -88,7 +88,7 @@ struct Harness {
     io.max_tags = options.ingest.max_tags;
     io.auto_create_metrics = options.ingest.auto_create_metrics;
     ingest = std::make_unique<server::IngestService>(io, storage.get());
-    workers = std::make_unique<server::WorkerPool>(1);
+    workers = std::make_unique<server::WorkerPool>(1, 0);
     ctx.options = &options;
     ctx.storage = storage.get();
     ctx.ingest = ingest.get();
