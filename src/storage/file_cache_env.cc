@@ -84,33 +84,26 @@ Status FileCacheEnv::Wrap(const std::string& path, bool read_only, std::unique_p
 }
 
 Status FileCacheEnv::OpenFile(const std::string& path, std::unique_ptr<File>* out) {
-  std::unique_ptr<File> f;
-  SUNDIAL_RETURN_IF_ERROR(base_->OpenFile(path, &f));
-  if (path.compare(0, cached_.size(), cached_) != 0) {
-    *out = std::move(f);
-    return Status::OK();
-  }
-  return Wrap(path, false, std::move(f), out);
+  return OpenThrough(&Env::OpenFile, path, false, out);
 }
 
 Status FileCacheEnv::OpenExistingFile(const std::string& path, std::unique_ptr<File>* out) {
-  std::unique_ptr<File> f;
-  SUNDIAL_RETURN_IF_ERROR(base_->OpenExistingFile(path, &f));
-  if (path.compare(0, cached_.size(), cached_) != 0) {
-    *out = std::move(f);
-    return Status::OK();
-  }
-  return Wrap(path, false, std::move(f), out);
+  return OpenThrough(&Env::OpenExistingFile, path, false, out);
 }
 
 Status FileCacheEnv::OpenReadOnlyFile(const std::string& path, std::unique_ptr<File>* out) {
+  return OpenThrough(&Env::OpenReadOnlyFile, path, true, out);
+}
+
+Status FileCacheEnv::OpenThrough(OpenFn open, const std::string& path, bool read_only,
+                                 std::unique_ptr<File>* out) {
   std::unique_ptr<File> f;
-  SUNDIAL_RETURN_IF_ERROR(base_->OpenReadOnlyFile(path, &f));
+  SUNDIAL_RETURN_IF_ERROR((base_->*open)(path, &f));
   if (path.compare(0, cached_.size(), cached_) != 0) {
     *out = std::move(f);
     return Status::OK();
   }
-  return Wrap(path, true, std::move(f), out);
+  return Wrap(path, read_only, std::move(f), out);
 }
 
 Status FileCacheEnv::Acquire(Entry* e, std::shared_ptr<File>* out) {

@@ -76,6 +76,11 @@ class FileCacheEnv final : public Env {
   void Forget(Entry* e) EXCLUDES(mu_);
   Status Wrap(const std::string& path, bool read_only, std::unique_ptr<File> first,
               std::unique_ptr<File>* out);
+  // Opens path with the base Env's `open`; a file under the cached prefix
+  // comes back wrapped (see Wrap), any other as the base Env opened it.
+  using OpenFn = Status (Env::*)(const std::string&, std::unique_ptr<File>*);
+  Status OpenThrough(OpenFn open, const std::string& path, bool read_only,
+                     std::unique_ptr<File>* out);
 
   Env* const base_;
   const std::string cached_;
