@@ -63,7 +63,9 @@ jobs=${SUNDIAL_JOBS:-$(nproc 2>/dev/null || echo 2)}
 
 command -v "$cxx" >/dev/null ||
   die "$cxx missing; run: $install"
-dpkg --print-foreign-architectures | grep -qx "$deb_arch" ||
+# (Not `dpkg ... | grep -q`: grep stops reading at the first match, and under
+# pipefail dpkg's SIGPIPE would fail the test.)
+[[ $'\n'"$(dpkg --print-foreign-architectures)"$'\n' == *$'\n'"$deb_arch"$'\n'* ]] ||
   die "apt does not know the $deb_arch architecture; run: $install"
 
 # The target's static libraries, unpacked into the build directory rather
@@ -188,7 +190,7 @@ if [ "$smoke" -eq 1 ]; then
     sleep 0.5
   done
   [ "$healthy" -eq 1 ] || { cat "$smoke_dir/log" "$smoke_dir/health" >&2; die "no healthy server"; }
-  echo "-- sundiald --health against 127.0.0.1:$port: $(tr '\n' ' ' < "$smoke_dir/health")"
+  echo "-- ${qemu[*]} $sundiald --health=http://127.0.0.1:$port/api/version: healthy (exit 0)"
   smoke_cleanup
   smoke_pid='' smoke_dir=''
   trap - EXIT
