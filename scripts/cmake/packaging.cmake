@@ -20,8 +20,8 @@ install(FILES ${PROJECT_SOURCE_DIR}/scripts/systemd/sundial.sysusers
         DESTINATION /usr/lib/sysusers.d RENAME sundial.conf)
 
 # sundiald(8) from the option table, so it never drifts from the binary. A
-# cross build runs sundiald under its emulator (qemu-arm for the Pi Zero);
-# without one there is no man page.
+# cross build runs sundiald under its emulator (qemu-arm for the Pi Zero,
+# qemu-aarch64 for arm64); without one there is no man page.
 if(TARGET sundiald AND (NOT CMAKE_CROSSCOMPILING OR CMAKE_CROSSCOMPILING_EMULATOR))
   set(_man ${PROJECT_BINARY_DIR}/sundiald.8.gz)
   add_custom_command(
@@ -108,8 +108,10 @@ endif()
 
 # CPack labels the package with the build host's architecture; a cross build
 # must say its own. The static ARMv6 build runs on Raspberry Pi OS (armhf)
-# and on Debian armel alike: scripts/build-pi-zero.sh --package packs it
-# twice, once per label (cpack -D CPACK_DEBIAN_PACKAGE_ARCHITECTURE=armel).
+# and on Debian armel alike: scripts/build-cross.sh --target pi-zero
+# --package packs it twice, once per label (cpack -D
+# CPACK_DEBIAN_PACKAGE_ARCHITECTURE=armel). The static aarch64 build
+# (--target arm64) is labelled arm64.
 if(CMAKE_CROSSCOMPILING)
   if(CMAKE_SYSTEM_PROCESSOR MATCHES "^i[3-6]86$")
     set(CPACK_DEBIAN_PACKAGE_ARCHITECTURE i386)
