@@ -243,48 +243,27 @@ struct WriteCounters {
 
 // Forwards to the POSIX Env; the clock is set by the benchmark, writes are
 // counted by kind, and fsync only counts.
-class SimEnv final : public Env {
+class SimEnv final : public EnvWrapper {
  public:
-  SimEnv(std::atomic<int64_t>* clock, WriteCounters* counters)
-      : base_(NewPosixEnv()), clock_(clock), counters_(counters) {}
+  // posix is borrowed and must outlive this Env.
+  SimEnv(Env* posix, std::atomic<int64_t>* clock, WriteCounters* counters)
+      : EnvWrapper(posix), clock_(clock), counters_(counters) {}
   Status OpenFile(const std::string& path, std::unique_ptr<File>* out) override {
     std::unique_ptr<File> f;
-    SUNDIAL_RETURN_IF_ERROR(base_->OpenFile(path, &f));
+    SUNDIAL_RETURN_IF_ERROR(target()->OpenFile(path, &f));
     out->reset(new CountingFile(std::move(f), CounterFor(path), &counters_->syncs));
     return Status::OK();
   }
   Status OpenExistingFile(const std::string& path, std::unique_ptr<File>* out) override {
     std::unique_ptr<File> f;
-    SUNDIAL_RETURN_IF_ERROR(base_->OpenExistingFile(path, &f));
+    SUNDIAL_RETURN_IF_ERROR(target()->OpenExistingFile(path, &f));
     out->reset(new CountingFile(std::move(f), CounterFor(path), &counters_->syncs));
     return Status::OK();
-  }
-  Status OpenReadOnlyFile(const std::string& path, std::unique_ptr<File>* out) override {
-    return base_->OpenReadOnlyFile(path, out);
-  }
-  Status GetFileSize(const std::string& p, uint64_t* size) override {
-    return base_->GetFileSize(p, size);
-  }
-  Status FreeSpace(const std::string& p, uint64_t* bytes) override {
-    return base_->FreeSpace(p, bytes);
-  }
-  Status ReadFileToString(const std::string& p, std::string* out) override {
-    return base_->ReadFileToString(p, out);
-  }
-  Status ListDir(const std::string& d, std::vector<std::string>* n) override {
-    return base_->ListDir(d, n);
-  }
-  Status CreateDir(const std::string& d) override { return base_->CreateDir(d); }
-  Status RemoveFile(const std::string& p) override { return base_->RemoveFile(p); }
-  Status RemoveDir(const std::string& d) override { return base_->RemoveDir(d); }
-  Status RenameFile(const std::string& a, const std::string& b) override {
-    return base_->RenameFile(a, b);
   }
   Status SyncDir(const std::string&) override {
     counters_->syncs.fetch_add(1, std::memory_order_relaxed);
     return Status::OK();
   }
-  bool FileExists(const std::string& p) override { return base_->FileExists(p); }
   int64_t NowMs() override { return clock_->load(std::memory_order_relaxed); }
 
  private:
@@ -327,7 +306,6 @@ class SimEnv final : public Env {
     return &counters_->dict;
   }
 
-  std::unique_ptr<Env> base_;
   std::atomic<int64_t>* const clock_;
   WriteCounters* const counters_;
 };
@@ -354,8 +332,10 @@ void Simulate(size_t series, int days) {
   WriteCounters counters;
   StorageOptions o;
   o.data_dir = dir;
+  const std::unique_ptr<Env> posix = NewPosixEnv();  // outlives db
   std::unique_ptr<StorageImpl> db;
-  Check(StorageImpl::Open(o, std::make_unique<SimEnv>(&clock, &counters), &db, false), "open");
+  Check(StorageImpl::Open(o, std::make_unique<SimEnv>(posix.get(), &clock, &counters), &db, false),
+        "open");
   auto ids = MakeSeries(db.get(), series);
   const auto w0 = std::chrono::steady_clock::now();
   const int total = days <= 0 ? 360 : days * kRoundsPerDay;

@@ -55,7 +55,7 @@ class FileCacheEnv::CachedFile final : public File {
 };
 
 FileCacheEnv::FileCacheEnv(Env* base, std::string cached, size_t capacity)
-    : base_(base), cached_(std::move(cached)), capacity_(capacity < 1 ? 1 : capacity) {}
+    : EnvWrapper(base), cached_(std::move(cached)), capacity_(capacity < 1 ? 1 : capacity) {}
 
 FileCacheEnv::~FileCacheEnv() = default;
 
@@ -73,14 +73,18 @@ Status FileCacheEnv::Wrap(const std::string& path, bool read_only, std::unique_p
     raw->file = std::move(first);
     lru_.push_front(raw);
     raw->pos = lru_.begin();
-    while (lru_.size() > capacity_) {
-      Entry* victim = lru_.back();
-      lru_.pop_back();
-      closing.push_back(std::move(victim->file));
-      ++closes_;
-    }
+    TrimToCapacity(&closing);
   }
   return Status::OK();
+}
+
+void FileCacheEnv::TrimToCapacity(std::vector<std::shared_ptr<File>>* closing) {
+  while (lru_.size() > capacity_) {
+    Entry* victim = lru_.back();
+    lru_.pop_back();
+    closing->push_back(std::move(victim->file));
+    ++closes_;
+  }
 }
 
 Status FileCacheEnv::OpenFile(const std::string& path, std::unique_ptr<File>* out) {
@@ -98,7 +102,7 @@ Status FileCacheEnv::OpenReadOnlyFile(const std::string& path, std::unique_ptr<F
 Status FileCacheEnv::OpenThrough(OpenFn open, const std::string& path, bool read_only,
                                  std::unique_ptr<File>* out) {
   std::unique_ptr<File> f;
-  SUNDIAL_RETURN_IF_ERROR((base_->*open)(path, &f));
+  SUNDIAL_RETURN_IF_ERROR((target()->*open)(path, &f));
   if (path.compare(0, cached_.size(), cached_) != 0) {
     *out = std::move(f);
     return Status::OK();
@@ -118,8 +122,8 @@ Status FileCacheEnv::Acquire(Entry* e, std::shared_ptr<File>* out) {
   // Opened outside the lock; if another thread opened it meanwhile, the
   // copy opened here is used once and closed.
   std::unique_ptr<File> f;
-  SUNDIAL_RETURN_IF_ERROR(e->read_only ? base_->OpenReadOnlyFile(e->path, &f)
-                                       : base_->OpenExistingFile(e->path, &f));
+  SUNDIAL_RETURN_IF_ERROR(e->read_only ? target()->OpenReadOnlyFile(e->path, &f)
+                                       : target()->OpenExistingFile(e->path, &f));
   std::vector<std::shared_ptr<File>> closing;  // closed outside the lock
   MutexLock lock(&mu_);
   if (e->file) {
@@ -132,12 +136,7 @@ Status FileCacheEnv::Acquire(Entry* e, std::shared_ptr<File>* out) {
   lru_.push_front(e);
   e->pos = lru_.begin();
   *out = e->file;
-  while (lru_.size() > capacity_) {
-    Entry* victim = lru_.back();
-    lru_.pop_back();
-    closing.push_back(std::move(victim->file));
-    ++closes_;
-  }
+  TrimToCapacity(&closing);
   return Status::OK();
 }
 

@@ -27,7 +27,7 @@
 
 namespace sundial::storage {
 
-class FileCacheEnv final : public Env {
+class FileCacheEnv final : public EnvWrapper {
  public:
   // base is borrowed and must outlive this Env and every file it opened.
   // Paths starting with cached go through the cache (capacity descriptors
@@ -38,27 +38,6 @@ class FileCacheEnv final : public Env {
   Status OpenFile(const std::string& path, std::unique_ptr<File>* out) override;
   Status OpenExistingFile(const std::string& path, std::unique_ptr<File>* out) override;
   Status OpenReadOnlyFile(const std::string& path, std::unique_ptr<File>* out) override;
-  Status GetFileSize(const std::string& p, uint64_t* size) override {
-    return base_->GetFileSize(p, size);
-  }
-  Status FreeSpace(const std::string& p, uint64_t* bytes) override {
-    return base_->FreeSpace(p, bytes);
-  }
-  Status ReadFileToString(const std::string& p, std::string* out) override {
-    return base_->ReadFileToString(p, out);
-  }
-  Status ListDir(const std::string& d, std::vector<std::string>* n) override {
-    return base_->ListDir(d, n);
-  }
-  Status CreateDir(const std::string& d) override { return base_->CreateDir(d); }
-  Status RemoveFile(const std::string& p) override { return base_->RemoveFile(p); }
-  Status RemoveDir(const std::string& d) override { return base_->RemoveDir(d); }
-  Status RenameFile(const std::string& a, const std::string& b) override {
-    return base_->RenameFile(a, b);
-  }
-  Status SyncDir(const std::string& d) override { return base_->SyncDir(d); }
-  bool FileExists(const std::string& p) override { return base_->FileExists(p); }
-  int64_t NowMs() override { return base_->NowMs(); }
 
   // Descriptors open now through proxies, and how many were closed to stay
   // within capacity so far.
@@ -76,13 +55,15 @@ class FileCacheEnv final : public Env {
   void Forget(Entry* e) EXCLUDES(mu_);
   Status Wrap(const std::string& path, bool read_only, std::unique_ptr<File> first,
               std::unique_ptr<File>* out);
+  // Drops the least recently used descriptors beyond capacity into
+  // *closing (closed by the caller, outside the lock).
+  void TrimToCapacity(std::vector<std::shared_ptr<File>>* closing) REQUIRES(mu_);
   // Opens path with the base Env's `open`; a file under the cached prefix
   // comes back wrapped (see Wrap), any other as the base Env opened it.
   using OpenFn = Status (Env::*)(const std::string&, std::unique_ptr<File>*);
   Status OpenThrough(OpenFn open, const std::string& path, bool read_only,
                      std::unique_ptr<File>* out);
 
-  Env* const base_;
   const std::string cached_;
   const size_t capacity_;
   Mutex mu_;

@@ -95,6 +95,49 @@ class Env {
   virtual int64_t NowMs() = 0;
 };
 
+// An Env that forwards every call to another, for Envs that change a few
+// calls and pass the rest on (caching, counting, fault injection). target
+// is borrowed and must outlive the wrapper and every file it opened.
+class EnvWrapper : public Env {
+ public:
+  explicit EnvWrapper(Env* target) : target_(target) {}
+  Env* target() const { return target_; }
+
+  Status OpenFile(const std::string& p, std::unique_ptr<File>* out) override {
+    return target_->OpenFile(p, out);
+  }
+  Status OpenExistingFile(const std::string& p, std::unique_ptr<File>* out) override {
+    return target_->OpenExistingFile(p, out);
+  }
+  Status OpenReadOnlyFile(const std::string& p, std::unique_ptr<File>* out) override {
+    return target_->OpenReadOnlyFile(p, out);
+  }
+  Status GetFileSize(const std::string& p, uint64_t* size) override {
+    return target_->GetFileSize(p, size);
+  }
+  Status FreeSpace(const std::string& p, uint64_t* bytes) override {
+    return target_->FreeSpace(p, bytes);
+  }
+  Status ReadFileToString(const std::string& p, std::string* out) override {
+    return target_->ReadFileToString(p, out);
+  }
+  Status ListDir(const std::string& d, std::vector<std::string>* names) override {
+    return target_->ListDir(d, names);
+  }
+  Status CreateDir(const std::string& d) override { return target_->CreateDir(d); }
+  Status RemoveFile(const std::string& p) override { return target_->RemoveFile(p); }
+  Status RemoveDir(const std::string& d) override { return target_->RemoveDir(d); }
+  Status RenameFile(const std::string& from, const std::string& to) override {
+    return target_->RenameFile(from, to);
+  }
+  Status SyncDir(const std::string& d) override { return target_->SyncDir(d); }
+  bool FileExists(const std::string& p) override { return target_->FileExists(p); }
+  int64_t NowMs() override { return target_->NowMs(); }
+
+ private:
+  Env* const target_;
+};
+
 // The POSIX Env. Caller owns it.
 std::unique_ptr<Env> NewPosixEnv();
 
