@@ -202,6 +202,10 @@ def test_page_in_browser(server, tmp_path):
     assert obs["legend_values"] == obs["tooltip_values"]
     # Drag zooms, reset undoes it.
     assert (obs["zoomed"], obs["zoomed_after_reset"]) == ("true", "false")
+    # "Query this range" turns the zoomed span into absolute From/To (ms).
+    start, end = int(obs["zoom_query_start"]), int(obs["zoom_query_end"])
+    assert 0 < end - start < 3600 * 1000 and abs(end / 1000 - time.time()) < 7200
+    assert obs["zoom_query_series"] == 2
     # A URL with a query restores the builder and the chart.
     assert obs["restored_start"] == "2h-ago"
     assert obs["restored"] == [

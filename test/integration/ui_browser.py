@@ -18,6 +18,7 @@ try:
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 except ImportError as e:
@@ -78,11 +79,23 @@ def main():
         metric_input = d.find_element(By.CSS_SELECTOR, "#queries .query .metric")
         metric_input.click()
         metric_input.send_keys(prefix)
-        wait(d, lambda: [li for li in d.find_elements(By.CSS_SELECTOR, ".suggestions li")
-                         if li.is_displayed()], "metric suggestions")
-        items = d.find_elements(By.CSS_SELECTOR, ".suggestions li")
-        obs["suggestions"] = [li.text for li in items]
-        ActionChains(d).click([li for li in items if li.text == metric][0]).perform()
+        # The list is rebuilt as answers arrive: read it in one script call,
+        # and retry a click that meets a replaced element.
+        visible = ("return Array.from(document.querySelectorAll('.suggestions:not([hidden]) li'))"
+                   ".map(li => li.textContent)")
+        obs["suggestions"] = wait(d, lambda: metric in d.execute_script(visible) and
+                                  d.execute_script(visible), "metric suggestions")
+
+        def pick():
+            try:
+                for li in d.find_elements(By.CSS_SELECTOR, ".suggestions li"):
+                    if li.text == metric:
+                        ActionChains(d).click(li).perform()
+                        return True
+            except StaleElementReferenceException:
+                pass
+            return metric_input.get_attribute("value") == metric
+        wait(d, pick, "a click on the suggestion")
         obs["metric_after_pick"] = metric_input.get_attribute("value")
 
         # 2. Group by host=* and run: one series per host.
@@ -115,6 +128,15 @@ def main():
         d.find_element(By.CLASS_NAME, "chart-reset").click()
         obs["zoomed_after_reset"] = chart.get_attribute("data-zoomed")
         d.save_screenshot(os.path.join(out_dir, "ui-query.png"))
+        # Zoom again and query just that span: absolute times in the URL.
+        ActionChains(d).move_to_element_with_offset(canvas, -200, 0).click_and_hold() \
+            .move_by_offset(150, 0).release().perform()
+        d.find_element(By.ID, "use-zoom").click()
+        wait(d, lambda: d.find_element(By.ID, "start").get_attribute("value").isdigit(), "a zoomed range")
+        wait(d, lambda: chart_done(d) and "end=" in d.current_url, "the zoomed query")
+        obs["zoom_query_start"] = d.find_element(By.ID, "start").get_attribute("value")
+        obs["zoom_query_end"] = d.find_element(By.ID, "end").get_attribute("value")
+        obs["zoom_query_series"] = int(chart.get_attribute("data-series-count"))
         obs["console_errors_query"] = severe_logs(d)
 
         # 5. A URL with two queries restores the builder and draws both.

@@ -336,6 +336,27 @@
 
   async function init() {
     chart = new window.SundialChart($('#chart'));
+    // While zoomed, offer to query the zoomed span (finer than the chart's
+    // points when a downsample interval was chosen for the whole range).
+    const useRange = document.createElement('button');
+    useRange.type = 'button';
+    useRange.id = 'use-zoom';
+    useRange.textContent = 'Query this range';
+    useRange.hidden = true;
+    chart.toolbar.insertBefore(useRange, chart.toolbar.firstChild);
+    let zoomRange = null;
+    $('#chart').addEventListener('zoom', (e) => {
+      zoomRange = e.detail.range;
+      useRange.hidden = zoomRange === null;
+    });
+    useRange.addEventListener('click', () => {
+      if (!zoomRange) return;
+      $('#start').value = String(Math.floor(zoomRange[0]));
+      $('#end').value = String(Math.ceil(zoomRange[1]));
+      syncAbsoluteInputs();
+      useRange.hidden = true;
+      run(true);
+    });
     try {
       const list = await apiGet('/api/aggregators');
       if (Array.isArray(list) && list.length) aggregators = list.slice().sort();

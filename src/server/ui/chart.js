@@ -10,7 +10,9 @@
 // Text from the data (labels) only ever reaches the DOM as textContent.
 //
 // The container gets data-series-count (series drawn) and data-zoomed
-// ("true" while zoomed) attributes, for tests and for styling.
+// ("true" while zoomed) attributes, for tests and for styling, and a
+// 'zoom' event (detail.range = [t0, t1] in ms) after each drag-zoom; the
+// toolbar element may take the caller's own buttons.
 (function (root) {
   'use strict';
 
@@ -190,11 +192,13 @@
       this.container.dataset.seriesCount = String(this.series.length);
       this.buildLegend();
       this.draw();
+      this.container.dispatchEvent(new CustomEvent('zoom', { detail: { range: null } }));
     }
 
     resetZoom() {
       this.view = null;
       this.draw();
+      this.container.dispatchEvent(new CustomEvent('zoom', { detail: { range: null } }));
     }
 
     // The full time range of the data, [t0, t1], or null without points.
@@ -435,6 +439,7 @@
         this.view = [a, b];
       }
       this.draw();
+      if (this.view) this.container.dispatchEvent(new CustomEvent('zoom', { detail: { range: this.view } }));
     }
   }
 

@@ -31,6 +31,10 @@
     return parts.join(' ');
   }
 
+  function plural(n, word) {
+    return n + ' ' + word + (n === 1 ? '' : 's');
+  }
+
   // Sums the values of /api/stats records with this metric whose tags
   // include every pair of `tags`; null when there is none.
   function statValue(stats, metric, tags) {
@@ -93,8 +97,8 @@
     if (status.free_bytes !== undefined) row(tbody, 'Free disk space', formatBytes(status.free_bytes));
     if (status.wal) {
       row(tbody, 'WAL on disk (replayed at restart)',
-          formatBytes(status.wal.bytes) + ' in ' + status.wal.files + ' files', 'st-wal');
-      row(tbody, 'WAL written since start', formatBytes(status.wal.bytes_written) + ', ' + status.wal.syncs + ' syncs');
+          formatBytes(status.wal.bytes) + ' in ' + plural(status.wal.files, 'file'), 'st-wal');
+      row(tbody, 'WAL written since start', formatBytes(status.wal.bytes_written) + ', ' + plural(status.wal.syncs, 'sync'));
     }
     if (status.rollup) {
       const w = status.rollup.watermark;
@@ -123,6 +127,14 @@
       }
       parts.appendChild(tr);
       total += p.bytes;
+    }
+    if (!status.partitions || status.partitions.length === 0) {
+      const tr = document.createElement('tr');
+      const td = document.createElement('td');
+      td.colSpan = 4;
+      td.textContent = 'none yet (data is still in memory and the WAL)';
+      tr.appendChild(td);
+      parts.appendChild(tr);
     }
     document.querySelector('#partition-table').dataset.total = String(total);
   }
