@@ -120,6 +120,7 @@ def main():
         wait(d, lambda: d.find_element(By.CLASS_NAME, "chart-tooltip").is_displayed(), "the tooltip")
         obs["tooltip_values"] = [e.text for e in d.find_elements(By.CSS_SELECTOR, ".tooltip-row .tooltip-value")]
         obs["legend_values"] = [e.text for e in d.find_elements(By.CSS_SELECTOR, ".legend-value")]
+        d.save_screenshot(os.path.join(out_dir, "ui-query.png"))
 
         # 4. Drag to zoom, then reset.
         ActionChains(d).move_to_element_with_offset(canvas, -200, 0).click_and_hold() \
@@ -127,7 +128,6 @@ def main():
         obs["zoomed"] = chart.get_attribute("data-zoomed")
         d.find_element(By.CLASS_NAME, "chart-reset").click()
         obs["zoomed_after_reset"] = chart.get_attribute("data-zoomed")
-        d.save_screenshot(os.path.join(out_dir, "ui-query.png"))
         # Zoom again and query just that span: absolute times in the URL.
         ActionChains(d).move_to_element_with_offset(canvas, -200, 0).click_and_hold() \
             .move_by_offset(150, 0).release().perform()

@@ -167,20 +167,24 @@
       this.resetButton.addEventListener('click', () => this.resetZoom());
       this.toolbar.appendChild(this.resetButton);
       this.plot = el('div', 'chart-plot');
-      this.canvas = el('canvas');
+      // The lines go on one canvas and the crosshair and the drag selection
+      // on a second one above it, so moving the mouse redraws no line.
+      this.canvas = el('canvas', 'chart-lines');
+      this.overlay = el('canvas', 'chart-overlay');
       this.tooltip = el('div', 'chart-tooltip');
       this.tooltip.hidden = true;
       this.plot.appendChild(this.canvas);
+      this.plot.appendChild(this.overlay);
       this.plot.appendChild(this.tooltip);
       this.legend = el('ul', 'chart-legend');
       container.appendChild(this.toolbar);
       container.appendChild(this.plot);
       container.appendChild(this.legend);
       container.dataset.seriesCount = '0';
-      this.canvas.addEventListener('mousemove', (e) => this.onMove(e));
-      this.canvas.addEventListener('mouseleave', () => this.onLeave());
-      this.canvas.addEventListener('mousedown', (e) => this.onDown(e));
-      this.canvas.addEventListener('dblclick', () => this.resetZoom());
+      this.overlay.addEventListener('mousemove', (e) => this.onMove(e));
+      this.overlay.addEventListener('mouseleave', () => this.onLeave());
+      this.overlay.addEventListener('mousedown', (e) => this.onDown(e));
+      this.overlay.addEventListener('dblclick', () => this.resetZoom());
       window.addEventListener('mouseup', (e) => this.onUp(e));
       window.addEventListener('resize', () => this.draw());
     }
@@ -189,6 +193,7 @@
     setData(series) {
       this.series = series.map((s, i) => ({ label: s.label, points: s.points, color: seriesColor(i) }));
       this.view = null;
+      this.rangeCache = null;
       this.container.dataset.seriesCount = String(this.series.length);
       this.buildLegend();
       this.draw();
@@ -229,33 +234,34 @@
       }
     }
 
-    // Sets up the canvas for the container's size; returns the 2D context.
-    prepareCanvas() {
+    // Sizes a canvas to the plot area (sharp on high-density screens) and
+    // returns its cleared 2D context, in CSS pixels.
+    prepareCanvas(canvas) {
       const ratio = window.devicePixelRatio || 1;
       const w = Math.max(200, this.plot.clientWidth);
       const h = Math.max(150, this.plot.clientHeight);
-      if (this.canvas.width !== Math.round(w * ratio) || this.canvas.height !== Math.round(h * ratio)) {
-        this.canvas.width = Math.round(w * ratio);
-        this.canvas.height = Math.round(h * ratio);
+      if (canvas.width !== Math.round(w * ratio) || canvas.height !== Math.round(h * ratio)) {
+        canvas.width = Math.round(w * ratio);
+        canvas.height = Math.round(h * ratio);
       }
-      this.canvas.style.width = w + 'px';
-      this.canvas.style.height = h + 'px';
-      const ctx = this.canvas.getContext('2d');
+      canvas.style.width = w + 'px';
+      canvas.style.height = h + 'px';
+      const ctx = canvas.getContext('2d');
       ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+      ctx.clearRect(0, 0, w, h);
       this.width = w;
       this.height = h;
       return ctx;
     }
 
-    // Computes the scales for the current view; null when nothing to draw.
-    layout() {
-      const range = this.view || this.dataRange();
-      if (!range) return null;
+    // The lowest and highest finite value within [t0, t1], cached per range.
+    valueRange(t0, t1) {
+      if (this.rangeCache && this.rangeCache.t0 === t0 && this.rangeCache.t1 === t1) return this.rangeCache;
       let lo = Infinity;
       let hi = -Infinity;
       for (const s of this.series) {
         for (const p of s.points) {
-          if (p[0] < range[0] || p[0] > range[1] || p[1] === null || !isFinite(p[1])) continue;
+          if (p[0] < t0 || p[0] > t1 || p[1] === null || !isFinite(p[1])) continue;
           if (p[1] < lo) lo = p[1];
           if (p[1] > hi) hi = p[1];
         }
@@ -264,6 +270,15 @@
         lo = 0;
         hi = 1;
       }
+      this.rangeCache = { t0: t0, t1: t1, lo: lo, hi: hi };
+      return this.rangeCache;
+    }
+
+    // Computes the scales for the current view; null when nothing to draw.
+    layout() {
+      const range = this.view || this.dataRange();
+      if (!range) return null;
+      const { lo, hi } = this.valueRange(range[0], range[1]);
       const plotH = this.height - kPad.top - kPad.bottom;
       const vt = valueTicks(lo, hi, Math.max(2, Math.floor(plotH / 40)));
       const x0 = kPad.left;
@@ -278,9 +293,9 @@
       };
     }
 
+    // Redraws everything: axes, lines and the overlay.
     draw() {
-      const ctx = this.prepareCanvas();
-      ctx.clearRect(0, 0, this.width, this.height);
+      const ctx = this.prepareCanvas(this.canvas);
       this.resetButton.hidden = this.view === null;
       this.container.dataset.zoomed = this.view ? 'true' : 'false';
       const L = this.layout();
@@ -297,8 +312,8 @@
       ctx.rect(L.x0, L.y1, L.x1 - L.x0, L.y0 - L.y1);
       ctx.clip();
       for (const s of this.series) this.drawSeries(ctx, L, s);
-      this.drawOverlay(ctx, L);
       ctx.restore();
+      this.drawOverlay();
     }
 
     drawAxes(ctx, L) {
@@ -357,7 +372,11 @@
       if (drawn === 1) ctx.fillRect(lastX - 2, lastY - 2, 4, 4);  // a lone point
     }
 
-    drawOverlay(ctx, L) {
+    // Redraws the crosshair and the drag selection only.
+    drawOverlay() {
+      const ctx = this.prepareCanvas(this.overlay);
+      const L = this.L;
+      if (!L) return;
       if (this.drag && Math.abs(this.drag.x1 - this.drag.x0) > 1) {
         ctx.fillStyle = 'rgba(31,119,180,0.15)';
         const a = Math.min(this.drag.x0, this.drag.x1);
@@ -376,7 +395,7 @@
     }
 
     canvasX(e) {
-      const r = this.canvas.getBoundingClientRect();
+      const r = this.overlay.getBoundingClientRect();
       return e.clientX - r.left;
     }
 
@@ -386,7 +405,7 @@
       const x = Math.min(L.x1, Math.max(L.x0, this.canvasX(e)));
       if (this.drag) this.drag.x1 = x;
       this.hoverX = x;
-      this.draw();
+      this.drawOverlay();
       this.showValues(L, x);
     }
 
@@ -418,7 +437,7 @@
       this.hoverX = null;
       this.tooltip.hidden = true;
       for (const v of this.legendValues || []) v.textContent = '';
-      if (!this.drag) this.draw();
+      if (!this.drag) this.drawOverlay();
     }
 
     onDown(e) {
