@@ -223,3 +223,5 @@ def test_page_in_browser(server, tmp_path):
     assert "No such name for 'metrics': 'no.such.metric'" in obs["error_unknown_metric"]
     assert "<b>bold</b>" in obs["error_markup_text"]
     assert obs["error_markup_elements"] == 0
+    assert "Cannot read the query in the URL" in obs["mixed_error"] and "nonsense" in obs["mixed_error"]
+    assert obs["mixed_series_count"] == 1

@@ -179,6 +179,11 @@ def main():
         box = d.find_element(By.ID, "error")
         obs["error_markup_text"] = box.text
         obs["error_markup_elements"] = len(box.find_elements(By.CSS_SELECTOR, "*"))
+        # One bad m= among good ones: reported, and the good one still runs.
+        d.get(base + "/?start=2h-ago&m=nonsense&m=sum:" + metric)
+        wait(d, lambda: chart_done(d), "the chart of the good query")
+        obs["mixed_error"] = d.find_element(By.ID, "error").text
+        obs["mixed_series_count"] = int(d.find_element(By.ID, "chart").get_attribute("data-series-count"))
         # The 400 itself is logged by the browser as a failed resource load;
         # anything else would be a script error.
         obs["console_errors_error_page"] = [m for m in severe_logs(d) if "status of 400" not in m]

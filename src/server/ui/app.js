@@ -293,10 +293,10 @@
     }
     const mine = ++runSeq;
     $('#chart').dataset.state = 'loading';
+    clearError();
     try {
       const result = await apiGet('/api/query?arrays&ms&show_query&' + qs);
       if (mine !== runSeq) return;
-      clearError();
       const many = state.queries.length > 1;
       const series = (result || []).map((r) => ({
         label: seriesLabel(r, r.query && typeof r.query.index === 'number' ? r.query.index : 0, many),
@@ -321,9 +321,10 @@
     $('#queries').textContent = '';
     for (const q of state.queries) addQueryBlock(q);
     if (state.queries.length === 0) addQueryBlock(null);
-    if (state.errors.length) showError('Cannot read the query in the URL:\n' + state.errors.join('\n'));
     refreshExpression();
     if (state.queries.length > 0) run(false);
+    // After run(), which clears old errors before it waits for the answer.
+    if (state.errors.length) showError('Cannot read the query in the URL:\n' + state.errors.join('\n'));
   }
 
   // ---- Wiring ----
@@ -366,7 +367,8 @@
     document.querySelectorAll('nav .tab').forEach((t) => {
       t.addEventListener('click', () => {
         showView(t.dataset.view);
-        location.hash = t.dataset.view === 'status-view' ? 'status' : '';
+        const hash = t.dataset.view === 'status-view' ? '#status' : '';
+        history.replaceState(null, '', location.pathname + location.search + hash);
       });
     });
     $('#query-form').addEventListener('submit', (e) => {
