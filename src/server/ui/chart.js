@@ -304,6 +304,7 @@
         ctx.fillStyle = '#888';
         ctx.font = '14px sans-serif';
         ctx.fillText(this.series.length ? 'No data points in this range' : 'No data', 20, 30);
+        this.drawOverlay();  // clears it
         return;
       }
       this.drawAxes(ctx, L);
@@ -345,31 +346,34 @@
       ctx.strokeRect(L.x0 + 0.5, L.y1 + 0.5, L.x1 - L.x0, L.y0 - L.y1);
     }
 
+    // Draws a series as lines between its points; a gap (a null or NaN
+    // value, from fill policy nan/null) breaks the line, and a point with
+    // gaps on both sides is drawn as a dot.
     drawSeries(ctx, L, s) {
       ctx.strokeStyle = s.color;
       ctx.fillStyle = s.color;
       ctx.lineWidth = 1.5;
       ctx.beginPath();
-      let pen = false;
-      let drawn = 0;
+      let run = 0;  // points in the current unbroken stretch
       let lastX = 0;
       let lastY = 0;
+      const dot = () => { if (run === 1) ctx.fillRect(lastX - 2, lastY - 2, 4, 4); };
       for (const p of s.points) {
         if (p[1] === null || !isFinite(p[1])) {
-          pen = false;  // a gap (fill policy nan/null)
+          dot();
+          run = 0;
           continue;
         }
         const x = L.x(p[0]);
         const y = L.y(p[1]);
-        if (pen) ctx.lineTo(x, y);
+        if (run > 0) ctx.lineTo(x, y);
         else ctx.moveTo(x, y);
-        pen = true;
-        drawn++;
+        run++;
         lastX = x;
         lastY = y;
       }
+      dot();
       ctx.stroke();
-      if (drawn === 1) ctx.fillRect(lastX - 2, lastY - 2, 4, 4);  // a lone point
     }
 
     // Redraws the crosshair and the drag selection only.
