@@ -179,6 +179,7 @@ def test_page_in_browser(server, tmp_path):
         pytest.skip(f"browser test skipped: {r.stderr.strip()}")
     assert r.returncode == 0, r.stderr[-4000:]
     obs = json.loads(r.stdout)
+    print(f"page load {obs['load_ms']} ms, {obs['transfer_bytes']} bytes transferred (headless Chromium, loopback)")
 
     # Loads without console errors.
     assert obs["console_errors_query"] == []

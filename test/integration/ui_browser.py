@@ -76,6 +76,12 @@ def main():
         # 1. The page loads; type a prefix and take the suggested metric.
         d.get(base + "/")
         wait(d, lambda: d.find_elements(By.CSS_SELECTOR, "#queries .query .metric"), "the builder")
+        obs["load_ms"] = d.execute_script(
+            "const n = performance.getEntriesByType('navigation')[0];"
+            "return n ? Math.round(n.loadEventEnd - n.startTime) : null;")
+        obs["transfer_bytes"] = d.execute_script(
+            "return performance.getEntriesByType('navigation').concat(performance.getEntriesByType('resource'))"
+            ".filter(e => !e.name.includes('/api/')).reduce((a, e) => a + (e.transferSize || 0), 0);")
         metric_input = d.find_element(By.CSS_SELECTOR, "#queries .query .metric")
         metric_input.click()
         metric_input.send_keys(prefix)
