@@ -189,6 +189,8 @@ def test_page_in_browser(server, tmp_path):
     # Autocomplete offers the metric after a prefix.
     assert METRIC in obs["suggestions"]
     assert obs["metric_after_pick"] == METRIC
+    assert obs["tagk_suggestions"] == ["host"]
+    assert obs["tagv_suggestions"] == ["web01", "web02"]
     # The query draws one series per host.
     assert obs["state"] == "done"
     assert obs["series_count"] == 2

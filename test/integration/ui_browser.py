@@ -106,8 +106,16 @@ def main():
 
         # 2. Group by host=* and run: one series per host.
         d.find_element(By.CSS_SELECTOR, "#queries .query .add-filter").click()
-        d.find_element(By.CSS_SELECTOR, ".filter .tag-key").send_keys("host")
-        d.find_element(By.CSS_SELECTOR, ".filter .tag-value").send_keys("*")
+        # Tag keys and values are suggested from the metric's own series.
+        d.find_element(By.CSS_SELECTOR, ".filter .tag-key").send_keys("ho")
+        obs["tagk_suggestions"] = wait(d, lambda: d.execute_script(visible), "tag key suggestions")
+        d.find_element(By.CSS_SELECTOR, ".filter .tag-key").send_keys("st")
+        value_input = d.find_element(By.CSS_SELECTOR, ".filter .tag-value")
+        value_input.send_keys("web")
+        obs["tagv_suggestions"] = wait(d, lambda: len(d.execute_script(visible)) >= 2 and
+                                       d.execute_script(visible), "tag value suggestions")
+        value_input.clear()
+        value_input.send_keys("*")
         d.find_element(By.CSS_SELECTOR, "#start").clear()
         d.find_element(By.CSS_SELECTOR, "#start").send_keys("2h-ago")
         d.find_element(By.ID, "run").click()

@@ -131,6 +131,48 @@
     return apiGet('/api/suggest?type=' + type + '&max=50&q=' + encodeURIComponent(prefix));
   }
 
+  // Tag keys and values of a metric's series (a Map key -> Set of values)
+  // from /api/search/lookup, kept for 30 s; null when the metric has more
+  // series than one lookup returns, so that the caller asks /api/suggest.
+  const kLookupLimit = 1000;
+  const lookupCache = new Map();
+
+  async function metricTags(metric) {
+    const hit = lookupCache.get(metric);
+    if (hit && Date.now() - hit.at < 30000) return hit.tags;
+    const r = await apiGet('/api/search/lookup?limit=' + kLookupLimit + '&m=' + encodeURIComponent(metric));
+    const results = (r && r.results) || [];
+    let tags = new Map();
+    for (const series of results) {
+      for (const k of Object.keys(series.tags || {})) {
+        if (!tags.has(k)) tags.set(k, new Set());
+        tags.get(k).add(series.tags[k]);
+      }
+    }
+    if (r && r.totalResults > results.length) tags = null;
+    lookupCache.set(metric, { at: Date.now(), tags: tags });
+    return tags;
+  }
+
+  // Suggestions for a tag key (key === null) or for the values of a key:
+  // those of the block's metric when it has one, else any.
+  async function tagSuggest(block, key, prefix) {
+    const metric = $('.metric', block).value.trim();
+    if (metric) {
+      let tags = null;
+      try {
+        tags = await metricTags(metric);
+      } catch (e) {
+        tags = null;  // e.g. a metric not written yet: suggest from all names
+      }
+      if (tags) {
+        const names = key === null ? Array.from(tags.keys()) : Array.from(tags.get(key) || []);
+        return names.filter((n) => n.startsWith(prefix)).sort();
+      }
+    }
+    return suggest(key === null ? 'tagk' : 'tagv', prefix);
+  }
+
   // ---- The builder ----
 
   let aggregators = ['sum', 'avg', 'min', 'max', 'count', 'dev', 'zimsum', 'mimmax', 'mimmin', 'none'];
@@ -163,12 +205,12 @@
       row.remove();
       refreshExpression();
     });
-    attachSuggest(key, (p) => suggest('tagk', p));
+    attachSuggest(key, (p) => tagSuggest(block, null, p));
     attachSuggest(value, (p) => {
       // Suggest for the last alternative of "a|b|c" and keep the others.
       const bar = p.lastIndexOf('|');
       const head = bar < 0 ? '' : p.slice(0, bar + 1);
-      return suggest('tagv', p.slice(bar + 1)).then((names) => names.map((n) => head + n));
+      return tagSuggest(block, key.value.trim(), p.slice(bar + 1)).then((names) => names.map((n) => head + n));
     });
     $('.filters', block).appendChild(row);
   }
