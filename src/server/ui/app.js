@@ -1,6 +1,7 @@
 // Sundial web page: the query builder, autocomplete, the chart and the
 // page URL. Uses only the server's public API: /api/aggregators,
-// /api/suggest, /api/query (and /api/status, /api/stats in status.js).
+// /api/suggest, /api/search/lookup, /api/query (and /api/status and
+// /api/stats in status.js).
 // Every value from the server or the URL reaches the DOM as textContent or
 // an input's value, never as HTML.
 (function () {
@@ -115,7 +116,9 @@
       if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
         e.preventDefault();
         if (active >= 0) items[active].classList.remove('active');
-        active = (active + (e.key === 'ArrowDown' ? 1 : items.length - 1)) % items.length;
+        const down = e.key === 'ArrowDown';
+        if (active < 0) active = down ? 0 : items.length - 1;
+        else active = (active + (down ? 1 : items.length - 1)) % items.length;
         items[active].classList.add('active');
         items[active].scrollIntoView({ block: 'nearest' });
       } else if (e.key === 'Enter' && active >= 0) {
