@@ -380,29 +380,51 @@
     window.SundialStatus.setActive(id === 'status-view');
   }
 
-  async function init() {
-    chart = new window.SundialChart($('#chart'));
-    // While zoomed, offer to query the zoomed span (finer than the chart's
-    // points when a downsample interval was chosen for the whole range).
-    const useRange = document.createElement('button');
-    useRange.type = 'button';
-    useRange.id = 'use-zoom';
-    useRange.textContent = 'Query this range';
-    useRange.hidden = true;
-    chart.toolbar.insertBefore(useRange, chart.toolbar.firstChild);
+  // While the chart is zoomed, offers to query just the zoomed span (finer
+  // than the chart's points when a downsample interval suits the whole range).
+  function addZoomQueryButton() {
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.id = 'use-zoom';
+    button.textContent = 'Query this range';
+    button.hidden = true;
+    chart.toolbar.insertBefore(button, chart.toolbar.firstChild);
     let zoomRange = null;
     $('#chart').addEventListener('zoom', (e) => {
       zoomRange = e.detail.range;
-      useRange.hidden = zoomRange === null;
+      button.hidden = zoomRange === null;
     });
-    useRange.addEventListener('click', () => {
+    button.addEventListener('click', () => {
       if (!zoomRange) return;
       $('#start').value = String(Math.floor(zoomRange[0]));
       $('#end').value = String(Math.ceil(zoomRange[1]));
       syncAbsoluteInputs();
-      useRange.hidden = true;
+      button.hidden = true;
       run(true);
     });
+  }
+
+  // The preset buttons (relative ranges) and the date pickers (absolute).
+  function wireTimeRange() {
+    document.querySelectorAll('[data-range]').forEach((b) => {
+      b.addEventListener('click', () => {
+        $('#start').value = b.dataset.range + '-ago';
+        $('#end').value = '';
+        syncAbsoluteInputs();
+        run(true);
+      });
+    });
+    $('#abs-from').addEventListener('change', (e) => {
+      if (e.target.value) $('#start').value = String(new Date(e.target.value).getTime());
+    });
+    $('#abs-to').addEventListener('change', (e) => {
+      $('#end').value = e.target.value ? String(new Date(e.target.value).getTime()) : '';
+    });
+  }
+
+  async function init() {
+    chart = new window.SundialChart($('#chart'));
+    addZoomQueryButton();
     try {
       const list = await apiGet('/api/aggregators');
       if (Array.isArray(list) && list.length) aggregators = list.slice().sort();
@@ -423,20 +445,7 @@
     $('#query-form').addEventListener('input', refreshExpression);
     $('#query-form').addEventListener('change', refreshExpression);
     $('#add-query').addEventListener('click', () => addQueryBlock(null));
-    document.querySelectorAll('[data-range]').forEach((b) => {
-      b.addEventListener('click', () => {
-        $('#start').value = b.dataset.range + '-ago';
-        $('#end').value = '';
-        syncAbsoluteInputs();
-        run(true);
-      });
-    });
-    $('#abs-from').addEventListener('change', (e) => {
-      if (e.target.value) $('#start').value = String(new Date(e.target.value).getTime());
-    });
-    $('#abs-to').addEventListener('change', (e) => {
-      $('#end').value = e.target.value ? String(new Date(e.target.value).getTime()) : '';
-    });
+    wireTimeRange();
     $('#copy-curl').addEventListener('click', () => {
       const text = $('#curl').value;
       if (navigator.clipboard && window.isSecureContext) {
