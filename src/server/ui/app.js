@@ -58,7 +58,9 @@
   function attachSuggest(input, source) {
     const list = document.createElement('ul');
     list.className = 'suggestions';
+    list.setAttribute('role', 'listbox');
     list.hidden = true;
+    input.setAttribute('aria-autocomplete', 'list');
     input.parentNode.appendChild(list);
     let active = -1;
     let seq = 0;
@@ -80,6 +82,7 @@
       active = -1;
       for (const name of names) {
         const li = document.createElement('li');
+        li.setAttribute('role', 'option');
         li.textContent = name;
         li.addEventListener('mousedown', (e) => {
           e.preventDefault();  // keep the focus in the input
