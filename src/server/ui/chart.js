@@ -6,7 +6,8 @@
 // Draws a time axis with calendar-aligned ticks, a value axis with SI
 // prefixes, one colour per series and a legend. Moving the mouse shows a
 // crosshair and the value of every series at that time; dragging across the
-// plot zooms the time axis, and "Reset zoom" (or a double click) undoes it.
+// plot zooms the time axis, and "Reset zoom" (or a double click) undoes it;
+// a finger does the same on a touch screen.
 // Text from the data (labels) only ever reaches the DOM as textContent.
 //
 // The container gets data-series-count (series drawn) and data-zoomed
@@ -181,11 +182,13 @@
       container.appendChild(this.plot);
       container.appendChild(this.legend);
       container.dataset.seriesCount = '0';
-      this.overlay.addEventListener('mousemove', (e) => this.onMove(e));
-      this.overlay.addEventListener('mouseleave', () => this.onLeave());
-      this.overlay.addEventListener('mousedown', (e) => this.onDown(e));
+      // Pointer events: a mouse, a pen or a finger (a horizontal drag zooms;
+      // CSS touch-action leaves vertical swipes to scroll the page).
+      this.overlay.addEventListener('pointermove', (e) => this.onMove(e));
+      this.overlay.addEventListener('pointerleave', () => this.onLeave());
+      this.overlay.addEventListener('pointerdown', (e) => this.onDown(e));
       this.overlay.addEventListener('dblclick', () => this.resetZoom());
-      window.addEventListener('mouseup', (e) => this.onUp(e));
+      window.addEventListener('pointerup', (e) => this.onUp(e));
       window.addEventListener('resize', () => this.draw());
     }
 
@@ -449,6 +452,8 @@
       e.preventDefault();
       const x = this.canvasX(e);
       this.drag = { x0: x, x1: x };
+      // Keep the drag going when the pointer leaves the plot.
+      if (this.overlay.setPointerCapture) this.overlay.setPointerCapture(e.pointerId);
     }
 
     onUp() {
