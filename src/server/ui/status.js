@@ -168,5 +168,8 @@
     }
   }
 
-  root.SundialStatus = { setActive: setActive, formatBytes: formatBytes, formatDuration: formatDuration };
-})(window);
+  const api = { setActive: setActive, formatBytes: formatBytes, formatDuration: formatDuration,
+                statValue: statValue, rate: rate };
+  root.SundialStatus = api;
+  if (typeof module !== 'undefined' && module.exports) module.exports = api;
+})(typeof window !== 'undefined' ? window : globalThis);
