@@ -59,11 +59,11 @@ test_packages=(
   # package and container checks (test/integration/test_packaging.py,
   # test_docker_files.py)
   lintian python3-yaml
-  # ingest benchmark reference server (bench/compare_ingest.sh)
-  victoria-metrics
   # the built-in web page: a real browser (test/integration/test_web_ui.py)
   # and its scripts' unit tests (test/server/ui/*_test.js)
   chromium chromium-driver python3-selenium nodejs
+  # ingest benchmark reference server (bench/compare_ingest.sh)
+  victoria-metrics
 )
 [ "$build_only" -eq 1 ] || packages+=("${test_packages[@]}")
 # 32-bit x86 test stage: a cross compiler (not g++-multilib, which conflicts

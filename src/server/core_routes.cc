@@ -9,11 +9,11 @@ using http::Request;
 using http::ResponderPtr;
 
 void RegisterRoutes(ServiceContext* ctx, http::Router* router) {
+  RegisterUiRoutes(ctx, router);
+  RegisterStatusRoutes(ctx, router);
   RegisterCoreRoutes(ctx, router);
   RegisterIngestRoutes(ctx, router);
   RegisterQueryRoutes(ctx, router);
-  RegisterUiRoutes(ctx, router);
-  RegisterStatusRoutes(ctx, router);
 }
 
 void RegisterCoreRoutes(ServiceContext* /*ctx*/, http::Router* router) {
