@@ -41,6 +41,9 @@ double FloatLiteralValue(const std::string& digits) {
 
 }  // namespace
 
+// Characters of JEXL syntax we do not support (operators, strings, ...).
+constexpr std::string_view kUnsupported = "&|^~=.;[]{}'\"#@";
+
 // Parses one expression into an ExprProgram. One instance per Parse call.
 class ExprParser {
  public:
@@ -69,7 +72,6 @@ class ExprParser {
   Status Unexpected() const {
     if (pos_ >= s_.size()) return Error("unexpected end of expression");
     const char c = s_[pos_];
-    static constexpr std::string_view kUnsupported = "&|^~=.;[]{}'\"#@";
     if (kUnsupported.find(c) != std::string_view::npos) {
       return Error(std::string("unsupported operator or character '") + c + "'");
     }
@@ -247,8 +249,10 @@ class ExprParser {
       return Status::OK();
     }
     if (IsDigit(c)) return Number(id);
-    if (!IsIdentStart(c)) return pos_ < s_.size() && c == ')' ? Error("expected a value")
-                                                               : Unexpected();
+    if (!IsIdentStart(c)) {
+      return kUnsupported.find(c) != std::string_view::npos ? Unexpected()
+                                                            : Error("expected a value");
+    }
     const size_t start = pos_;
     while (pos_ < s_.size() && IsIdentChar(s_[pos_])) ++pos_;
     const std::string_view word = s_.substr(start, pos_ - start);
