@@ -22,8 +22,7 @@ bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 bool IsReserved(std::string_view w) {
   static constexpr std::string_view kWords[] = {
       "or", "and", "eq", "ne", "lt", "gt", "le", "ge", "div", "mod", "not", "null", "true",
-      "false", "new", "empty", "size", "if", "else", "for", "foreach", "while", "var",
-      "return", "function", "in"};
+      "false", "new", "empty", "size", "if", "else", "for", "while", "var", "return"};
   return std::find(std::begin(kWords), std::end(kWords), w) != std::end(kWords);
 }
 
