@@ -130,11 +130,7 @@ Status EvaluateExpression(const ExprProgram& program, const std::vector<const Ex
     return Status::ResourceExhausted(OutputPointsMessage(limits.max_output_points));
   }
   if (limits.max_memory != 0 && points > limits.max_memory / (sizeof(Timestamp) + sizeof(double))) {
-    return Status::ResourceExhausted(
-        "Sorry, this query needs more than the memory limit of " +
-        std::to_string(limits.max_memory) +
-        " bytes (query.max_memory). Please query fewer series at once (more tags, fewer "
-        "sub-queries or less grouping) or raise query.max_memory.");
+    return Status::ResourceExhausted(MemoryLimitMessage(limits.max_memory));
   }
   const size_t n = vars.size();
   std::vector<double> values(n);

@@ -81,21 +81,65 @@ Status BuildSpec(const ExpRequest& req, const ExpMetric& m, QuerySpec* spec) {
   return Status::OK();
 }
 
-// What is left of the request's limits after `used` points and `held`
-// bytes; the deadline as the time left.
-QueryLimits Remaining(const QueryLimits& l, uint64_t used, uint64_t held, Clock::time_point start) {
+// What one request has used of its limits so far.
+struct Used {
+  uint64_t series = 0;      // selected by the metric queries
+  uint64_t raw_points = 0;  // read by the metric queries
+  uint64_t points = 0;      // collected and computed
+  uint64_t bytes = 0;       // held by the results
+};
+
+// What is left of the request's limits after `used`; the deadline as the
+// time left. A limit used up leaves 1, so that the next run fails at once.
+QueryLimits Remaining(const QueryLimits& l, const Used& used, Clock::time_point start) {
   QueryLimits r = l;
-  const auto left = [](uint64_t limit, uint64_t used_up) {
+  const auto left = [](uint64_t limit, uint64_t used_up) -> uint64_t {
     return limit == 0 ? 0 : used_up >= limit ? 1 : limit - used_up;
   };
-  r.max_output_points = left(l.max_output_points, used);
-  r.max_memory = left(l.max_memory, held);
+  r.max_series = left(l.max_series, used.series);
+  r.max_points = left(l.max_points, used.raw_points);
+  r.max_output_points = left(l.max_output_points, used.points);
+  r.max_memory = left(l.max_memory, used.bytes);
   if (l.deadline_ms > 0) {
     const int64_t spent =
         std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
     r.deadline_ms = std::max<int64_t>(1, l.deadline_ms - spent);
   }
   return r;
+}
+
+// The request's figures so far against the configured limits. Each run
+// gets what is left (Remaining), so it stops early, but names that figure
+// in its error; this check names the configured one. A limit used up
+// exactly leaves 1 for the next run, which this check then catches.
+Status CheckUsed(const Used& used, const QueryLimits& l) {
+  if (l.max_series != 0 && used.series > l.max_series) {
+    return Status::ResourceExhausted(SeriesLimitMessage(l.max_series));
+  }
+  if (l.max_points != 0 && used.raw_points > l.max_points) {
+    return Status::ResourceExhausted(PointsLimitMessage(l.max_points));
+  }
+  if (l.max_output_points != 0 && used.points > l.max_output_points) {
+    return Status::ResourceExhausted(OutputPointsMessage(l.max_output_points));
+  }
+  if (l.max_memory != 0 && used.bytes > l.max_memory) {
+    return Status::ResourceExhausted(MemoryLimitMessage(l.max_memory));
+  }
+  return Status::OK();
+}
+
+// A run's ResourceExhausted error, restated with the configured limit
+// (the run's message names what was left of it).
+Status Restate(const Status& s, const QueryLimits& l) {
+  if (s.code() != Status::Code::kResourceExhausted) return s;
+  const auto has = [&s](const char* k) { return s.message().find(k) != std::string::npos; };
+  if (has("(query.max_output_bytes)")) return s;  // not shared between runs
+  if (has("(query.max_series)")) return Status::ResourceExhausted(SeriesLimitMessage(l.max_series));
+  if (has("(query.max_output_points)")) {
+    return Status::ResourceExhausted(OutputPointsMessage(l.max_output_points));
+  }
+  if (has("(query.max_memory)")) return Status::ResourceExhausted(MemoryLimitMessage(l.max_memory));
+  return Status::ResourceExhausted(PointsLimitMessage(l.max_points));
 }
 
 Status DeadlineStatus(const QueryLimits& l) {
@@ -107,7 +151,7 @@ Status DeadlineStatus(const QueryLimits& l) {
 Status Evaluate(const QueryEngine& engine, const ExpRequest& req, std::map<std::string, ExpSet>* sets) {
   const QueryLimits& limits = engine.limits();
   const Clock::time_point start = Clock::now();
-  uint64_t points = 0, held = 0;
+  Used used;
   for (const ExpMetric& m : req.metrics) {
     QuerySpec spec;
     SUNDIAL_RETURN_IF_ERROR(BuildSpec(req, m, &spec));
@@ -118,11 +162,16 @@ Status Evaluate(const QueryEngine& engine, const ExpRequest& req, std::map<std::
     set.query_tagks.erase(std::unique(set.query_tagks.begin(), set.query_tagks.end()),
                           set.query_tagks.end());
     SetCollector collector(&set);
-    const Status s = engine.Collect(spec, Remaining(limits, points, held, start), &collector);
+    QueryEngine::CollectStats stats;
+    const QueryLimits left = Remaining(limits, used, start);
+    const Status s = engine.Collect(spec, left, &collector, &stats);
     if (s.code() == Status::Code::kDeadlineExceeded) return DeadlineStatus(limits);
-    SUNDIAL_RETURN_IF_ERROR(s);
-    points += collector.points();
-    held += ExpSetBytes(set);
+    SUNDIAL_RETURN_IF_ERROR(Restate(s, limits));
+    used.series += stats.series;
+    used.raw_points += stats.raw_points;
+    used.points += collector.points();
+    used.bytes += ExpSetBytes(set);
+    SUNDIAL_RETURN_IF_ERROR(CheckUsed(used, limits));
   }
   for (size_t idx : req.eval_order) {
     const ExpExpression& e = req.expressions[idx];
@@ -132,7 +181,7 @@ Status Evaluate(const QueryEngine& engine, const ExpRequest& req, std::map<std::
     join.intersection = e.join.intersection;
     join.use_query_tags = e.join.use_query_tags;
     join.include_agg_tags = e.join.include_agg_tags;
-    const QueryLimits left = Remaining(limits, points, held, start);
+    const QueryLimits left = Remaining(limits, used, start);
     ExpEvalLimits el;
     el.max_output_points = left.max_output_points;
     el.max_memory = left.max_memory;
@@ -140,9 +189,11 @@ Status Evaluate(const QueryEngine& engine, const ExpRequest& req, std::map<std::
     if (limits.deadline_ms > 0) el.deadline = start + std::chrono::milliseconds(limits.deadline_ms);
     ExpSet out;
     const double fill = e.has_fill ? e.fill.value : std::numeric_limits<double>::quiet_NaN();
-    SUNDIAL_RETURN_IF_ERROR(EvaluateExpression(e.program, vars, join, fill, el, &out));
-    for (const ExpSeries& s : out.series) points += s.ts.size();
-    held += ExpSetBytes(out);
+    SUNDIAL_RETURN_IF_ERROR(
+        Restate(EvaluateExpression(e.program, vars, join, fill, el, &out), limits));
+    for (const ExpSeries& s : out.series) used.points += s.ts.size();
+    used.bytes += ExpSetBytes(out);
+    SUNDIAL_RETURN_IF_ERROR(CheckUsed(used, limits));
     (*sets)[e.id] = std::move(out);
   }
   return Status::OK();

@@ -483,11 +483,7 @@ Status PlanQuery(storage::Storage* storage, const QueryLimits& limits, const Que
     SUNDIAL_RETURN_IF_ERROR(SelectSeries(storage, q, spec.show_tsuids, budget, &plan));
     total_series += plan.series.size();
     if (limits.max_series != 0 && total_series > limits.max_series) {
-      return Status::ResourceExhausted(
-          "Sorry, you have attempted to fetch more than our limit of " +
-          std::to_string(limits.max_series) +
-          " time series (query.max_series). Please try filtering using more tags or use fewer "
-          "sub-queries.");
+      return Status::ResourceExhausted(SeriesLimitMessage(limits.max_series));
     }
     if (bound != nullptr && total_series > bound->max_series) {
       return Status::Busy("more series than the small-query bound");
@@ -580,9 +576,20 @@ class CollectWriter {
 }  // namespace
 
 Status QueryEngine::Collect(const QuerySpec& spec, const QueryLimits& limits,
-                            ResultCollector* out) const {
+                            ResultCollector* out, CollectStats* stats) const {
   QueryBudget budget(BudgetFor(limits, nullptr));
   std::vector<SubPlan> plans;
+  struct Report {
+    const std::vector<SubPlan>& plans;
+    const QueryBudget& budget;
+    CollectStats* stats;
+    ~Report() {
+      if (stats == nullptr) return;
+      stats->series = 0;
+      for (const SubPlan& p : plans) stats->series += p.series.size();
+      stats->raw_points = budget.points();
+    }
+  } report{plans, budget, stats};
   SUNDIAL_RETURN_IF_ERROR(PlanQuery(storage_, limits, spec, nullptr, &budget, &plans));
   size_t collected = 0;
   const CacheUse cache = UseCache(cache_, storage_, &collected);

@@ -113,19 +113,36 @@ TEST_F(ExpExecutorTest, EngineErrorsAndLimits) {
   EXPECT_EQ(Run(Query(R"("metrics":[{"id":"a","metric":"sys.a","filter":"f"}],)"
                       R"("expressions":[{"id":"e","expr":"a"}])"),
                 limits)
-                .rfind("ERROR Sorry, this query would return more than our limit of 4", 0),
+                .rfind("ERROR Sorry, this query would return more than our limit of 4 data", 0),
             0u);
   limits.max_output_points = 8;  // 6 from the query, 6 more from the expression
   EXPECT_EQ(Run(Query(R"("metrics":[{"id":"a","metric":"sys.a","filter":"f"}],)"
                       R"("expressions":[{"id":"e","expr":"a"}])"),
                 limits)
-                .rfind("ERROR Sorry, this query would return more than our limit of", 0),
+                .rfind("ERROR Sorry, this query would return more than our limit of 8 data", 0),
             0u);
   limits = QueryLimits();
   limits.max_output_bytes = 100;
   EXPECT_EQ(Run(Query(R"("metrics":[{"id":"a","metric":"sys.a","filter":"f"}])"), limits)
                 .rfind("ERROR Sorry", 0),
             0u);
+}
+
+// Series and raw points count over every metric query of the request.
+TEST_F(ExpExecutorTest, SeriesAndPointLimitsSpanTheMetrics) {
+  const std::string body = Query(
+      R"("metrics":[{"id":"a","metric":"sys.a","filter":"f"},{"id":"b","metric":"sys.b","filter":"f"}],)"
+      R"("expressions":[{"id":"e","expr":"a + b"}])");
+  QueryLimits limits;
+  limits.max_series = 3;  // a has 2, b 1
+  EXPECT_EQ(Run(body, limits).rfind("{\"outputs\"", 0), 0u);
+  limits.max_series = 2;
+  EXPECT_EQ(Run(body, limits).rfind("ERROR Sorry, you have attempted to fetch more than our limit of 2 time series", 0), 0u);
+  limits = QueryLimits();
+  limits.max_points = 8;  // a reads 6, b 2
+  EXPECT_EQ(Run(body, limits).rfind("{\"outputs\"", 0), 0u);
+  limits.max_points = 7;
+  EXPECT_EQ(Run(body, limits).rfind("ERROR Sorry, you have attempted to fetch more than our limit of 7 data", 0), 0u);
 }
 
 TEST_F(ExpExecutorTest, DownsampleAndRate) {

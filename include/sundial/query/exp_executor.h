@@ -22,10 +22,10 @@
 // only one row is written, "metrics" of every meta entry are those of the
 // first series, "meta" is left out when there is no series.
 //
-// Limits: query.max_output_points, query.max_memory and query.deadline
-// hold for the whole request (every metric query and every expression
-// together); query.max_series and query.max_points hold per metric query;
-// query.max_output_bytes bounds the response.
+// Limits: query.max_series, query.max_points, query.max_output_points,
+// query.max_memory and query.deadline hold for the whole request (every
+// metric query and every expression together); query.max_output_bytes
+// bounds the response.
 //
 // Thread-safety: a pure function of its arguments; runs on a query thread.
 #pragma once
