@@ -54,7 +54,9 @@ Status BuildSpec(const ExpRequest& req, const ExpMetric& m, QuerySpec* spec) {
   const std::string agg =
       AsciiLower(m.has_aggregator && !m.aggregator.empty() ? m.aggregator : req.time.aggregator);
   q.aggregator = FindAggregator(agg);
-  if (q.aggregator == nullptr) return Status::InvalidArgument("No such aggregation function: " + agg);
+  if (q.aggregator == nullptr) {
+    return Status::InvalidArgument("No such aggregation function: " + agg);
+  }
   if (req.time.has_downsampler) {
     const ExpDownsampler& d = req.time.downsampler;
     std::string text = d.interval + "-" + AsciiLower(d.aggregator);
@@ -148,7 +150,8 @@ Status DeadlineStatus(const QueryLimits& l) {
 }
 
 // Runs every metric and expression; sets[id] is each variable's result.
-Status Evaluate(const QueryEngine& engine, const ExpRequest& req, std::map<std::string, ExpSet>* sets) {
+Status Evaluate(const QueryEngine& engine, const ExpRequest& req,
+                std::map<std::string, ExpSet>* sets) {
   const QueryLimits& limits = engine.limits();
   const Clock::time_point start = Clock::now();
   Used used;
@@ -220,7 +223,8 @@ Status ExecuteExpQuery(const QueryEngine& engine, const ExpRequest& req, std::st
     if (it == sets.end()) continue;
     const bool is_metric = std::any_of(req.metrics.begin(), req.metrics.end(),
                                        [&](const ExpMetric& m) { return m.id == o.id; });
-    SUNDIAL_RETURN_IF_ERROR(is_metric ? w.WriteMetric(o, it->second) : w.WriteExpression(o, it->second));
+    SUNDIAL_RETURN_IF_ERROR(is_metric ? w.WriteMetric(o, it->second)
+                                      : w.WriteExpression(o, it->second));
   }
   return w.Finish();
 }

@@ -315,7 +315,8 @@ class ExprParser {
       const bool octal = !hex && s_[start] == '0' && pos_ - start > 1;
       const int base = hex ? 16 : octal ? 8 : 10;
       uint64_t u = 0;
-      const auto r = std::from_chars(s_.data() + digits + (octal ? 1 : 0), s_.data() + pos_, u, base);
+      const char* first = s_.data() + digits + (octal ? 1 : 0);
+      const auto r = std::from_chars(first, s_.data() + pos_, u, base);
       if (r.ec == std::errc::result_out_of_range || u > static_cast<uint64_t>(INT64_MAX)) {
         pos_ = start;
         return Error("integer literal out of range");

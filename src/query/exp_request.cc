@@ -22,16 +22,22 @@ Status Invalid(const std::string& outer, const Status& inner) {
 // Aggregators.get(name.toLowerCase()).
 Status CheckAggregator(bool has, const std::string& name) {
   if (!has || name.empty()) return Status::InvalidArgument("Missing or empty aggregator");
-  if (FindAggregator(AsciiLower(name)) == nullptr) return Status::InvalidArgument("Invalid aggregator");
+  if (FindAggregator(AsciiLower(name)) == nullptr) {
+    return Status::InvalidArgument("Invalid aggregator");
+  }
   return Status::OK();
 }
 
 Status ValidateTime(const ExpTime& t, Timestamp now_ms, TimeZone* tz) {
   if (!t.has_start || t.start.empty()) return Status::InvalidArgument("missing or empty start");
-  if (t.has_timezone && !t.timezone.empty()) SUNDIAL_RETURN_IF_ERROR(TimeZone::Load(t.timezone, tz));
+  if (t.has_timezone && !t.timezone.empty()) {
+    SUNDIAL_RETURN_IF_ERROR(TimeZone::Load(t.timezone, tz));
+  }
   Timestamp ignored = 0;
   SUNDIAL_RETURN_IF_ERROR(ParseDateTime(t.start, now_ms, *tz, &ignored));
-  if (t.has_end && !t.end.empty()) SUNDIAL_RETURN_IF_ERROR(ParseDateTime(t.end, now_ms, *tz, &ignored));
+  if (t.has_end && !t.end.empty()) {
+    SUNDIAL_RETURN_IF_ERROR(ParseDateTime(t.end, now_ms, *tz, &ignored));
+  }
   if (t.has_downsampler) {
     const ExpDownsampler& d = t.downsampler;
     if (d.interval.empty()) return Status::InvalidArgument("Missing or empty interval");
@@ -50,7 +56,9 @@ Status ValidateMetric(const ExpMetric& m, Timestamp now_ms) {
     Timestamp ignored = 0;
     SUNDIAL_RETURN_IF_ERROR(ParseDateTime(m.time_offset, now_ms, TimeZone(), &ignored));
   }
-  if (m.has_aggregator && !m.aggregator.empty()) SUNDIAL_RETURN_IF_ERROR(CheckAggregator(true, m.aggregator));
+  if (m.has_aggregator && !m.aggregator.empty()) {
+    SUNDIAL_RETURN_IF_ERROR(CheckAggregator(true, m.aggregator));
+  }
   return Status::OK();
 }
 
@@ -109,13 +117,19 @@ Status Validate(Timestamp now_ms, ExpRequest* r) {
   if (!r->has_time) return Status::InvalidArgument("missing time");
   Status s = ValidateTime(r->time, now_ms, &r->tz);
   if (!s.ok()) return Invalid("Invalid time", s);
-  if (!r->has_metrics || r->metrics.empty()) return Status::InvalidArgument("missing or empty metrics");
+  if (!r->has_metrics || r->metrics.empty()) {
+    return Status::InvalidArgument("missing or empty metrics");
+  }
   std::set<std::string> variables, filter_ids;
   for (const ExpMetric& m : r->metrics) {
-    if (!variables.insert(m.id).second) return Status::InvalidArgument("duplicated metric id: " + m.id);
+    if (!variables.insert(m.id).second) {
+      return Status::InvalidArgument("duplicated metric id: " + m.id);
+    }
   }
   for (const ExpFilterSet& f : r->filters) {
-    if (!filter_ids.insert(f.id).second) return Status::InvalidArgument("duplicated filter id: " + f.id);
+    if (!filter_ids.insert(f.id).second) {
+      return Status::InvalidArgument("duplicated filter id: " + f.id);
+    }
   }
   for (const ExpExpression& e : r->expressions) {
     if (!variables.insert(e.id).second) {
@@ -128,7 +142,8 @@ Status Validate(Timestamp now_ms, ExpRequest* r) {
   }
   for (size_t i = 0; i < r->filters.size(); ++i) {
     const ExpFilterSet& f = r->filters[i];
-    s = !f.has_id || f.id.empty() ? Status::InvalidArgument("Missing or empty id") : ValidateExpId(f.id);
+    s = !f.has_id || f.id.empty() ? Status::InvalidArgument("Missing or empty id")
+                                  : ValidateExpId(f.id);
     if (!s.ok()) return Invalid("Invalid filter at index " + std::to_string(i), s);
   }
   for (size_t i = 0; i < r->expressions.size(); ++i) {
@@ -157,7 +172,8 @@ Status Validate(Timestamp now_ms, ExpRequest* r) {
   }
   QuerySpec range;
   range.tz = r->tz;
-  SUNDIAL_RETURN_IF_ERROR(ParseTimeRange(r->time.start, r->time.end, r->time.has_end, now_ms, &range));
+  SUNDIAL_RETURN_IF_ERROR(
+      ParseTimeRange(r->time.start, r->time.end, r->time.has_end, now_ms, &range));
   r->start_ms = range.start_ms;
   r->end_ms = range.end_ms;
   for (const ExpExpression& e : r->expressions) {
@@ -217,7 +233,9 @@ Status ResolveFill(std::optional<FillPolicy> policy, double value, ExpFill* out)
       out->value = 0;
       break;
     case FillPolicy::kNull:
-      if (value != 0 && !std::isnan(value)) return Status::InvalidArgument("The value for NULL must be 0");
+      if (value != 0 && !std::isnan(value)) {
+        return Status::InvalidArgument("The value for NULL must be 0");
+      }
       out->value = kNaN;
       break;
     case FillPolicy::kScalar:

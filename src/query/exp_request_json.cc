@@ -114,30 +114,39 @@ Status ParseFill(const std::string& key, const Json& j, ExpFill* out) {
   return s.ok() ? s : JsonError(s.message());
 }
 
+Status ParseDownsampler(const Json& v, ExpDownsampler* d) {
+  if (!v.is_object()) return FieldError("downsampler");
+  bool has = false;
+  for (auto it = v.begin(); it != v.end(); ++it) {
+    const std::string& k = it.key();
+    if (k == "interval") {
+      SUNDIAL_RETURN_IF_ERROR(StringField(k, *it, &has, &d->interval));
+    } else if (k == "aggregator") {
+      SUNDIAL_RETURN_IF_ERROR(StringField(k, *it, &has, &d->aggregator));
+    } else if (k == "fillPolicy" && !it->is_null()) {
+      SUNDIAL_RETURN_IF_ERROR(ParseFill(k, *it, &d->fill));
+      d->has_fill = true;
+    }
+  }
+  return Status::OK();
+}
+
 Status ParseTime(const Json& j, ExpTime* t) {
   if (!j.is_object()) return FieldError("time");
   for (auto it = j.begin(); it != j.end(); ++it) {
     const std::string& k = it.key();
     const Json& v = *it;
-    if (k == "start") SUNDIAL_RETURN_IF_ERROR(StringField(k, v, &t->has_start, &t->start));
-    else if (k == "end") SUNDIAL_RETURN_IF_ERROR(StringField(k, v, &t->has_end, &t->end));
-    else if (k == "timezone") SUNDIAL_RETURN_IF_ERROR(StringField(k, v, &t->has_timezone, &t->timezone));
-    else if (k == "aggregator") SUNDIAL_RETURN_IF_ERROR(StringField(k, v, &t->has_aggregator, &t->aggregator));
-    else if (k == "rate" && !AsBool(v, &t->rate)) return FieldError(k);
+    Status s;
+    if (k == "start") s = StringField(k, v, &t->has_start, &t->start);
+    else if (k == "end") s = StringField(k, v, &t->has_end, &t->end);
+    else if (k == "timezone") s = StringField(k, v, &t->has_timezone, &t->timezone);
+    else if (k == "aggregator") s = StringField(k, v, &t->has_aggregator, &t->aggregator);
+    else if (k == "rate" && !AsBool(v, &t->rate)) s = FieldError(k);
     else if (k == "downsampler" && !v.is_null()) {
-      if (!v.is_object()) return FieldError(k);
       t->has_downsampler = true;
-      ExpDownsampler& d = t->downsampler;
-      bool has = false;
-      for (auto di = v.begin(); di != v.end(); ++di) {
-        if (di.key() == "interval") SUNDIAL_RETURN_IF_ERROR(StringField("interval", *di, &has, &d.interval));
-        else if (di.key() == "aggregator") SUNDIAL_RETURN_IF_ERROR(StringField("aggregator", *di, &has, &d.aggregator));
-        else if (di.key() == "fillPolicy" && !di->is_null()) {
-          SUNDIAL_RETURN_IF_ERROR(ParseFill("fillPolicy", *di, &d.fill));
-          d.has_fill = true;
-        }
-      }
+      s = ParseDownsampler(v, &t->downsampler);
     }
+    SUNDIAL_RETURN_IF_ERROR(s);
   }
   return Status::OK();
 }
@@ -163,7 +172,9 @@ Status ParseFilterSet(const Json& j, ExpFilterSet* f) {
           if (tk == "type") SUNDIAL_RETURN_IF_ERROR(StringField(tk, *ti, &unused, &type));
           else if (tk == "tagk") SUNDIAL_RETURN_IF_ERROR(StringField(tk, *ti, &unused, &tagk));
           else if (tk == "filter") SUNDIAL_RETURN_IF_ERROR(StringField(tk, *ti, &unused, &filter));
-          else if ((tk == "groupBy" || tk == "group_by") && !AsBool(*ti, &group_by)) return FieldError(tk);
+          else if ((tk == "groupBy" || tk == "group_by") && !AsBool(*ti, &group_by)) {
+            return FieldError(tk);
+          }
         }
         TagFilter tf;
         const Status s = TagFilter::Create(AsciiLower(type), tagk, filter, group_by, &tf);
@@ -180,15 +191,17 @@ Status ParseMetric(const Json& j, ExpMetric* m) {
   for (auto it = j.begin(); it != j.end(); ++it) {
     const std::string& k = it.key();
     const Json& v = *it;
-    if (k == "id") SUNDIAL_RETURN_IF_ERROR(IdField(v, &m->has_id, &m->id));
-    else if (k == "metric") SUNDIAL_RETURN_IF_ERROR(StringField(k, v, &m->has_metric, &m->metric));
-    else if (k == "filter") SUNDIAL_RETURN_IF_ERROR(StringField(k, v, &m->has_filter, &m->filter));
-    else if (k == "aggregator") SUNDIAL_RETURN_IF_ERROR(StringField(k, v, &m->has_aggregator, &m->aggregator));
-    else if (k == "timeOffset") SUNDIAL_RETURN_IF_ERROR(StringField(k, v, &m->has_time_offset, &m->time_offset));
+    Status s;
+    if (k == "id") s = IdField(v, &m->has_id, &m->id);
+    else if (k == "metric") s = StringField(k, v, &m->has_metric, &m->metric);
+    else if (k == "filter") s = StringField(k, v, &m->has_filter, &m->filter);
+    else if (k == "aggregator") s = StringField(k, v, &m->has_aggregator, &m->aggregator);
+    else if (k == "timeOffset") s = StringField(k, v, &m->has_time_offset, &m->time_offset);
     else if (k == "fillPolicy" && !v.is_null()) {
-      SUNDIAL_RETURN_IF_ERROR(ParseFill(k, v, &m->fill));
+      s = ParseFill(k, v, &m->fill);
       m->has_fill = true;
     }
+    SUNDIAL_RETURN_IF_ERROR(s);
   }
   return Status::OK();
 }
@@ -234,7 +247,9 @@ Status ParseOutput(const Json& j, ExpOutput* o) {
   if (!j.is_object()) return FieldError("outputs");
   for (auto it = j.begin(); it != j.end(); ++it) {
     if (it.key() == "id") SUNDIAL_RETURN_IF_ERROR(IdField(*it, &o->has_id, &o->id));
-    else if (it.key() == "alias") SUNDIAL_RETURN_IF_ERROR(StringField("alias", *it, &o->has_alias, &o->alias));
+    else if (it.key() == "alias") {
+      SUNDIAL_RETURN_IF_ERROR(StringField("alias", *it, &o->has_alias, &o->alias));
+    }
   }
   return Status::OK();
 }
@@ -313,128 +328,126 @@ void AppendFill(bool has, const ExpFill& f, std::string* out) {
   out->push_back('}');
 }
 
-void AppendField(const char* name, std::string* out, bool first = false) {
-  if (!first) out->push_back(',');
-  out->push_back('"');
-  out->append(name);
-  out->append("\":");
+void AppendBool(bool b, std::string* out) { out->append(b ? "true" : "false"); }
+
+void AppendTime(const ExpTime& t, std::string* out) {
+  out->append("{\"start\":");
+  AppendOptString(t.has_start, t.start, out);
+  out->append(",\"end\":");
+  AppendOptString(t.has_end, t.end, out);
+  out->append(",\"timezone\":");
+  AppendOptString(t.has_timezone, t.timezone, out);
+  out->append(",\"downsampler\":");
+  if (t.has_downsampler) {
+    out->append("{\"interval\":");
+    AppendJsonString(t.downsampler.interval, out);
+    out->append(",\"aggregator\":");
+    AppendJsonString(t.downsampler.aggregator, out);
+    out->append(",\"fillPolicy\":");
+    AppendFill(t.downsampler.has_fill, t.downsampler.fill, out);
+    out->push_back('}');
+  } else {
+    out->append("null");
+  }
+  out->append(",\"aggregator\":");
+  AppendOptString(t.has_aggregator, t.aggregator, out);
+  out->append(",\"rate\":");
+  AppendBool(t.rate, out);
+  out->push_back('}');
+}
+
+void AppendFilterSet(const ExpFilterSet& f, std::string* out) {
+  out->append("{\"id\":");
+  AppendOptString(f.has_id, f.id, out);
+  out->append(",\"tags\":");
+  if (!f.has_tags) out->append("null"); else out->push_back('[');
+  for (size_t k = 0; f.has_tags && k < f.tags.size(); ++k) {
+    const TagFilter& tf = f.tags[k];
+    if (k) out->push_back(',');
+    out->append("{\"tagk\":");
+    AppendJsonString(tf.tagk(), out);
+    out->append(",\"filter\":");
+    AppendJsonString(tf.filter(), out);
+    out->append(",\"group_by\":");
+    AppendBool(tf.group_by(), out);
+    out->append(",\"type\":");
+    AppendJsonString(tf.type_name(), out);
+    out->push_back('}');
+  }
+  if (f.has_tags) out->push_back(']');
+  out->append(",\"explicitTags\":");
+  AppendBool(f.explicit_tags, out);
+  out->push_back('}');
+}
+
+void AppendMetric(const ExpMetric& m, std::string* out) {
+  out->append("{\"metric\":");
+  AppendOptString(m.has_metric, m.metric, out);
+  out->append(",\"id\":");
+  AppendOptString(m.has_id, m.id, out);
+  out->append(",\"filter\":");
+  AppendOptString(m.has_filter, m.filter, out);
+  out->append(",\"timeOffset\":");
+  AppendOptString(m.has_time_offset, m.time_offset, out);
+  out->append(",\"aggregator\":");
+  AppendOptString(m.has_aggregator, m.aggregator, out);
+  out->append(",\"fillPolicy\":");
+  AppendFill(m.has_fill, m.fill, out);
+  out->push_back('}');
+}
+
+void AppendExpression(const ExpExpression& e, std::string* out) {
+  out->append("{\"id\":");
+  AppendOptString(e.has_id, e.id, out);
+  out->append(",\"expr\":");
+  AppendOptString(e.has_expr, e.expr, out);
+  out->append(",\"join\":{\"operator\":");
+  out->append(e.join.intersection ? "\"intersection\"" : "\"union\"");
+  out->append(",\"useQueryTags\":");
+  AppendBool(e.join.use_query_tags, out);
+  out->append(",\"includeAggTags\":");
+  AppendBool(e.join.include_agg_tags, out);
+  out->append("},\"fillPolicy\":");
+  AppendFill(e.has_fill, e.fill, out);
+  out->push_back('}');
+}
+
+void AppendOutput(const ExpOutput& o, std::string* out) {
+  out->append("{\"id\":");
+  AppendOptString(o.has_id, o.id, out);
+  out->append(",\"alias\":");
+  AppendOptString(o.has_alias, o.alias, out);
+  out->push_back('}');
+}
+
+// Appends ,"<name>":[...] with append_one per item, or null when absent.
+template <typename T, typename Fn>
+void AppendList(const char* name, bool has, const std::vector<T>& items, Fn append_one,
+                std::string* out) {
+  out->append(",\"").append(name).append("\":");
+  if (!has) {
+    out->append("null");
+    return;
+  }
+  out->push_back('[');
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i) out->push_back(',');
+    append_one(items[i], out);
+  }
+  out->push_back(']');
 }
 
 }  // namespace
 
 void AppendExpRequestJson(const ExpRequest& req, std::string* out) {
-  out->push_back('{');
-  AppendField("name", out, true);
+  out->append("{\"name\":");
   AppendOptString(req.has_name, req.name, out);
-  AppendField("time", out);
-  if (!req.has_time) {
-    out->append("null");
-  } else {
-    const ExpTime& t = req.time;
-    out->push_back('{');
-    AppendField("start", out, true);
-    AppendOptString(t.has_start, t.start, out);
-    AppendField("end", out);
-    AppendOptString(t.has_end, t.end, out);
-    AppendField("timezone", out);
-    AppendOptString(t.has_timezone, t.timezone, out);
-    AppendField("downsampler", out);
-    if (t.has_downsampler) {
-      out->append("{\"interval\":");
-      AppendJsonString(t.downsampler.interval, out);
-      out->append(",\"aggregator\":");
-      AppendJsonString(t.downsampler.aggregator, out);
-      out->append(",\"fillPolicy\":");
-      AppendFill(t.downsampler.has_fill, t.downsampler.fill, out);
-      out->push_back('}');
-    } else {
-      out->append("null");
-    }
-    AppendField("aggregator", out);
-    AppendOptString(t.has_aggregator, t.aggregator, out);
-    AppendField("rate", out);
-    out->append(t.rate ? "true" : "false");
-    out->push_back('}');
-  }
-  AppendField("filters", out);
-  if (!req.has_filters) out->append("null"); else out->push_back('[');
-  for (size_t i = 0; req.has_filters && i < req.filters.size(); ++i) {
-    const ExpFilterSet& f = req.filters[i];
-    if (i) out->push_back(',');
-    out->append("{\"id\":");
-    AppendOptString(f.has_id, f.id, out);
-    out->append(",\"tags\":");
-    if (!f.has_tags) out->append("null"); else out->push_back('[');
-    for (size_t k = 0; f.has_tags && k < f.tags.size(); ++k) {
-      const TagFilter& tf = f.tags[k];
-      if (k) out->push_back(',');
-      out->append("{\"tagk\":");
-      AppendJsonString(tf.tagk(), out);
-      out->append(",\"filter\":");
-      AppendJsonString(tf.filter(), out);
-      out->append(",\"group_by\":");
-      out->append(tf.group_by() ? "true" : "false");
-      out->append(",\"type\":");
-      AppendJsonString(tf.type_name(), out);
-      out->push_back('}');
-    }
-    if (f.has_tags) out->push_back(']');
-    out->append(",\"explicitTags\":");
-    out->append(f.explicit_tags ? "true}" : "false}");
-  }
-  if (req.has_filters) out->push_back(']');
-  AppendField("metrics", out);
-  if (!req.has_metrics) out->append("null"); else out->push_back('[');
-  for (size_t i = 0; req.has_metrics && i < req.metrics.size(); ++i) {
-    const ExpMetric& m = req.metrics[i];
-    if (i) out->push_back(',');
-    out->append("{\"metric\":");
-    AppendOptString(m.has_metric, m.metric, out);
-    out->append(",\"id\":");
-    AppendOptString(m.has_id, m.id, out);
-    out->append(",\"filter\":");
-    AppendOptString(m.has_filter, m.filter, out);
-    out->append(",\"timeOffset\":");
-    AppendOptString(m.has_time_offset, m.time_offset, out);
-    out->append(",\"aggregator\":");
-    AppendOptString(m.has_aggregator, m.aggregator, out);
-    out->append(",\"fillPolicy\":");
-    AppendFill(m.has_fill, m.fill, out);
-    out->push_back('}');
-  }
-  if (req.has_metrics) out->push_back(']');
-  AppendField("expressions", out);
-  if (!req.has_expressions) out->append("null"); else out->push_back('[');
-  for (size_t i = 0; req.has_expressions && i < req.expressions.size(); ++i) {
-    const ExpExpression& e = req.expressions[i];
-    if (i) out->push_back(',');
-    out->append("{\"id\":");
-    AppendOptString(e.has_id, e.id, out);
-    out->append(",\"expr\":");
-    AppendOptString(e.has_expr, e.expr, out);
-    out->append(",\"join\":{\"operator\":");
-    out->append(e.join.intersection ? "\"intersection\"" : "\"union\"");
-    out->append(",\"useQueryTags\":");
-    out->append(e.join.use_query_tags ? "true" : "false");
-    out->append(",\"includeAggTags\":");
-    out->append(e.join.include_agg_tags ? "true}" : "false}");
-    out->append(",\"fillPolicy\":");
-    AppendFill(e.has_fill, e.fill, out);
-    out->push_back('}');
-  }
-  if (req.has_expressions) out->push_back(']');
-  AppendField("outputs", out);
-  if (!req.has_outputs) out->append("null"); else out->push_back('[');
-  for (size_t i = 0; req.has_outputs && i < req.outputs.size(); ++i) {
-    const ExpOutput& o = req.outputs[i];
-    if (i) out->push_back(',');
-    out->append("{\"id\":");
-    AppendOptString(o.has_id, o.id, out);
-    out->append(",\"alias\":");
-    AppendOptString(o.has_alias, o.alias, out);
-    out->push_back('}');
-  }
-  if (req.has_outputs) out->push_back(']');
+  out->append(",\"time\":");
+  if (req.has_time) AppendTime(req.time, out); else out->append("null");
+  AppendList("filters", req.has_filters, req.filters, AppendFilterSet, out);
+  AppendList("metrics", req.has_metrics, req.metrics, AppendMetric, out);
+  AppendList("expressions", req.has_expressions, req.expressions, AppendExpression, out);
+  AppendList("outputs", req.has_outputs, req.outputs, AppendOutput, out);
   out->push_back('}');
 }
 
