@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -94,6 +95,14 @@ Status CheckDeadline(const ExpEvalLimits& limits) {
 
 }  // namespace
 
+void MergeTimestamps(const std::vector<Timestamp>& ts, std::vector<Timestamp>* times) {
+  if (ts == *times) return;
+  std::vector<Timestamp> merged;
+  merged.reserve(std::max(ts.size(), times->size()));
+  std::set_union(times->begin(), times->end(), ts.begin(), ts.end(), std::back_inserter(merged));
+  times->swap(merged);
+}
+
 uint64_t ExpSetBytes(const ExpSet& s) {
   uint64_t bytes = sizeof(ExpSet);
   for (const ExpSeries& e : s.series) {
@@ -118,13 +127,10 @@ Status EvaluateExpression(const ExprProgram& program, const std::vector<const Ex
   for (const auto& [key, row] : rows) {
     for (size_t v = 0; v < vars.size(); ++v) {
       if (row[v] < 0) continue;
-      const std::vector<Timestamp>& ts = vars[v]->series[static_cast<size_t>(row[v])].ts;
-      times.insert(times.end(), ts.begin(), ts.end());
+      MergeTimestamps(vars[v]->series[static_cast<size_t>(row[v])].ts, &times);
     }
     SUNDIAL_RETURN_IF_ERROR(CheckDeadline(limits));
   }
-  std::sort(times.begin(), times.end());
-  times.erase(std::unique(times.begin(), times.end()), times.end());
   const uint64_t points = static_cast<uint64_t>(rows.size()) * times.size();
   if (limits.max_output_points != 0 && points > limits.max_output_points) {
     return Status::ResourceExhausted(OutputPointsMessage(limits.max_output_points));

@@ -46,9 +46,7 @@ Status ExpWriter::WriteOutput(const ExpOutput& o, const ExpSet& set, bool trim) 
 
 Status ExpWriter::WriteRows(const ExpSet& set, bool trim) {
   std::vector<Timestamp> times;
-  for (const ExpSeries& s : set.series) times.insert(times.end(), s.ts.begin(), s.ts.end());
-  std::sort(times.begin(), times.end());
-  times.erase(std::unique(times.begin(), times.end()), times.end());
+  for (const ExpSeries& s : set.series) MergeTimestamps(s.ts, &times);
   std::vector<size_t> cursor(set.series.size(), 0);
   // OpenTSDB's bookkeeping: an expression's first row sets firstTimestamp
   // and only later rows set lastTimestamp; a metric's firstTimestamp is

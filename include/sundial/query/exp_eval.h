@@ -68,6 +68,10 @@ struct ExpEvalLimits {
   int64_t deadline_ms = 0;  // for the message only
 };
 
+// Adds the increasing timestamps ts to the increasing set *times (a union;
+// cheap when ts equals *times, the common case of aligned series).
+void MergeTimestamps(const std::vector<Timestamp>& ts, std::vector<Timestamp>* times);
+
 // Bytes an ExpSet holds (for the memory limit).
 uint64_t ExpSetBytes(const ExpSet& s);
 
