@@ -4,10 +4,10 @@
 
 #include <algorithm>
 #include <cassert>
-#include <type_traits>
 #include <charconv>
 #include <chrono>
 #include <set>
+#include <type_traits>
 #include <utility>
 
 #include "cached_source.h"
