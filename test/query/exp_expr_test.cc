@@ -3,7 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -167,6 +170,82 @@ TEST(ExprProgram, SizeAndDepthAreBounded) {
   std::string ok = "a";
   for (int i = 0; i < 100; ++i) ok += "+a";
   EXPECT_EQ(Eval(ok, 1), 101);
+}
+
+// Random expression trees over a, b and small integers, printed fully
+// parenthesised and also with only the parentheses precedence needs; both
+// texts must evaluate to the tree's value computed directly. Checks
+// precedence, associativity and unary minus. Replay with SUNDIAL_SEED.
+struct RandomTree {
+  std::mt19937_64* rng;
+  double a, b;
+
+  // Returns the value; *full is fully parenthesised, *bare has the fewest
+  // parentheses, prec is the binding strength of *bare's top operator.
+  double Make(int depth, std::string* full, std::string* bare, int* prec) {
+    const int kind = depth == 0 ? static_cast<int>((*rng)() % 3) : static_cast<int>((*rng)() % 8);
+    if (kind == 0 || kind == 1) {
+      *full = *bare = kind == 0 ? "a" : "b";
+      *prec = 9;
+      return kind == 0 ? a : b;
+    }
+    if (kind == 2) {  // a real literal keeps the arithmetic in doubles
+      const int v = static_cast<int>((*rng)() % 10);
+      *full = *bare = std::to_string(v) + ".0";
+      *prec = 9;
+      return v;
+    }
+    if (kind == 3) {
+      std::string f, bb;
+      int p = 0;
+      const double v = Make(depth - 1, &f, &bb, &p);
+      *full = "(-" + f + ")";
+      *bare = "-" + (p >= 8 ? bb : "(" + bb + ")");
+      *prec = 8;
+      return -v;
+    }
+    static constexpr char kOps[] = {'+', '-', '*', '/'};
+    const char op = kOps[(*rng)() % 4];
+    const int my = op == '+' || op == '-' ? 1 : 2;
+    std::string lf, lb, rf, rb;
+    int lp = 0, rp = 0;
+    const double l = Make(depth - 1, &lf, &lb, &lp);
+    const double r = Make(depth - 1, &rf, &rb, &rp);
+    *full = "(" + lf + " " + op + " " + rf + ")";
+    // Left-associative: the left side needs parentheses below my strength,
+    // the right side at or below it.
+    *bare = (lp >= my ? lb : "(" + lb + ")") + " " + op + " " + (rp > my ? rb : "(" + rb + ")");
+    *prec = my;
+    switch (op) {
+      case '+': return l + r;
+      case '-': return l - r;
+      case '*': return l * r;
+      default: return r == 0 ? 0 : l / r;
+    }
+  }
+};
+
+TEST(ExprProgram, RandomTreesMatchDirectEvaluation) {
+  uint64_t seed = std::random_device{}();
+  if (const char* s = std::getenv("SUNDIAL_SEED")) seed = std::strtoull(s, nullptr, 10);
+  std::printf("ExprProgram random trees seed: %llu (replay with SUNDIAL_SEED)\n",
+              static_cast<unsigned long long>(seed));
+  std::mt19937_64 rng(seed);
+  for (int round = 0; round < 2000; ++round) {
+    RandomTree t{&rng, static_cast<double>(rng() % 21) - 10, static_cast<double>(rng() % 7)};
+    std::string full, bare;
+    int prec = 0;
+    const double want = t.Make(1 + static_cast<int>(rng() % 6), &full, &bare, &prec);
+    for (const std::string& text : {full, bare}) {
+      const double got = Eval(text, t.a, t.b);
+      if (std::isnan(want)) {
+        EXPECT_TRUE(std::isnan(got)) << "seed " << seed << ": " << text;
+      } else {
+        EXPECT_DOUBLE_EQ(got, want) << "seed " << seed << ": " << text << " a=" << t.a
+                                    << " b=" << t.b;
+      }
+    }
+  }
 }
 
 }  // namespace
