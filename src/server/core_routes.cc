@@ -14,6 +14,7 @@ void RegisterRoutes(ServiceContext* ctx, http::Router* router) {
   RegisterCoreRoutes(ctx, router);
   RegisterIngestRoutes(ctx, router);
   RegisterQueryRoutes(ctx, router);
+  RegisterExpRoutes(ctx, router);
 }
 
 void RegisterCoreRoutes(ServiceContext* /*ctx*/, http::Router* router) {

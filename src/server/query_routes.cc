@@ -15,6 +15,7 @@
 #include <spdlog/spdlog.h>
 #include <utility>
 
+#include "query_reply.h"
 #include "routes.h"
 #include "worker_pool.h"
 #include "sundial/common/mutex.h"
@@ -36,34 +37,6 @@ Timestamp NowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
       .count();
-}
-
-// Maps a query/ Status to OpenTSDB's error document (§3.6, §7).
-Reply ErrorReply(const Status& s) {
-  std::string message, details;
-  query::SplitErrorDetails(s.message(), &message, &details);
-  int code = 500;
-  switch (s.code()) {
-    case Status::Code::kInvalidArgument: code = 400; break;
-    case Status::Code::kNotFound: code = 404; break;
-    case Status::Code::kResourceExhausted: code = 413; break;
-    case Status::Code::kDeadlineExceeded: code = 400; break;
-    default: break;
-  }
-  if (code >= 500) spdlog::warn("query failed: {}", s.ToString());
-  return Reply::Error(code, message, details);
-}
-
-query::QueryLimits Limits(const ServiceContext* ctx) {
-  query::QueryLimits l;
-  l.max_series = ctx->options->query.max_series;
-  l.max_points = ctx->options->query.max_points;
-  l.deadline_ms = ctx->options->query.deadline.count();
-  l.max_output_points = ctx->options->query.max_output_points;
-  l.max_output_bytes = ctx->options->query.max_output_bytes;
-  l.max_memory = ctx->options->query.max_memory;
-  l.max_regex_length = ctx->options->query.max_regex_length;
-  return l;
 }
 
 // Wall time a query may spend on the I/O thread before it moves to the
@@ -314,9 +287,6 @@ http::Handler OnWorkers(ServiceContext* ctx, Fn fn) {
 void RegisterQueryRoutes(ServiceContext* ctx, http::Router* router) {
   router->Add({Method::kGet, Method::kPost, Method::kDelete}, "/api/query",
               [ctx](Request req, ResponderPtr resp) {
-                if (req.route_rest == "exp" || req.route_rest == "gexp") {
-                  return resp->Send(Reply::Error(501, "Expression queries are not implemented"));
-                }
                 if (req.method == Method::kDelete) {
                   return resp->Send(Reply::Error(
                       400, "Bad request",

@@ -5,6 +5,7 @@
 //   core_routes.cc    /api/version, /api/dropcaches           (server)
 //   ingest_routes.cc  /api/put, /api/stats, /metrics          (ingest)
 //   query_routes.cc   /api/query, /api/suggest, /api/search, ... (query)
+//   exp_routes.cc     /api/query/exp, /api/query/gexp          (query)
 #pragma once
 
 #include "service_context.h"
@@ -20,5 +21,6 @@ void RegisterStatusRoutes(ServiceContext* ctx, http::Router* router);
 void RegisterCoreRoutes(ServiceContext* ctx, http::Router* router);
 void RegisterIngestRoutes(ServiceContext* ctx, http::Router* router);
 void RegisterQueryRoutes(ServiceContext* ctx, http::Router* router);
+void RegisterExpRoutes(ServiceContext* ctx, http::Router* router);
 
 }  // namespace sundial::server
