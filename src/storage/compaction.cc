@@ -50,6 +50,7 @@ Status StorageImpl::WriteColdFile(Partition* part, const std::string& tmp_path,
       src.priority = (r.flags & kPageFlagOutOfOrder) != 0 ? ++ooo : 0;
       src.part = part;
       src.ref = r;
+      src.deleted = DeletedRanges(id, part, r);  // dropped for good here
       sources.push_back(std::move(src));
     }
     SeriesIterator it(id, part->start(), last, std::move(sources), {}, &damage);
@@ -93,6 +94,9 @@ Status StorageImpl::CompactPartition(Timestamp start) {
     (void)env_->RemoveFile(tmp);
     return s;
   }
+  // The new cold file holds no deleted point, and neither the old cold
+  // file nor the page file the tombstones named exists any more.
+  tombstones_.RemoveIf([start](const Tombstone& t) { return t.part_start == start; });
   compactions_.fetch_add(1, std::memory_order_relaxed);
   return Status::OK();
 }

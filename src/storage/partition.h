@@ -112,6 +112,8 @@ class Partition {
   // Whether a page file exists (pages not yet compacted), and its id.
   bool HasPageFile();
   uint32_t PageFileId();
+  // Whether a cold file exists; *id is the id of the page file it replaced.
+  bool ColdId(uint32_t* id);
   // Installs the finished cold file at tmp_path (see the top of this
   // file), which holds every page of the page file with id replaced_id
   // when it was replaced_size bytes long: renames it to "cold" and removes

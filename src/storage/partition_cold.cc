@@ -84,6 +84,12 @@ bool Partition::HasPageFile() {
   return pages_ != nullptr;
 }
 
+bool Partition::ColdId(uint32_t* id) {
+  MutexLock lock(&mu_);
+  *id = cold_ ? cold_->replaced_page_file_id() : 0;
+  return cold_ != nullptr;
+}
+
 uint32_t Partition::PageFileId() {
   MutexLock lock(&mu_);
   return pages_ ? pages_->file_id() : 0;

@@ -187,6 +187,7 @@ Status StorageImpl::Checkpoint() {
     std::string payload, rec;
     partitions_->Marks(&payload);
     AppendLogRecord(&rec, kWalMarksRecord, payload);
+    AppendDeleteState(&rec);  // after the marks, which must come first
     SUNDIAL_RETURN_IF_ERROR(w->Add(rec));
     Status s;
     series_.ForEach([&](SeriesId id, MemSeries* series) {
@@ -241,6 +242,7 @@ Status StorageImpl::Shutdown() {
   std::string payload, marks;
   partitions_->Marks(&payload);
   AppendLogRecord(&marks, kWalMarksRecord, payload);
+  AppendDeleteState(&marks);
   return wal_->Reset(marks);
 }
 

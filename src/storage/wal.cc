@@ -162,6 +162,11 @@ bool DecodeCheckpointPage(std::string_view in,
 Wal::Wal(Env* env, std::string dir, uint64_t segment_bytes)
     : env_(env), dir_(std::move(dir)), segment_bytes_(segment_bytes) {}
 
+bool ParseWalFileName(const std::string& name, bool* checkpoint, uint64_t* seq) {
+  *checkpoint = ParseSeqName(name, ".ckpt", seq);
+  return *checkpoint || ParseSeqName(name, ".wal", seq);
+}
+
 std::string Wal::SegmentPath(uint64_t seq) const { return dir_ + "/" + SeqName(seq, ".wal"); }
 std::string Wal::CheckpointPath(uint64_t seq) const {
   return dir_ + "/" + SeqName(seq, ".ckpt");
