@@ -12,6 +12,8 @@ void RegisterRoutes(ServiceContext* ctx, http::Router* router) {
   RegisterCoreRoutes(ctx, router);
   RegisterIngestRoutes(ctx, router);
   RegisterQueryRoutes(ctx, router);
+  RegisterDeleteRoutes(ctx, router);
+  RegisterSnapshotRoutes(ctx, router);
 }
 
 void RegisterCoreRoutes(ServiceContext* /*ctx*/, http::Router* router) {

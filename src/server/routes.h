@@ -7,6 +7,8 @@
 
 #include "service_context.h"
 #include "sundial/http/router.h"
+#include "sundial/query/query_engine.h"
+#include "sundial/query/query_spec.h"
 
 namespace sundial::server {
 
@@ -16,5 +18,13 @@ void RegisterRoutes(ServiceContext* ctx, http::Router* router);
 void RegisterCoreRoutes(ServiceContext* ctx, http::Router* router);
 void RegisterIngestRoutes(ServiceContext* ctx, http::Router* router);
 void RegisterQueryRoutes(ServiceContext* ctx, http::Router* router);
+// delete_routes.cc: DELETE /api/series, and /api/query with "delete".
+void RegisterDeleteRoutes(ServiceContext* ctx, http::Router* router);
+void HandleDeleteQuery(ServiceContext* ctx, query::QuerySpec spec, const http::ResponderPtr& resp);
+// snapshot_routes.cc: /api/snapshot.
+void RegisterSnapshotRoutes(ServiceContext* ctx, http::Router* router);
+// The error reply and limits of query endpoints (query_routes.cc).
+http::Reply QueryErrorReply(const Status& s);
+query::QueryLimits QueryLimitsOf(const ServiceContext* ctx);
 
 }  // namespace sundial::server

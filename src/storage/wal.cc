@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "storage/record_log.h"
+#include "storage/tombstones.h"
 #include "sundial/common/coding.h"
 #include "sundial/common/decimal.h"
 #include "sundial/compress/page_iterator.h"
@@ -219,8 +220,9 @@ void Wal::ReplayFile(const std::string& path, std::string_view magic,
   std::string_view payload;
   const bool checkpoint = magic == kCheckpointMagic;
   while (reader.Next(&type, &payload)) {
-    if (type != kWalPointsRecord && type != kWalPointsRecordV1 &&
-        !(checkpoint && (type == kWalPageRecord || type == kWalMarksRecord))) {
+    if (type != kWalPointsRecord && type != kWalPointsRecordV1 && type != kWalDeleteRecord &&
+        !(checkpoint && (type == kWalPageRecord || type == kWalMarksRecord ||
+                         type == kWalDeleteStateRecord))) {
       warnings->push_back(path + ": unknown record type skipped");
       ++*corrupt_records;
       continue;

@@ -32,6 +32,8 @@
 //     varint32 series id, u8 kind (0 in-order, 1 out-of-order sorted,
 //     2 out-of-order in arrival order), then the page (compress/
 //     page_format.h) to the end of the record
+// Record type 5 (segments) is a delete and type 6 (checkpoints) the
+// deletion state; their formats are in tombstones.h.
 // Replaying the same batch twice is harmless: for equal timestamps the last
 // write wins, and replay preserves write order.
 //

@@ -116,6 +116,9 @@ class QueryEngine {
   Status ExecuteSmall(const QuerySpec& spec, const SmallQueryBound& bound,
                       std::string* json) const;
 
+  // The series every sub-query of spec selects (names resolved and filters
+  // applied as Execute does), ascending, each once: what a delete removes.
+  Status MatchSeries(const QuerySpec& spec, std::vector<SeriesId>* ids) const;
   // /api/query/last. now_ms bounds back_scan.
   Status Last(const LastRequest& req, Timestamp now_ms, std::string* json) const;
 
