@@ -193,11 +193,11 @@ std::vector<SeriesId> TombstoneSet::Hidden() const {
 void TombstoneSet::FilterHidden(std::vector<SeriesId>* ids) const {
   if (!any_hidden()) return;
   MutexLock lock(&mu_);
-  ids->erase(std::remove_if(ids->begin(), ids->end(),
-                            [&](SeriesId id) {
-                              return std::binary_search(hidden_.begin(), hidden_.end(), id);
-                            }),
-             ids->end());
+  size_t kept = 0;
+  for (SeriesId id : *ids) {
+    if (!std::binary_search(hidden_.begin(), hidden_.end(), id)) (*ids)[kept++] = id;
+  }
+  ids->resize(kept);
 }
 
 }  // namespace sundial::storage
