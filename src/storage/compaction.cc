@@ -41,6 +41,7 @@ Status StorageImpl::WriteColdFile(Partition* part, const std::string& tmp_path,
   for (SeriesId id : part->SeriesIds()) {
     refs.clear();
     part->PagesOf(id, part->start(), last, &refs);
+    const PartitionFiles files = FilesOf(part);
     std::vector<SeriesIterator::Source> sources;
     uint32_t ooo = 0;
     for (const PageRef& r : refs) {
@@ -50,7 +51,7 @@ Status StorageImpl::WriteColdFile(Partition* part, const std::string& tmp_path,
       src.priority = (r.flags & kPageFlagOutOfOrder) != 0 ? ++ooo : 0;
       src.part = part;
       src.ref = r;
-      src.deleted = DeletedRanges(id, part, r);  // dropped for good here
+      src.deleted = tombstones_.RangesFor(id, files, r.cold, r.offset);  // dropped for good
       sources.push_back(std::move(src));
     }
     SeriesIterator it(id, part->start(), last, std::move(sources), {}, &damage);

@@ -104,9 +104,11 @@ void SeriesIterator::Open(Source* src) {
                      [](const Sample& a, const Sample& b) { return a.t < b.t; });
     for (size_t i = 0; i < pts.size(); ++i) {
       if (i + 1 < pts.size() && pts[i + 1].t == pts[i].t) continue;
-      bool deleted = false;
-      for (const auto& r : src->deleted) deleted = deleted || (pts[i].t >= r.first && pts[i].t <= r.second);
-      if (deleted) continue;
+      const Timestamp t = pts[i].t;
+      if (std::any_of(src->deleted.begin(), src->deleted.end(),
+                      [t](const auto& r) { return t >= r.first && t <= r.second; })) {
+        continue;
+      }
       c->sorted.push_back(pts[i]);
     }
     c->use_sorted = true;

@@ -264,10 +264,4 @@ void StorageImpl::AppendDeleteState(std::string* rec) {
   AppendLogRecord(rec, kWalDeleteStateRecord, payload);
 }
 
-std::vector<std::pair<Timestamp, Timestamp>> StorageImpl::DeletedRanges(
-    SeriesId id, Partition* part, const PageRef& ref) {
-  if (tombstones_.empty()) return {};
-  return tombstones_.RangesFor(id, FilesOf(part), ref.cold, ref.offset);
-}
-
 }  // namespace sundial::storage

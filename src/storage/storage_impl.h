@@ -293,9 +293,6 @@ class StorageImpl final : public Storage {
   void ReplayDeleteState(std::string_view payload, bool* ok);
   // Appends the deletion state record to *rec if there is any state.
   void AppendDeleteState(std::string* rec);
-  // The ranges deleted from a sealed page.
-  std::vector<std::pair<Timestamp, Timestamp>> DeletedRanges(SeriesId id, Partition* part,
-                                                             const PageRef& ref);
   // Snapshots (storage_snapshot.cc).
   std::string SnapshotRoot() const { return options_.data_dir + "/snapshots"; }
   // Links and lists what the snapshot copies, under the maintenance mutex.

@@ -45,9 +45,11 @@ std::unique_ptr<SampleIterator> StorageImpl::NewIterator(SeriesId id, Timestamp 
   uint32_t sealed_ooo = 0;
   std::vector<PageRef> refs;
   std::vector<PartitionRef> pins = partitions_->Overlapping(start, end);
+  const bool tombstones = !tombstones_.empty();
   for (auto& part : pins) {
     refs.clear();
     part->PagesOf(id, start, end, &refs);
+    const PartitionFiles files = tombstones ? FilesOf(part.get()) : PartitionFiles();
     for (const PageRef& r : refs) {
       SeriesIterator::Source src;
       src.min_t = r.min_t;
@@ -55,7 +57,7 @@ std::unique_ptr<SampleIterator> StorageImpl::NewIterator(SeriesId id, Timestamp 
       src.priority = (r.flags & kPageFlagOutOfOrder) ? ++sealed_ooo : 0;
       src.part = part.get();
       src.ref = r;
-      src.deleted = DeletedRanges(id, part.get(), r);
+      if (tombstones) src.deleted = tombstones_.RangesFor(id, files, r.cold, r.offset);
       sources.push_back(std::move(src));
     }
   }
