@@ -86,7 +86,7 @@ int Run(int argc, char** argv) {
       for (uint64_t round = 0; !stop.load(std::memory_order_relaxed); ++round) {
         for (size_t k = 0; k < batch.size(); ++k) {
           const uint64_t n = round * batch.size() + k;
-          batch[k] = {ids[(n * threads + w) % series],
+          batch[k] = {ids[static_cast<size_t>((n * threads + w) % series)],
                       t0 + static_cast<Timestamp>(n / series) * 1000,
                       Value::Float(static_cast<double>(n % 1000) / 10)};
         }

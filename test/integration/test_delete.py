@@ -2,6 +2,7 @@
 OpenTSDB's 400 unless query.allow_delete is on), DELETE /api/series, and
 that deletes survive restarts, kill -9 and compaction (which gives the
 space back), while points written after a delete stay visible."""
+import json
 import os
 import random
 import signal
@@ -81,6 +82,16 @@ def test_delete_via_query_answers_then_removes(server_factory):
     status, _, body = s.http().get(f"/api/query?start={T0 + 50}&end={T0 + 59}&m=none:d.cpu&delete=true")
     assert status == 200, body
     assert len(dps(s, "d.cpu", T0, T0 + 200, {"host": "*"})) == 170
+    # The DELETE method means the same (query string or JSON body).
+    status, _, body = s.http().request(
+        "DELETE", f"/api/query?start={T0 + 90}&end={T0 + 94}&m=none:d.cpu{{host=b}}")
+    assert status == 200 and len(json.loads(body)[0]["dps"]) == 5, body
+    status, _, body = s.http().request(
+        "DELETE", "/api/query", {"start": T0 + 95, "end": T0 + 99,
+                                 "queries": [{"aggregator": "none", "metric": "d.cpu",
+                                              "tags": {"host": "b"}}]})
+    assert status == 200 and len(json.loads(body)[0]["dps"]) == 5, body
+    assert len(dps(s, "d.cpu", T0, T0 + 200, {"host": "*"})) == 160
     put(s, "d.cpu", [(T0 + 55, 555)])
     got = dps(s, "d.cpu", T0 + 50, T0 + 59, {"host": "a"})
     assert got == {("a", T0 + 55): 555}
