@@ -75,12 +75,34 @@ Status StorageImpl::WriteColdFile(Partition* part, const std::string& tmp_path,
   return writer.Finish();
 }
 
+Status StorageImpl::RewriteCold(PartitionRef part) {
+  uint32_t cold_id = 0;
+  const Timestamp start = part->start();
+  if (!part->ColdId(&cold_id) || !tombstones_.HasPartition(start)) return Status::OK();
+  const std::string tmp = part->dir() + "/cold.tmp";
+  Status s = WriteColdFile(part.get(), tmp, cold_id);
+  part.reset();  // the switch needs the partition unpinned
+  if (s.ok()) s = partitions_->Exclusive(start, [&](Partition* p) { return p->ReplaceCold(tmp); });
+  if (!s.ok()) {
+    (void)env_->RemoveFile(tmp);
+    return s;
+  }
+  // A crash before the next checkpoint may bring these tombstones back
+  // with the checkpoint's state: they then name this cold file again, but
+  // it holds none of the points they cover, and only a compaction with a
+  // page file (a new id) ever adds points to it.
+  tombstones_.RemoveIf([start](const Tombstone& t) { return t.part_start == start; });
+  compactions_.fetch_add(1, std::memory_order_relaxed);
+  return Status::OK();
+}
+
 Status StorageImpl::CompactPartition(Timestamp start) {
   PartitionRef part;
   for (auto& p : partitions_->Overlapping(start, start)) {
     if (p->start() == start) part = std::move(p);
   }
-  if (!part || !part->HasPageFile()) return Status::OK();
+  if (!part) return Status::OK();
+  if (!part->HasPageFile()) return RewriteCold(std::move(part));
   SUNDIAL_RETURN_IF_ERROR(part->Sync());  // the index, before pages move
   const uint32_t id = part->PageFileId();
   const uint64_t size = part->Mark();  // the page file's length now

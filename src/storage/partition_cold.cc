@@ -95,6 +95,18 @@ uint32_t Partition::PageFileId() {
   return pages_ ? pages_->file_id() : 0;
 }
 
+Status Partition::ReplaceCold(const std::string& tmp_path) {
+  MutexLock lock(&mu_);
+  if (pages_ || !cold_) return Status::InvalidArgument(dir_, "not a cold-only partition");
+  const std::string path = dir_ + "/cold";
+  SUNDIAL_RETURN_IF_ERROR(env_->RenameFile(tmp_path, path));
+  SUNDIAL_RETURN_IF_ERROR(env_->SyncDir(dir_));
+  std::unique_ptr<ColdFile> fresh;
+  SUNDIAL_RETURN_IF_ERROR(ColdFile::Open(env_, path, start_, end_, &fresh));
+  cold_ = std::move(fresh);
+  return Status::OK();
+}
+
 Status Partition::InstallCold(const std::string& tmp_path, uint32_t replaced_id,
                               uint64_t replaced_size) {
   MutexLock lock(&mu_);

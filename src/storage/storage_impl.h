@@ -322,6 +322,12 @@ class StorageImpl final : public Storage {
   // Compaction (compaction.cc): rewrites the partition starting at start
   // into a cold file. Busy (retry later) while readers use it.
   Status CompactPartition(Timestamp start) REQUIRES(maint_run_mu_);
+  // Rewrites the cold file of a partition without a page file that has
+  // tombstones, dropping the deleted points (compaction.cc).
+  Status RewriteCold(PartitionRef part) REQUIRES(maint_run_mu_);
+  // Compaction's candidates: partitions ending at or before cutoff that
+  // have a page file or tombstones, ascending.
+  std::vector<Timestamp> CompactionCandidates(Timestamp cutoff) REQUIRES(maint_run_mu_);
   // Writes the cold file of part to tmp_path.
   Status WriteColdFile(Partition* part, const std::string& tmp_path, uint32_t replaced_id)
       REQUIRES(maint_run_mu_);

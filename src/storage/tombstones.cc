@@ -139,6 +139,15 @@ std::vector<std::pair<Timestamp, Timestamp>> TombstoneSet::RangesFor(SeriesId se
   return out;
 }
 
+bool TombstoneSet::HasPartition(Timestamp part_start) const {
+  if (empty()) return false;
+  MutexLock lock(&mu_);
+  for (const Tombstone& t : list_) {
+    if (t.part_start == part_start) return true;
+  }
+  return false;
+}
+
 bool TombstoneSet::Covers(SeriesId series, Timestamp part_start) const {
   if (empty()) return false;
   MutexLock lock(&mu_);

@@ -102,6 +102,8 @@ class TombstoneSet {
   std::vector<std::pair<Timestamp, Timestamp>> RangesFor(SeriesId series,
                                                          const PartitionFiles& f, bool cold,
                                                          uint64_t offset) const EXCLUDES(mu_);
+  // Whether any tombstone is in the partition starting at part_start.
+  bool HasPartition(Timestamp part_start) const EXCLUDES(mu_);
   // Whether series has a tombstone in the partition starting at part_start.
   bool Covers(SeriesId series, Timestamp part_start) const EXCLUDES(mu_);
   // Drops the tombstones for which dead(t) is true (they cover nothing).
