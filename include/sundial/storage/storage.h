@@ -182,7 +182,7 @@ struct SnapshotInfo {
   uint64_t files_linked = 0;
   uint64_t files_copied = 0;
   uint64_t bytes_copied = 0;
-  int64_t pause_us = 0;      // how long appends waited for the snapshot
+  int64_t pause_us = 0;      // taking the WAL position (appends wait at most this)
 };
 
 class Storage {
