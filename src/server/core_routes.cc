@@ -15,6 +15,8 @@ void RegisterRoutes(ServiceContext* ctx, http::Router* router) {
   RegisterIngestRoutes(ctx, router);
   RegisterQueryRoutes(ctx, router);
   RegisterExpRoutes(ctx, router);
+  RegisterDeleteRoutes(ctx, router);
+  RegisterSnapshotRoutes(ctx, router);
 }
 
 void RegisterCoreRoutes(ServiceContext* /*ctx*/, http::Router* router) {

@@ -293,6 +293,10 @@ const std::vector<OptionSpec> kOptionTable = {
      [](std::string_view v, Options* o) {
        return ParseUint(v, 0, UINT64_MAX, &o->query.max_results);
      }},
+    {"query.allow_delete", "false",
+     "allow deleting data: the delete flag of /api/query and DELETE /api/series (README "
+     "\"Deleting data\"); when false they answer 400",
+     [](std::string_view v, Options* o) { return ParseBool(v, &o->query.allow_delete); }},
     {"query.cache_size", "8MiB",
      "memory for downsampled buckets kept between queries, so that repeated and sliding "
      "dashboard queries read only what changed (0 = off)",

@@ -56,6 +56,7 @@ struct QueryOptions {
   uint64_t max_memory = 0;         // 0 = unlimited
   size_t max_regex_length = 0;     // 0 = query::kMaxRegexLength
   uint64_t max_results = 0;        // suggest/lookup/last results; 0 = unlimited
+  bool allow_delete = false;       // /api/query "delete" and DELETE /api/series
 };
 
 struct RollupServerOptions {
