@@ -15,6 +15,7 @@ void RegisterRoutes(ServiceContext* ctx, http::Router* router);
 
 void RegisterCoreRoutes(ServiceContext* ctx, http::Router* router);
 void RegisterIngestRoutes(ServiceContext* ctx, http::Router* router);
+void RegisterInfluxRoutes(ServiceContext* ctx, http::Router* router);  // influx_routes.cc
 void RegisterQueryRoutes(ServiceContext* ctx, http::Router* router);
 
 }  // namespace sundial::server
