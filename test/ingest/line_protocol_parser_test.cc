@@ -210,7 +210,7 @@ TEST(LineProtocolParser, FindLineEndKeepsNewlinesInStrings) {
   EXPECT_EQ(FindLineEnd(body, end + 1), body.size());
   LineProtocolParser p;
   const char* error = nullptr;
-  ASSERT_TRUE(p.Parse(body.substr(second, end - second), &error)) << error;
+  ASSERT_TRUE(p.Parse(std::string_view(body).substr(second, end - second), &error)) << error;
   EXPECT_EQ(p.fields()[0].text, "x\ny");
 }
 
