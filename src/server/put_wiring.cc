@@ -1,6 +1,7 @@
 // The telnet put-line sink: each connection parses its runs of `put` lines
-// with its own ingest::TelnetPutHandler and appends them to storage in one
-// batch before the connection reads again.
+// with its own ingest::TelnetPutHandler, and its InfluxDB line-protocol lines
+// with its own ingest::LineProtocolHandler (made on the first such line), and
+// appends them to storage before the connection reads again.
 #include <chrono>
 #include <string>
 
@@ -49,6 +50,8 @@ class IngestPutSink : public PutLineSink {
   void FlushLineProtocol(net::ReplyBuffer* reply) override {
     if (influx_ == nullptr || influx_->pending() == 0) return;
     const Status s = influx_->Flush(nullptr);
+    // Nothing of the buffer was stored: one line says so (put answers one
+    // line per point; line protocol has no per-point replies).
     if (!s.ok()) reply->Append("influx: storage error: " + s.ToString() + "\n");
   }
 
