@@ -13,6 +13,7 @@ void RegisterRoutes(ServiceContext* ctx, http::Router* router) {
   RegisterStatusRoutes(ctx, router);
   RegisterCoreRoutes(ctx, router);
   RegisterIngestRoutes(ctx, router);
+  RegisterInfluxRoutes(ctx, router);
   RegisterQueryRoutes(ctx, router);
   RegisterExpRoutes(ctx, router);
   RegisterDeleteRoutes(ctx, router);

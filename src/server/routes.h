@@ -22,6 +22,7 @@ void RegisterUiRoutes(ServiceContext* ctx, http::Router* router);
 void RegisterStatusRoutes(ServiceContext* ctx, http::Router* router);
 void RegisterCoreRoutes(ServiceContext* ctx, http::Router* router);
 void RegisterIngestRoutes(ServiceContext* ctx, http::Router* router);
+void RegisterInfluxRoutes(ServiceContext* ctx, http::Router* router);  // influx_routes.cc
 void RegisterQueryRoutes(ServiceContext* ctx, http::Router* router);
 void RegisterExpRoutes(ServiceContext* ctx, http::Router* router);
 // delete_routes.cc: DELETE /api/series, and /api/query with "delete".
