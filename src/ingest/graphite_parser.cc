@@ -4,6 +4,8 @@
 #include <cmath>
 #include <string>
 
+#include "ingest/text_util.h"
+
 namespace sundial::ingest {
 
 namespace {
@@ -13,7 +15,6 @@ namespace {
 constexpr double kMaxSeconds = 9999999999.999;
 
 bool IsBlank(char c) { return c == ' ' || c == '\t'; }
-bool IsControl(char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }
 
 // Splits off the next blank-separated field of *rest ("" when none is left).
 std::string_view NextField(std::string_view* rest) {
@@ -41,13 +42,6 @@ Status Bad(std::string_view what, std::string_view text) {
   return Status::InvalidArgument(what, text);
 }
 
-Status CheckPrintable(std::string_view what, std::string_view s) {
-  for (char c : s) {
-    if (IsControl(c)) return Bad(what, "control character");
-  }
-  return Status::OK();
-}
-
 }  // namespace
 
 Status ParseGraphiteLine(std::string_view line, Timestamp now_ms, GraphitePoint* out) {
@@ -62,7 +56,7 @@ Status ParseGraphiteLine(std::string_view line, Timestamp now_ms, GraphitePoint*
   out->path = name.substr(0, semi);
   out->tag_text = semi == std::string_view::npos ? std::string_view() : name.substr(semi);
   if (out->path.empty()) return Bad("empty path", name.substr(0, 200));
-  SUNDIAL_RETURN_IF_ERROR(CheckPrintable("bad path", out->path));
+  SUNDIAL_RETURN_IF_ERROR(CheckPrintableName("path", out->path));
   if (!ParseDouble(value, &out->value)) return Bad("bad value", value.substr(0, 100));
   if (!std::isfinite(out->value)) return Bad("value is not finite", value);
   if (ts.empty()) {
@@ -98,7 +92,7 @@ Status ParseGraphiteTags(std::string_view tag_text, std::vector<storage::TagRef>
     if (key.find_first_of("!^") != std::string_view::npos) return Bad("bad tag name", key);
     if (value.empty()) return Bad("empty tag value", tag);
     if (value[0] == '~') return Bad("tag value starts with '~'", value);
-    SUNDIAL_RETURN_IF_ERROR(CheckPrintable("bad tag", tag));
+    SUNDIAL_RETURN_IF_ERROR(CheckPrintableName("tag", tag));
     bool replaced = false;
     for (storage::TagRef& t : *tags) {
       if (t.key == key) {

@@ -8,39 +8,12 @@
 #include <gtest/gtest.h>
 #include <snappy.h>
 
+#include "ingest/remote_write_encoder.h"
+
 namespace sundial::ingest {
 namespace {
 
-// A minimal protobuf writer for building WriteRequests in tests.
-void PutVarint(uint64_t v, std::string* out) {
-  while (v >= 0x80) {
-    out->push_back(static_cast<char>(v | 0x80));
-    v >>= 7;
-  }
-  out->push_back(static_cast<char>(v));
-}
-void PutKey(uint32_t field, uint32_t type, std::string* out) { PutVarint(field << 3 | type, out); }
-void PutBytes(uint32_t field, std::string_view b, std::string* out) {
-  PutKey(field, 2, out);
-  PutVarint(b.size(), out);
-  out->append(b);
-}
-std::string Label(std::string_view name, std::string_view value) {
-  std::string m;
-  PutBytes(1, name, &m);
-  PutBytes(2, value, &m);
-  return m;
-}
-std::string Sample(double v, int64_t ts) {
-  std::string m;
-  PutKey(1, 1, &m);
-  uint64_t bits;
-  std::memcpy(&bits, &v, 8);
-  for (int i = 0; i < 8; ++i) m.push_back(static_cast<char>(bits >> (8 * i)));
-  PutKey(2, 0, &m);
-  PutVarint(static_cast<uint64_t>(ts), &m);
-  return m;
-}
+using namespace testing;
 
 std::string OneSeries() {
   std::string ts;
