@@ -151,9 +151,10 @@ bool PointRules::CheckValueAndTimestamp(std::string_view metric, int64_t ts,
 }
 
 bool PointRules::CheckMetricAndTags(std::string_view metric, const storage::TagRef* tags,
-                                    size_t num_tags, PutError* error) const {
+                                    size_t num_tags, PutError* error,
+                                    bool require_tag) const {
   error->kind = PutErrorKind::kIllegalArgument;
-  if (num_tags == 0) {
+  if (num_tags == 0 && require_tag) {
     error->message = "Need at least one tag (metric=";
     error->message += metric;
     error->message += ", tags={})";

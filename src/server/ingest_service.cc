@@ -15,6 +15,12 @@ std::unique_ptr<ingest::TelnetPutHandler> IngestService::NewTelnetHandler() {
   return std::make_unique<ingest::TelnetPutHandler>(storage_, &options_, &rules_, &stats_);
 }
 
+std::unique_ptr<ingest::PointWriter> IngestService::NewWriter(ingest::Protocol protocol,
+                                                             ingest::TagPolicy tag_policy) {
+  return std::make_unique<ingest::PointWriter>(storage_, &options_, &rules_, &stats_, protocol,
+                                               tag_policy);
+}
+
 std::unique_ptr<ingest::HttpPutHandler> IngestService::AcquireHttpHandler() {
   {
     MutexLock lock(&mu_);

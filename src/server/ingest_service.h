@@ -19,6 +19,7 @@
 #include "sundial/ingest/ingest_options.h"
 #include "sundial/ingest/ingest_stats.h"
 #include "sundial/ingest/point_rules.h"
+#include "sundial/ingest/point_writer.h"
 #include "sundial/ingest/telnet_put_handler.h"
 #include "sundial/storage/storage.h"
 
@@ -34,12 +35,19 @@ class IngestService {
   // A handler for one telnet connection. REQUIRES: storage() != nullptr.
   std::unique_ptr<ingest::TelnetPutHandler> NewTelnetHandler();
 
+  // A write path for one connection or handler of another protocol
+  // (point_writer.h). REQUIRES: storage() != nullptr.
+  std::unique_ptr<ingest::PointWriter> NewWriter(ingest::Protocol protocol,
+                                                 ingest::TagPolicy tag_policy);
+
   // Borrows an HTTP put handler; give it back with Release().
   // REQUIRES: storage() != nullptr.
   std::unique_ptr<ingest::HttpPutHandler> AcquireHttpHandler();
   void Release(std::unique_ptr<ingest::HttpPutHandler> handler);
 
   storage::Storage* storage() const { return storage_; }
+  const ingest::IngestOptions& options() const { return options_; }
+  const ingest::PointRules& rules() const { return rules_; }
   ingest::IngestStats* stats() { return &stats_; }
   const ingest::IngestStats& stats() const { return stats_; }
 

@@ -10,6 +10,7 @@
 #include <memory>
 #include <string_view>
 
+#include "sundial/ingest/telnet_put_handler.h"
 #include "sundial/net/line_handler.h"
 
 namespace sundial::server {
@@ -18,10 +19,7 @@ struct ServiceContext;
 
 // True if the line's command (its first space-separated token) is exactly
 // "put". `line` may be followed by more lines.
-inline bool IsPutLine(std::string_view line) {
-  return line.size() >= 4 && line[0] == 'p' && line[1] == 'u' && line[2] == 't' &&
-         (line[3] == ' ' || line[3] == '\n' || line[3] == '\r');
-}
+inline bool IsPutLine(std::string_view line) { return ingest::IsPutCommand(line); }
 
 // One per telnet connection (so it may keep per-connection caches without
 // locks); called on that connection's I/O thread only.
