@@ -2,8 +2,9 @@
 
 namespace sundial::ingest {
 
-GraphiteHandler::GraphiteHandler(storage::Storage* storage, const IngestOptions* options)
-    : writer_(storage, options) {}
+GraphiteHandler::GraphiteHandler(storage::Storage* storage, const IngestOptions* options,
+                                 const PointRules* rules, IngestStats* stats)
+    : writer_(storage, options, rules, stats, Protocol::kGraphite, TagPolicy::kAny) {}
 
 void GraphiteHandler::Reject(std::string_view line, const Status& why, GraphiteOutcome* out) {
   ++out->rejected;
@@ -13,8 +14,8 @@ void GraphiteHandler::Reject(std::string_view line, const Status& why, GraphiteO
 }
 
 void GraphiteHandler::Flush(GraphiteOutcome* out) {
-  const size_t pending = writer_.pending();
-  const Status s = writer_.Flush();
+  size_t pending = 0;
+  const Status s = writer_.Flush(&pending);
   if (s.ok()) {
     out->stored += pending;
   } else if (out->storage_status.ok()) {
@@ -27,21 +28,28 @@ void GraphiteHandler::HandleLine(std::string_view line, Timestamp now_ms, Graphi
   ++out->lines;
   GraphitePoint p;
   Status s = ParseGraphiteLine(line, now_ms, &p);
-  if (!s.ok()) return Reject(line, s, out);
+  if (!s.ok()) {
+    writer_.Reject(PutErrorKind::kIllegalArgument);
+    return Reject(line, s, out);
+  }
   SeriesId id = writer_.Lookup(p.path, p.tag_text);
   if (id == kInvalidSeriesId) {
     s = ParseGraphiteTags(p.tag_text, &tags_);
-    if (!s.ok()) return Reject(line, s, out);
+    if (!s.ok()) {
+      writer_.Reject(PutErrorKind::kIllegalArgument);
+      return Reject(line, s, out);
+    }
     ++out->series_misses;
-    s = writer_.Resolve(p.path, tags_.data(), tags_.size(), p.path, p.tag_text, &id);
-    if (s.IsNotFound() || s.IsInvalidArgument()) return Reject(line, s, out);
-    if (!s.ok()) {  // storage could not create the series
-      ++out->rejected;
-      if (out->storage_status.ok()) out->storage_status = s;
-      return;
+    if (!writer_.Resolve(p.path, tags_.data(), tags_.size(), p.path, p.tag_text, &id,
+                         &error_)) {
+      writer_.Reject(error_.kind);
+      if (error_.kind == PutErrorKind::kStorage && out->storage_status.ok()) {
+        out->storage_status = Status::IOError("resolving a series", error_.message);
+      }
+      return Reject(line, Status::InvalidArgument(error_.message), out);
     }
   }
-  writer_.Add(id, p.t_ms, p.value);
+  writer_.Add(id, p.t_ms, Value::Float(p.value));
   if (writer_.full()) Flush(out);
 }
 

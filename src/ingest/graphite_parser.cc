@@ -4,8 +4,6 @@
 #include <cmath>
 #include <string>
 
-#include "ingest/text_util.h"
-
 namespace sundial::ingest {
 
 namespace {
@@ -56,7 +54,6 @@ Status ParseGraphiteLine(std::string_view line, Timestamp now_ms, GraphitePoint*
   out->path = name.substr(0, semi);
   out->tag_text = semi == std::string_view::npos ? std::string_view() : name.substr(semi);
   if (out->path.empty()) return Bad("empty path", name.substr(0, 200));
-  SUNDIAL_RETURN_IF_ERROR(CheckPrintableName("path", out->path));
   if (!ParseDouble(value, &out->value)) return Bad("bad value", value.substr(0, 100));
   if (!std::isfinite(out->value)) return Bad("value is not finite", value);
   if (ts.empty()) {
@@ -92,7 +89,6 @@ Status ParseGraphiteTags(std::string_view tag_text, std::vector<storage::TagRef>
     if (key.find_first_of("!^") != std::string_view::npos) return Bad("bad tag name", key);
     if (value.empty()) return Bad("empty tag value", tag);
     if (value[0] == '~') return Bad("tag value starts with '~'", value);
-    SUNDIAL_RETURN_IF_ERROR(CheckPrintableName("tag", tag));
     bool replaced = false;
     for (storage::TagRef& t : *tags) {
       if (t.key == key) {

@@ -2,8 +2,6 @@
 
 #include <cmath>
 
-#include "ingest/text_util.h"
-
 namespace sundial::ingest {
 
 namespace {
@@ -20,8 +18,10 @@ void AppendKeyPart(std::string_view part, std::string* key) {
 
 }  // namespace
 
-RemoteWriteHandler::RemoteWriteHandler(storage::Storage* storage, const IngestOptions* options)
-    : writer_(storage, options) {}
+RemoteWriteHandler::RemoteWriteHandler(storage::Storage* storage, const IngestOptions* options,
+                                       const PointRules* rules, IngestStats* stats)
+    : stats_(stats),
+      writer_(storage, options, rules, stats, Protocol::kRemoteWrite, TagPolicy::kAny) {}
 
 Status RemoteWriteHandler::SeriesOf(const RemoteSeries& s, SeriesId* id,
                                     RemoteWriteOutcome* out) {
@@ -50,74 +50,82 @@ Status RemoteWriteHandler::SeriesOf(const RemoteSeries& s, SeriesId* id,
   if (*id != kInvalidSeriesId) return Status::OK();
   // A miss: these bytes were never accepted before, so check everything.
   if (!has_name) return Status::InvalidArgument("series without a __name__ label");
-  SUNDIAL_RETURN_IF_ERROR(CheckPrintableName("metric name (__name__)", metric));
   tags_.clear();
   for (size_t i = 0; i < s.num_labels; ++i) {
     const RemoteLabel& l = labels[i];
-    SUNDIAL_RETURN_IF_ERROR(CheckPrintableName("label name", l.name));
     for (size_t j = 0; j < i; ++j) {
-      if (labels[j].name == l.name) {
-        return Status::InvalidArgument("repeated label name", l.name);
-      }
+      if (labels[j].name == l.name) return Status::InvalidArgument("repeated label name", l.name);
     }
-    if (l.name == kNameLabel || l.value.empty()) continue;
-    SUNDIAL_RETURN_IF_ERROR(CheckPrintableName("label value", l.value));
-    tags_.push_back({l.name, l.value});
+    // An empty value means an absent label in Prometheus.
+    if (l.name != kNameLabel && !l.value.empty()) tags_.push_back({l.name, l.value});
   }
   ++out->series_misses;
-  const Status st = writer_.Resolve(metric, tags_.data(), tags_.size(), metric, key, id);
-  if (st.IsNotFound()) {  // unknown metric: skip its samples
-    *id = kInvalidSeriesId;
+  if (writer_.Resolve(metric, tags_.data(), tags_.size(), metric, key, id, &error_)) {
     return Status::OK();
   }
-  if (st.IsInvalidArgument()) return st;
-  if (!st.ok()) out->storage_status = st;
-  return Status::OK();
+  *id = kInvalidSeriesId;
+  switch (error_.kind) {
+    case PutErrorKind::kUnknownMetric:  // skip the series' samples
+      return Status::OK();
+    case PutErrorKind::kStorage:
+      out->storage_status = Status::IOError("resolving a series", error_.message);
+      return Status::OK();
+    default:
+      return Status::InvalidArgument(error_.message);
+  }
 }
 
 void RemoteWriteHandler::Handle(std::string_view compressed, uint64_t max_size,
                                 RemoteWriteOutcome* out) {
   *out = RemoteWriteOutcome();
+  stats_->remote_write_requests.fetch_add(1, std::memory_order_relaxed);
   out->request_status = SnappyUncompress(compressed, max_size, &body_);
-  if (!out->request_status.ok()) return;
-  out->request_status = DecodeWriteRequest(body_, &request_);
-  if (!out->request_status.ok()) return;
+  if (out->request_status.ok()) out->request_status = DecodeWriteRequest(body_, &request_);
+  if (!out->request_status.ok()) {
+    writer_.Reject(PutErrorKind::kIllegalArgument);
+    return;
+  }
   out->samples = request_.total_samples();
   // Resolve every series first: a bad one refuses the body before any
   // sample of it is stored.
   const auto& series = request_.series();
   ids_.resize(series.size());
   for (size_t i = 0; i < series.size(); ++i) {
-    Status st = SeriesOf(series[i], &ids_[i], out);
+    const Status st = SeriesOf(series[i], &ids_[i], out);
     if (!st.ok()) {
       out->request_status =
-          Status::InvalidArgument("series " + std::to_string(i) + ": " + st.ToString());
+          Status::InvalidArgument("series " + std::to_string(i) + ": " + st.message());
+    }
+    if (!st.ok() || !out->storage_status.ok()) {
+      writer_.RejectOther(out->samples);
+      (void)writer_.Flush();  // publishes the counters; nothing is pending
       return;
     }
-    if (!out->storage_status.ok()) return;
   }
   for (size_t i = 0; i < series.size(); ++i) {
     const RemoteSeries& s = series[i];
-    const RemoteSample* samples = request_.samples(s);
     if (ids_[i] == kInvalidSeriesId) {
+      for (size_t j = 0; j < s.num_samples; ++j) writer_.Reject(PutErrorKind::kUnknownMetric);
       out->rejected += s.num_samples;
       continue;
     }
+    const RemoteSample* samples = request_.samples(s);
     for (size_t j = 0; j < s.num_samples; ++j) {
       const RemoteSample& sample = samples[j];
-      if (!std::isfinite(sample.value)) {
-        ++(IsStaleMarker(sample.value) ? out->stale : out->rejected);
-        continue;
-      }
-      if (sample.timestamp_ms < 0 || sample.timestamp_ms > kMaxTimestampMs) {
+      if (IsStaleMarker(sample.value)) {
+        ++out->stale;
+      } else if (!std::isfinite(sample.value) || sample.timestamp_ms < 0 ||
+                 sample.timestamp_ms > kMaxTimestampMs) {
         ++out->rejected;
-        continue;
+        writer_.Reject(PutErrorKind::kIllegalArgument);
+      } else {
+        writer_.Add(ids_[i], sample.timestamp_ms, Value::Float(sample.value));
       }
-      writer_.Add(ids_[i], sample.timestamp_ms, sample.value);
     }
   }
-  const size_t pending = writer_.pending();
-  out->storage_status = writer_.Flush();
+  if (out->stale > 0) stats_->remote_write_stale.fetch_add(out->stale, std::memory_order_relaxed);
+  size_t pending = 0;
+  out->storage_status = writer_.Flush(&pending);
   if (out->storage_status.ok()) out->stored = pending;
 }
 

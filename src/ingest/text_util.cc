@@ -109,15 +109,4 @@ bool IsUnicodeLetter(uint32_t cp) {
   return cp <= it->hi;
 }
 
-Status CheckPrintableName(std::string_view what, std::string_view s) {
-  if (s.empty()) return Status::InvalidArgument(std::string("empty ") + std::string(what));
-  for (char c : s) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
-      return Status::InvalidArgument(std::string(what) + " has a control character",
-                                     s.substr(0, 200));
-    }
-  }
-  return Status::OK();
-}
-
 }  // namespace sundial::ingest

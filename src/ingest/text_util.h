@@ -11,8 +11,6 @@
 #include <string>
 #include <string_view>
 
-#include "sundial/common/status.h"
-
 namespace sundial::ingest {
 
 // Decodes the character starting at s[i] (REQUIRES: i < s.size()) into *cp
@@ -30,10 +28,5 @@ int32_t JavaStringHash(std::string_view s);
 // Java's Character.isLetter, for code points outside ASCII; see the file
 // comment for its coverage.
 bool IsUnicodeLetter(uint32_t cp);
-
-// The character rule of remote_write and Graphite names: non-empty and no
-// control characters (bytes below 0x20, and 0x7f). `what` names the field
-// in the error ("metric name", "label name", ...).
-Status CheckPrintableName(std::string_view what, std::string_view s);
 
 }  // namespace sundial::ingest

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "ingest/fake_storage.h"
+#include "sundial/ingest/open_names.h"
 
 namespace sundial::ingest {
 namespace {
@@ -18,7 +19,9 @@ class GraphiteHandlerTest : public ::testing::Test {
   }
   FakeStorage storage_;
   IngestOptions options_;
-  GraphiteHandler handler_{&storage_, &options_};
+  PointRules rules_{WithOpenNames(options_)};
+  IngestStats stats_;
+  GraphiteHandler handler_{&storage_, &options_, &rules_, &stats_};
 };
 
 TEST_F(GraphiteHandlerTest, StoresPlainAndTaggedLines) {
@@ -45,16 +48,19 @@ TEST_F(GraphiteHandlerTest, BadLinesAreCountedAndOthersKept) {
       "bad\n"
       "worse;k 1 1\n"
       "x;k=~v 1 1\n"
+      "ctl\x02 1 1\n"
       "also.good 2\n");
-  EXPECT_EQ(out.lines, 5u);
-  EXPECT_EQ(out.rejected, 3u);
+  EXPECT_EQ(out.lines, 6u);
+  EXPECT_EQ(out.rejected, 4u);
   EXPECT_EQ(out.stored, 2u);
   EXPECT_NE(out.first_error.find("\"bad\""), std::string::npos) << out.first_error;
+  EXPECT_EQ(stats_.of(Protocol::kGraphite).rejected.load(), 4u);
+  EXPECT_EQ(stats_.of(Protocol::kGraphite).accepted.load(), 2u);
 }
 
 TEST_F(GraphiteHandlerTest, FlushesInBatches) {
   options_.max_batch_points = 2;
-  GraphiteHandler handler(&storage_, &options_);
+  GraphiteHandler handler(&storage_, &options_, &rules_, &stats_);
   GraphiteOutcome out;
   handler.HandleLines("a 1 1\na 2 2\na 3 3\n", kNow, &out);
   EXPECT_EQ(out.stored, 3u);

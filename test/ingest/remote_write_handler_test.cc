@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "ingest/fake_storage.h"
+#include "sundial/ingest/open_names.h"
 #include "ingest/remote_write_encoder.h"
 
 namespace sundial::ingest {
@@ -30,7 +31,9 @@ class RemoteWriteHandlerTest : public ::testing::Test {
   }
   FakeStorage storage_;
   IngestOptions options_;
-  RemoteWriteHandler handler_{&storage_, &options_};
+  PointRules rules_{WithOpenNames(options_)};
+  IngestStats stats_;
+  RemoteWriteHandler handler_{&storage_, &options_, &rules_, &stats_};
 };
 
 TEST_F(RemoteWriteHandlerTest, StoresSamplesWithLabelsAsTags) {
@@ -48,6 +51,16 @@ TEST_F(RemoteWriteHandlerTest, StoresSamplesWithLabelsAsTags) {
   EXPECT_EQ(storage_.appended[0].t, 1000);
   EXPECT_FALSE(storage_.appended[0].v.is_int());
   EXPECT_EQ(storage_.appended[2].v.float_value(), 2.5);
+}
+
+TEST_F(RemoteWriteHandlerTest, PrometheusLabelValuesAreKept) {
+  const auto out = Write(Body({Series(
+      {{"__name__", "http_requests:rate5m"}, {"instance", "127.0.0.1:9100"}, {"path", "GET /a b"}},
+      {{1, 1000}})}));
+  ASSERT_TRUE(out.request_status.ok()) << out.request_status.ToString();
+  ASSERT_EQ(storage_.keys.size(), 1u);
+  EXPECT_EQ(storage_.keys[0], "http_requests:rate5m instance=127.0.0.1:9100 path=GET /a b");
+  EXPECT_EQ(stats_.of(Protocol::kRemoteWrite).accepted.load(), 1u);
 }
 
 TEST_F(RemoteWriteHandlerTest, RepeatedSeriesHitTheCache) {
@@ -70,6 +83,9 @@ TEST_F(RemoteWriteHandlerTest, StaleMarkersAndNonFiniteValuesAreSkipped) {
   EXPECT_EQ(out.stored, 1u);
   ASSERT_EQ(storage_.appended.size(), 1u);
   EXPECT_EQ(storage_.appended[0].t, 4000);
+  EXPECT_EQ(stats_.remote_write_stale.load(), 1u);
+  EXPECT_EQ(stats_.of(Protocol::kRemoteWrite).rejected.load(), 4u);
+  EXPECT_EQ(stats_.of(Protocol::kRemoteWrite).accepted.load(), 1u);
 }
 
 TEST_F(RemoteWriteHandlerTest, BadSeriesRefuseTheWholeBody) {
@@ -80,13 +96,13 @@ TEST_F(RemoteWriteHandlerTest, BadSeriesRefuseTheWholeBody) {
   };
   const Case cases[] = {
       {{{"job", "x"}}, "without a __name__"},
-      {{{"__name__", ""}}, "empty metric name"},
-      {{{"__name__", "m"}, {"", "v"}}, "empty label name"},
+      {{{"__name__", ""}}, "Invalid metric name: empty string"},
+      {{{"__name__", "m"}, {"", "v"}}, "empty string"},
       {{{"__name__", "m"}, {"a", "1"}, {"a", "2"}}, "repeated label name"},
-      {{{"__name__", "m"}, {"a", "x\ny"}}, "control character"},
+      {{{"__name__", "m"}, {"a", "x\ny"}}, "illegal character"},
       {{{"__name__", "m"}, {"a", "1"}, {"b", "1"}, {"c", "1"}, {"d", "1"}, {"e", "1"},
         {"f", "1"}, {"g", "1"}, {"h", "1"}, {"i", "1"}},
-       "too many tags"},
+       "Too many tags"},
   };
   for (const Case& c : cases) {
     const auto out = Write(Body({good, Series(c.labels, {{1, 1000}})}));
@@ -123,7 +139,7 @@ TEST_F(RemoteWriteHandlerTest, StorageErrorsAreReported) {
 
 TEST_F(RemoteWriteHandlerTest, UnknownMetricsAreSkippedWhenAutoCreateIsOff) {
   options_.auto_create_metrics = false;
-  RemoteWriteHandler handler(&storage_, &options_);
+  RemoteWriteHandler handler(&storage_, &options_, &rules_, &stats_);
   RemoteWriteOutcome out;
   handler.Handle(Body({Series({{"__name__", "new"}}, {{1, 1000}, {2, 2000}})}), 1 << 20, &out);
   EXPECT_TRUE(out.request_status.ok());

@@ -9,8 +9,12 @@
 // before it returns (in batches of ingest.max_batch_points), so they are in
 // the WAL before the connection reads again.
 //
-// Thread-safety: not thread-safe; one per connection. Storage and options
-// are borrowed and must outlive it.
+// Points go through the shared write path (PointWriter, protocol graphite,
+// tags optional), which counts accepted and rejected points. Names must
+// also pass the PointRules (build them with WithOpenNames, open_names.h).
+//
+// Thread-safety: not thread-safe; one per connection. Storage, options,
+// rules and stats are borrowed and must outlive it.
 #pragma once
 
 #include <string>
@@ -21,7 +25,9 @@
 #include "sundial/common/types.h"
 #include "sundial/ingest/graphite_parser.h"
 #include "sundial/ingest/ingest_options.h"
-#include "sundial/ingest/tagged_writer.h"
+#include "sundial/ingest/ingest_stats.h"
+#include "sundial/ingest/point_rules.h"
+#include "sundial/ingest/point_writer.h"
 #include "sundial/storage/storage.h"
 
 namespace sundial::ingest {
@@ -38,7 +44,8 @@ struct GraphiteOutcome {
 
 class GraphiteHandler {
  public:
-  GraphiteHandler(storage::Storage* storage, const IngestOptions* options);
+  GraphiteHandler(storage::Storage* storage, const IngestOptions* options,
+                  const PointRules* rules, IngestStats* stats);
   GraphiteHandler(const GraphiteHandler&) = delete;
   GraphiteHandler& operator=(const GraphiteHandler&) = delete;
 
@@ -53,8 +60,9 @@ class GraphiteHandler {
   void Reject(std::string_view line, const Status& why, GraphiteOutcome* out);
   void Flush(GraphiteOutcome* out);
 
-  TaggedWriter writer_;
+  PointWriter writer_;
   std::vector<storage::TagRef> tags_;  // scratch
+  PutError error_;                     // scratch
 };
 
 }  // namespace sundial::ingest

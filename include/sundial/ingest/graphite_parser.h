@@ -12,9 +12,9 @@
 //
 // Tag rules, as Graphite validates them: a tag name is non-empty and has
 // none of ";!^="; a tag value is non-empty, has no ";" and does not start
-// with "~". Sundial also refuses control characters (bytes below 0x20 and
-// 0x7f) anywhere. A repeated tag name keeps its last value (carbon builds a
-// dict).
+// with "~". A repeated tag name keeps its last value (carbon builds a
+// dict). The characters of path, names and values are checked afterwards by
+// the write path's PointRules (see open_names.h).
 //
 // Why two steps (line, then tags): a connection resolves a series from the
 // raw bytes of path and tag text through its cache, so the tags need to be

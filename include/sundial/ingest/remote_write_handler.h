@@ -7,20 +7,24 @@
 // A sample's timestamp is in milliseconds; its value is stored as a float.
 //
 // What is refused, and how:
-//  * the whole body (nothing stored, request_error): corrupt snappy, a
+//  * the whole body (nothing stored, request_status): corrupt snappy, a
 //    decompressed size over the limit, malformed protobuf, and any series
-//    without __name__, with an empty or control-character name, a label
-//    name repeated, a control character in a label value, or more tags than
-//    ingest.max_tags. A 400 tells Prometheus not to retry the batch, so one
-//    bad series is reported rather than silently dropped.
+//    without __name__, with a label name repeated, a name the PointRules
+//    refuse (build them with WithOpenNames, open_names.h), or more tags
+//    than ingest.max_tags. A 400 tells Prometheus not to retry the batch, so
+//    one bad series is reported rather than silently dropped.
 //  * single samples, counted and skipped: stale markers (the NaN Prometheus
 //    writes when a series disappears: dropped, as there is no "absent" value
 //    to store), other NaNs and infinities (Sundial refuses non-finite values
 //    on every protocol), timestamps beyond 9999999999999 ms or negative, and
 //    series of unknown metrics when ingest.auto_create_metrics is off.
 //
+// Points go through the shared write path (PointWriter, protocol
+// remote_write, tags optional), which counts accepted and rejected points;
+// stale markers are counted in IngestStats::remote_write_stale.
+//
 // Thread-safety: not thread-safe; borrowed by one request at a time.
-// Storage and options are borrowed and must outlive it.
+// Storage, options, rules and stats are borrowed and must outlive it.
 #pragma once
 
 #include <cstdint>
@@ -30,8 +34,10 @@
 
 #include "sundial/common/status.h"
 #include "sundial/ingest/ingest_options.h"
+#include "sundial/ingest/ingest_stats.h"
+#include "sundial/ingest/point_rules.h"
+#include "sundial/ingest/point_writer.h"
 #include "sundial/ingest/remote_write.h"
-#include "sundial/ingest/tagged_writer.h"
 #include "sundial/storage/storage.h"
 
 namespace sundial::ingest {
@@ -52,7 +58,8 @@ struct RemoteWriteOutcome {
 
 class RemoteWriteHandler {
  public:
-  RemoteWriteHandler(storage::Storage* storage, const IngestOptions* options);
+  RemoteWriteHandler(storage::Storage* storage, const IngestOptions* options,
+                     const PointRules* rules, IngestStats* stats);
   RemoteWriteHandler(const RemoteWriteHandler&) = delete;
   RemoteWriteHandler& operator=(const RemoteWriteHandler&) = delete;
 
@@ -65,12 +72,14 @@ class RemoteWriteHandler {
   // kInvalidSeriesId for a series whose samples are to be skipped.
   Status SeriesOf(const RemoteSeries& s, SeriesId* id, RemoteWriteOutcome* out);
 
-  TaggedWriter writer_;
+  IngestStats* const stats_;
+  PointWriter writer_;
   std::string body_;         // the decompressed body; views point into it
   WriteRequestView request_;
   std::vector<SeriesId> ids_;           // per series of the request
   std::vector<storage::TagRef> tags_;   // scratch
   std::string key_;                     // scratch: a cache key
+  PutError error_;                      // scratch
 };
 
 }  // namespace sundial::ingest
