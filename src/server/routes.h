@@ -3,6 +3,7 @@
 //   core_routes.cc    /api/version, /api/dropcaches           (server)
 //   ingest_routes.cc  /api/put, /api/stats, /metrics          (ingest)
 //   query_routes.cc   /api/query, /api/suggest, /api/search, ... (query)
+//   remote_write_routes.cc  /api/v1/write, /api/v1/push   (ingest)
 #pragma once
 
 #include "service_context.h"
@@ -16,5 +17,6 @@ void RegisterRoutes(ServiceContext* ctx, http::Router* router);
 void RegisterCoreRoutes(ServiceContext* ctx, http::Router* router);
 void RegisterIngestRoutes(ServiceContext* ctx, http::Router* router);
 void RegisterQueryRoutes(ServiceContext* ctx, http::Router* router);
+void RegisterRemoteWriteRoutes(ServiceContext* ctx, http::Router* router);
 
 }  // namespace sundial::server
