@@ -17,6 +17,7 @@ bool ToMethod(unsigned m, Method* out) {
     case HTTP_PUT: *out = Method::kPut; return true;
     case HTTP_DELETE: *out = Method::kDelete; return true;
     case HTTP_OPTIONS: *out = Method::kOptions; return true;
+    case HTTP_HEAD: *out = Method::kHead; return true;
     default: return false;
   }
 }

@@ -186,6 +186,52 @@ bool PointRules::CheckMetricAndTags(std::string_view metric, const storage::TagR
   return true;
 }
 
+namespace {
+
+// s is non-empty and has no byte < 0x20 and no DEL.
+bool PlainText(std::string_view what, std::string_view s, std::string* error) {
+  if (s.empty()) {
+    *error = "Invalid " + std::string(what) + ": empty string";
+    return false;
+  }
+  for (char c : s) {
+    const auto b = static_cast<unsigned char>(c);
+    if (b < 0x20 || b == 0x7f) {
+      *error = "Invalid " + std::string(what) + " (\"" + std::string(s) + "\"): control character";
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+bool PointRules::CheckTagCountAndText(std::string_view metric, const storage::TagRef* tags,
+                                      size_t num_tags, PutError* error,
+                                      bool require_tag) const {
+  error->kind = PutErrorKind::kIllegalArgument;
+  if (num_tags == 0 && require_tag) {
+    error->message = "Need at least one tag (metric=" + std::string(metric) + ", tags={})";
+    return false;
+  }
+  if (num_tags > max_tags_) {
+    error->message = "Too many tags: " + std::to_string(num_tags) +
+                     " maximum allowed: " + std::to_string(max_tags_) +
+                     ", tags: " + FormatJavaTagMap(tags, num_tags);
+    return false;
+  }
+  if (!PlainText("metric name", metric, &error->message)) return false;
+  for (size_t i = 0; i < num_tags; ++i) {
+    if (!PlainText("tag name", tags[i].key, &error->message)) return false;
+    if (IsNullTagValue(tags[i].value) ||
+        !PlainText("tag value with key [" + std::string(tags[i].key) + "]", tags[i].value,
+                   &error->message)) {
+      return false;
+    }
+  }
+  return true;
+}
+
 std::vector<size_t> JavaHashMapOrder(const storage::TagRef* tags, size_t num_tags) {
   // HashMap starts with 16 buckets and doubles when size exceeds 3/4 of them;
   // iteration walks buckets in index order, each bucket in insertion order.

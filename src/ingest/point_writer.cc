@@ -4,10 +4,11 @@ namespace sundial::ingest {
 
 PointWriter::PointWriter(storage::Storage* storage, const IngestOptions* options,
                          const PointRules* rules, IngestStats* stats, Protocol protocol,
-                         TagPolicy tag_policy)
+                         TagPolicy tag_policy, NamePolicy name_policy)
     : storage_(storage), stats_(stats), protocol_(protocol),
       max_batch_(options->max_batch_points > 0 ? options->max_batch_points : 1),
-      resolver_(storage, options, rules, tag_policy == TagPolicy::kAtLeastOne) {}
+      resolver_(storage, options, rules, tag_policy == TagPolicy::kAtLeastOne,
+                name_policy == NamePolicy::kOpenTsdb) {}
 
 PointWriter::~PointWriter() { PublishStats(); }
 

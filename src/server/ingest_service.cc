@@ -16,9 +16,10 @@ std::unique_ptr<ingest::TelnetPutHandler> IngestService::NewTelnetHandler() {
 }
 
 std::unique_ptr<ingest::PointWriter> IngestService::NewWriter(ingest::Protocol protocol,
-                                                             ingest::TagPolicy tag_policy) {
+                                                             ingest::TagPolicy tag_policy,
+                                                             ingest::NamePolicy name_policy) {
   return std::make_unique<ingest::PointWriter>(storage_, &options_, &rules_, &stats_, protocol,
-                                               tag_policy);
+                                               tag_policy, name_policy);
 }
 
 std::unique_ptr<ingest::HttpPutHandler> IngestService::AcquireHttpHandler() {

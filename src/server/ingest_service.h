@@ -37,8 +37,9 @@ class IngestService {
 
   // A write path for one connection or handler of another protocol
   // (point_writer.h). REQUIRES: storage() != nullptr.
-  std::unique_ptr<ingest::PointWriter> NewWriter(ingest::Protocol protocol,
-                                                 ingest::TagPolicy tag_policy);
+  std::unique_ptr<ingest::PointWriter> NewWriter(
+      ingest::Protocol protocol, ingest::TagPolicy tag_policy,
+      ingest::NamePolicy name_policy = ingest::NamePolicy::kOpenTsdb);
 
   // Borrows an HTTP put handler; give it back with Release().
   // REQUIRES: storage() != nullptr.

@@ -103,6 +103,14 @@ class PointRules {
   bool CheckMetricAndTags(std::string_view metric, const storage::TagRef* tags,
                           size_t num_tags, PutError* error, bool require_tag = true) const;
 
+  // The relaxed check for protocols whose names are not OpenTSDB's (line
+  // protocol): 0..max_tags tags (1..max_tags if require_tag), and every
+  // name non-empty without ASCII control characters; any other byte is
+  // allowed. Errors are kIllegalArgument in the texts above, or
+  // "Invalid <what> (\"<s>\"): control character".
+  bool CheckTagCountAndText(std::string_view metric, const storage::TagRef* tags,
+                            size_t num_tags, PutError* error, bool require_tag) const;
+
   size_t max_tags() const { return max_tags_; }
   const NameRules& names() const { return names_; }
 

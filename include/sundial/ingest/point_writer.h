@@ -29,6 +29,9 @@
 // Tags: with TagPolicy::kAtLeastOne a series without tags is rejected with
 // OpenTSDB's "Need at least one tag" (telnet put, /api/put); with kAny a
 // series may have no tags (line protocol, remote_write, Graphite).
+// Names: NamePolicy::kOpenTsdb (the default) applies OpenTSDB's character
+// rules; kPlainText accepts any bytes but ASCII controls, for protocols
+// whose names routinely hold other characters (InfluxDB's "°C", "%").
 //
 // Stable API: protocols outside this module build on it; extend, don't
 // change.
@@ -57,10 +60,16 @@ enum class TagPolicy : uint8_t {
   kAny,         // zero tags allowed
 };
 
+enum class NamePolicy : uint8_t {
+  kOpenTsdb,   // OpenTSDB's characters (PointRules::CheckMetricAndTags)
+  kPlainText,  // any bytes but ASCII controls (PointRules::CheckTagCountAndText)
+};
+
 class PointWriter {
  public:
   PointWriter(storage::Storage* storage, const IngestOptions* options, const PointRules* rules,
-              IngestStats* stats, Protocol protocol, TagPolicy tag_policy);
+              IngestStats* stats, Protocol protocol, TagPolicy tag_policy,
+              NamePolicy name_policy = NamePolicy::kOpenTsdb);
   PointWriter(const PointWriter&) = delete;
   PointWriter& operator=(const PointWriter&) = delete;
   // Publishes the counters not yet published. Buffered points are dropped

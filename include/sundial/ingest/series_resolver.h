@@ -30,9 +30,11 @@ namespace sundial::ingest {
 class SeriesResolver {
  public:
   // require_tag: reject a series without tags (OpenTSDB's rule); false
-  // lets a series have none.
+  // lets a series have none. opentsdb_names: names must pass OpenTSDB's
+  // character rules (CheckMetricAndTags); false: only the relaxed
+  // CheckTagCountAndText.
   SeriesResolver(storage::Storage* storage, const IngestOptions* options,
-                 const PointRules* rules, bool require_tag = true);
+                 const PointRules* rules, bool require_tag = true, bool opentsdb_names = true);
 
   // Cached id of the series whose key bytes are (metric_text, tag_text),
   // or kInvalidSeriesId.
@@ -60,6 +62,7 @@ class SeriesResolver {
   const IngestOptions* const options_;
   const PointRules* const rules_;
   const bool require_tag_;
+  const bool opentsdb_names_;
   SeriesCache cache_;
   size_t misses_ = 0;
 };
