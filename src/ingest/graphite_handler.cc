@@ -4,7 +4,8 @@ namespace sundial::ingest {
 
 GraphiteHandler::GraphiteHandler(storage::Storage* storage, const IngestOptions* options,
                                  const PointRules* rules, IngestStats* stats)
-    : writer_(storage, options, rules, stats, Protocol::kGraphite, TagPolicy::kAny) {}
+    : writer_(storage, options, rules, stats, Protocol::kGraphite, TagPolicy::kAny,
+              NamePolicy::kPlainText) {}
 
 void GraphiteHandler::Reject(std::string_view line, const Status& why, GraphiteOutcome* out) {
   ++out->rejected;

@@ -21,7 +21,8 @@ void AppendKeyPart(std::string_view part, std::string* key) {
 RemoteWriteHandler::RemoteWriteHandler(storage::Storage* storage, const IngestOptions* options,
                                        const PointRules* rules, IngestStats* stats)
     : stats_(stats),
-      writer_(storage, options, rules, stats, Protocol::kRemoteWrite, TagPolicy::kAny) {}
+      writer_(storage, options, rules, stats, Protocol::kRemoteWrite, TagPolicy::kAny,
+              NamePolicy::kPlainText) {}
 
 Status RemoteWriteHandler::SeriesOf(const RemoteSeries& s, SeriesId* id,
                                     RemoteWriteOutcome* out) {

@@ -3,7 +3,6 @@
 #include <spdlog/spdlog.h>
 
 #include "sundial/ingest/graphite_handler.h"
-#include "sundial/ingest/open_names.h"
 
 namespace sundial::server {
 
@@ -60,7 +59,6 @@ GraphiteServer::GraphiteServer(const Options& options, IngestService* ingest,
                                net::IoContextPool* pool, net::ConnectionManager* connections)
     : ingest_(ingest),
       line_options_(options.line),
-      rules_(ingest::WithOpenNames(ingest->options())),
       connections_(connections),
       listener_(MakeListenerOptions(options), pool, connections, this) {}
 
@@ -74,7 +72,7 @@ void GraphiteServer::StartSession(net::Protocol /*protocol*/, asio::ip::tcp::soc
   if (ingest_->storage() != nullptr) {
     handler = std::make_unique<GraphiteSession>(
         this, std::make_unique<ingest::GraphiteHandler>(ingest_->storage(), &ingest_->options(),
-                                                        &rules_, ingest_->stats()));
+                                                        &ingest_->rules(), ingest_->stats()));
   } else {
     handler = std::make_unique<DiscardSession>();
   }

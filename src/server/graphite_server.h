@@ -22,7 +22,6 @@
 
 #include "ingest_service.h"
 #include "options.h"
-#include "sundial/ingest/point_rules.h"
 #include "sundial/net/io_context_pool.h"
 #include "sundial/net/line_connection.h"
 #include "sundial/net/listener.h"
@@ -59,7 +58,6 @@ class GraphiteServer : public net::SessionFactory {
 
   IngestService* const ingest_;
   const net::LineOptions line_options_;
-  const ingest::PointRules rules_;  // WithOpenNames
   net::ConnectionManager* const connections_;
   net::Listener listener_;
   std::atomic<int64_t> last_log_ms_{0};

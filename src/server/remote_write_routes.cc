@@ -11,12 +11,11 @@
 #include "remote_write_service.h"
 #include "routes.h"
 #include "sundial/http/body_codec.h"
-#include "sundial/ingest/open_names.h"
 
 namespace sundial::server {
 
 RemoteWriteService::RemoteWriteService(IngestService* ingest)
-    : ingest_(ingest), rules_(ingest::WithOpenNames(ingest->options())) {}
+    : ingest_(ingest) {}
 
 std::unique_ptr<ingest::RemoteWriteHandler> RemoteWriteService::Acquire() {
   {
@@ -28,7 +27,7 @@ std::unique_ptr<ingest::RemoteWriteHandler> RemoteWriteService::Acquire() {
     }
   }
   return std::make_unique<ingest::RemoteWriteHandler>(ingest_->storage(), &ingest_->options(),
-                                                      &rules_, ingest_->stats());
+                                                      &ingest_->rules(), ingest_->stats());
 }
 
 void RemoteWriteService::Release(std::unique_ptr<ingest::RemoteWriteHandler> handler) {
@@ -100,7 +99,9 @@ void HandleRemoteWrite(ServiceContext* ctx, const Request& req, const ResponderP
 }  // namespace
 
 void RegisterRemoteWriteRoutes(ServiceContext* ctx, http::Router* router) {
-  for (const char* path : {"/api/v1/write", "/api/v1/push"}) {
+  // The router takes "v1" as the API version, so these also answer
+  // /api/v1/write and /api/v1/push, the paths Prometheus clients use.
+  for (const char* path : {"/api/write", "/api/push"}) {
     router->Add({Method::kPost}, path, [ctx](Request req, ResponderPtr r) {
       HandleRemoteWrite(ctx, req, r);
     });

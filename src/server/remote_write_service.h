@@ -14,7 +14,6 @@
 
 #include "ingest_service.h"
 #include "sundial/common/mutex.h"
-#include "sundial/ingest/point_rules.h"
 #include "sundial/ingest/remote_write_handler.h"
 
 namespace sundial::server {
@@ -32,7 +31,6 @@ class RemoteWriteService {
 
  private:
   IngestService* const ingest_;
-  const ingest::PointRules rules_;  // WithOpenNames
   Mutex mu_;
   std::vector<std::unique_ptr<ingest::RemoteWriteHandler>> idle_ GUARDED_BY(mu_);
 };

@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include "ingest/fake_storage.h"
-#include "sundial/ingest/open_names.h"
 
 namespace sundial::ingest {
 namespace {
@@ -19,7 +18,7 @@ class GraphiteHandlerTest : public ::testing::Test {
   }
   FakeStorage storage_;
   IngestOptions options_;
-  PointRules rules_{WithOpenNames(options_)};
+  PointRules rules_{options_};
   IngestStats stats_;
   GraphiteHandler handler_{&storage_, &options_, &rules_, &stats_};
 };

@@ -7,7 +7,6 @@
 #include <gtest/gtest.h>
 
 #include "ingest/fake_storage.h"
-#include "sundial/ingest/open_names.h"
 #include "ingest/remote_write_encoder.h"
 
 namespace sundial::ingest {
@@ -31,7 +30,7 @@ class RemoteWriteHandlerTest : public ::testing::Test {
   }
   FakeStorage storage_;
   IngestOptions options_;
-  PointRules rules_{WithOpenNames(options_)};
+  PointRules rules_{options_};
   IngestStats stats_;
   RemoteWriteHandler handler_{&storage_, &options_, &rules_, &stats_};
 };
@@ -99,7 +98,7 @@ TEST_F(RemoteWriteHandlerTest, BadSeriesRefuseTheWholeBody) {
       {{{"__name__", ""}}, "Invalid metric name: empty string"},
       {{{"__name__", "m"}, {"", "v"}}, "empty string"},
       {{{"__name__", "m"}, {"a", "1"}, {"a", "2"}}, "repeated label name"},
-      {{{"__name__", "m"}, {"a", "x\ny"}}, "illegal character"},
+      {{{"__name__", "m"}, {"a", "x\ny"}}, "control character"},
       {{{"__name__", "m"}, {"a", "1"}, {"b", "1"}, {"c", "1"}, {"d", "1"}, {"e", "1"},
         {"f", "1"}, {"g", "1"}, {"h", "1"}, {"i", "1"}},
        "Too many tags"},

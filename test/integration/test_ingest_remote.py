@@ -1,5 +1,6 @@
 """Prometheus remote_write (POST /api/v1/write) and the Graphite plaintext
 listener (graphite.port), against the real server."""
+import json
 import socket
 import time
 
@@ -10,12 +11,19 @@ from conftest import free_port
 
 
 def now_s():
-    return int(time.time())
+    """A minute ago: queries end at the current time by default."""
+    return int(time.time()) - 60
 
 
-def query(server, m, start):
-    status, body = server.http().get_json(f"/api/query?start={start}&m={m}")
-    return status, body
+def query(server, m, start, tags=None):
+    if tags is None:
+        return server.http().get_json(f"/api/query?start={start}&m={m}")
+    agg, metric = m.split(":", 1)
+    status, _, data = server.http().post("/api/query", json.dumps({
+        "start": start,
+        "queries": [{"aggregator": agg, "metric": metric, "tags": tags}]}),
+        {"Content-Type": "application/json"})
+    return status, json.loads(data)
 
 
 def stats(server):
@@ -55,7 +63,8 @@ def test_remote_write_stores_series_with_and_without_tags(server):
         ({"__name__": "up"}, [(1.0, t0)]),
     ]))
     assert status == 204, data
-    status, body = query(server, "sum:node_load1{instance=127.0.0.1:9100}", t0 // 1000 - 10)
+    status, body = query(server, "sum:node_load1", t0 // 1000 - 10,
+                         tags={"instance": "127.0.0.1:9100"})
     assert status == 200, body
     assert len(body) == 1
     assert body[0]["tags"] == {"instance": "127.0.0.1:9100", "job": "node"}
@@ -103,7 +112,7 @@ def test_remote_write_stale_markers_and_nan_are_dropped_and_counted(server):
     (rw.snappy_literal(b"\x0a\x05\x01"), b"runs past its message"),
     (rw.snappy_literal(b"\xff" * 12), b"varint"),
     (rw.body([({"job": "x"}, [(1, 1000)])]), b"__name__"),
-    (rw.body([({"__name__": "m", "a": "x\x01y"}, [(1, 1000)])]), b"illegal character"),
+    (rw.body([({"__name__": "m", "a": "x\x01y"}, [(1, 1000)])]), b"control character"),
 ])
 def test_remote_write_bad_bodies_get_400_with_text(server, payload, message):
     status, headers, data = post_write(server, payload)

@@ -10,8 +10,8 @@
 // the WAL before the connection reads again.
 //
 // Points go through the shared write path (PointWriter, protocol graphite,
-// tags optional), which counts accepted and rejected points. Names must
-// also pass the PointRules (build them with WithOpenNames, open_names.h).
+// tags optional, NamePolicy::kPlainText), which counts accepted and
+// rejected points.
 //
 // Thread-safety: not thread-safe; one per connection. Storage, options,
 // rules and stats are borrowed and must outlive it.

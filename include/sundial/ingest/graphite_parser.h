@@ -14,7 +14,7 @@
 // none of ";!^="; a tag value is non-empty, has no ";" and does not start
 // with "~". A repeated tag name keeps its last value (carbon builds a
 // dict). The characters of path, names and values are checked afterwards by
-// the write path's PointRules (see open_names.h).
+// the write path (NamePolicy::kPlainText: no ASCII control characters).
 //
 // Why two steps (line, then tags): a connection resolves a series from the
 // raw bytes of path and tag text through its cache, so the tags need to be

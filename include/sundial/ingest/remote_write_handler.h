@@ -9,9 +9,10 @@
 // What is refused, and how:
 //  * the whole body (nothing stored, request_status): corrupt snappy, a
 //    decompressed size over the limit, malformed protobuf, and any series
-//    without __name__, with a label name repeated, a name the PointRules
-//    refuse (build them with WithOpenNames, open_names.h), or more tags
-//    than ingest.max_tags. A 400 tells Prometheus not to retry the batch, so
+//    without __name__, with a label name repeated, an empty name or one with
+//    an ASCII control character (NamePolicy::kPlainText: label values such
+//    as "127.0.0.1:9100" are kept as they are), or more tags than
+//    ingest.max_tags. A 400 tells Prometheus not to retry the batch, so
 //    one bad series is reported rather than silently dropped.
 //  * single samples, counted and skipped: stale markers (the NaN Prometheus
 //    writes when a series disappears: dropped, as there is no "absent" value
