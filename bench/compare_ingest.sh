@@ -7,6 +7,8 @@
 #
 #   bench/compare_ingest.sh [build dir] [extra ingest_load flags...]
 #   RUNS=3 bench/compare_ingest.sh build     # each server 3 times, medians
+#   PROTOS=remote_write PEERS=vm bench/compare_ingest.sh build --batch=2000
+#                       # Prometheus remote_write, VictoriaMetrics' own endpoint
 #
 # Needs the Debian package victoria-metrics. Optional: the Debian package
 # influxdb (1.6); its binary is started from a config written to a temp dir
@@ -103,7 +105,11 @@ run() {  # run <server> <protocol> <run number>
         -loggerLevel=ERROR >"$dir.log" 2>&1 &
       server_pid=$!
       wait_http "$http_port" /metrics
-      port=$([[ $proto == telnet ]] && echo "$tel_port" || echo "$ot_http_port")
+      case $proto in
+        telnet) port=$tel_port ;;
+        remote_write) port=$http_port ;;  # VictoriaMetrics' own /api/v1/write
+        *) port=$ot_http_port ;;
+      esac
       args=(--stats=vm --stats-port="$http_port")
       ;;
     influx)
@@ -149,8 +155,9 @@ print(statistics.median(float(r[int(sys.argv[2])]) for r in rows))' "${results[$
 echo "machine: $(nproc) cores, $(uname -r); load generator on the same machine"
 echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg); runs: $runs"
 servers=("${peers[@]}" sundial)
+protos=(${PROTOS:-telnet http})
 for ((r = 1; r <= runs; r++)); do
-  for proto in telnet http; do
+  for proto in "${protos[@]}"; do
     for server in "${servers[@]}"; do
       [[ -n "$server" ]] && run "$server" "$proto" "$r"
     done
@@ -160,7 +167,7 @@ echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 echo "medians of $runs run(s): points/s, server CPU s, server CPU us/point, peak RSS MB"
 printf '%-8s %-8s %14s %12s %10s %10s %10s\n' protocol server "points/s" "cpu s" "us/pt" "RSS MB" "sundial x"
-for proto in telnet http; do
+for proto in "${protos[@]}"; do
   s_rate=$(median "sundial-$proto" 0)
   for server in "${servers[@]}"; do
     [[ -n "$server" ]] || continue

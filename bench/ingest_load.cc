@@ -1,7 +1,8 @@
 // ingest_load: the ingest load generator.
 //
 // Pre-generates a DevOps-like data set (ingest_load_data.h) before the clock
-// starts, sends it over N telnet connections or as HTTP /api/put batches,
+// starts, sends it over N telnet connections, as HTTP /api/put batches or
+// as Prometheus remote_write requests (--protocol=remote_write),
 // waits until the server reports every point stored, and prints points/s,
 // the server's CPU seconds (from /proc/<pid>/stat) and its peak RSS (VmHWM
 // and RssAnon from /proc/<pid>/status). Works against Sundial (stored
@@ -93,7 +94,7 @@ bool ParseArgs(int argc, char** argv, Args* a) {
     std::fprintf(stderr, "--stats must be sundial, vm or influx\n");
     return false;
   }
-  return a->protocol == "telnet" || a->protocol == "http";
+  return a->protocol == "telnet" || a->protocol == "http" || a->protocol == "remote_write";
 }
 
 int Connect(int port) {
@@ -242,7 +243,9 @@ int Run(const Args& a) {
     telnet = MakeTelnetPayloads(spec);
     for (const auto& s : telnet) bytes += s.size();
   } else {
-    http = MakeHttpRequests(spec, "127.0.0.1:" + std::to_string(a.port));
+    const std::string host = "127.0.0.1:" + std::to_string(a.port);
+    http = a.protocol == "remote_write" ? MakeRemoteWriteRequests(spec, host)
+                                        : MakeHttpRequests(spec, host);
     for (const auto& v : http) {
       for (const auto& s : v) bytes += s.size();
     }
