@@ -14,6 +14,13 @@ constexpr uint32_t kFixed64 = 1;
 constexpr uint32_t kLengthDelimited = 2;
 constexpr uint32_t kFixed32 = 5;
 
+// The start of an encoded Label whose name is "__name__": field 1, length 8.
+constexpr std::string_view kNameLabelStart("\x0a\x08__name__", 10);
+
+[[gnu::cold, gnu::noinline]] Status ErrorAt(std::string_view what, size_t offset) {
+  return Status::InvalidArgument(std::string(what) + " at byte " + std::to_string(offset));
+}
+
 // A bounds-checked cursor over one protobuf message. Every read either
 // succeeds or fails with a Status naming the offset in the whole message.
 class WireReader {
@@ -25,6 +32,10 @@ class WireReader {
   size_t pos() const { return pos_; }
 
   Status Varint(uint64_t* out) {
+    if (pos_ < data_.size() && static_cast<uint8_t>(data_[pos_]) < 0x80) {  // one byte
+      *out = static_cast<uint8_t>(data_[pos_++]);
+      return Status::OK();
+    }
     uint64_t v = 0;
     for (int shift = 0; shift < 64; shift += 7) {
       if (pos_ >= data_.size()) return Error("truncated varint");
@@ -87,21 +98,35 @@ class WireReader {
     }
   }
 
-  Status Error(std::string_view what) const {
-    return Status::InvalidArgument(std::string(what) + " at byte " + std::to_string(offset()));
+  // The fast path of the hot loops: if the next field has the one-byte key
+  // `key` (a length-delimited field below 16) and a one-byte length that
+  // fits, consumes it and returns true; otherwise consumes nothing and the
+  // caller takes the general path.
+  bool ShortField(uint8_t key, std::string_view* payload, size_t* payload_offset) {
+    const size_t left = data_.size() - pos_;
+    if (left < 2 || static_cast<uint8_t>(data_[pos_]) != key) return false;
+    const uint8_t len = static_cast<uint8_t>(data_[pos_ + 1]);
+    if (len >= 0x80 || len > left - 2) return false;
+    pos_ += 2;
+    *payload_offset = offset();
+    *payload = data_.substr(pos_, len);
+    pos_ += len;
+    return true;
   }
+
+  // Requires a field of a known number to have the wire type the schema says.
+  Status Expect(uint32_t wire_type, uint32_t want, const char* field) const {
+    if (wire_type == want) return Status::OK();
+    return Error(std::string("wrong wire type for ") + field);
+  }
+
+  Status Error(std::string_view what) const { return ErrorAt(what, offset()); }
 
  private:
   const std::string_view data_;
   const size_t base_;
   size_t pos_ = 0;
 };
-
-// Requires a field of a known number to have the wire type the schema says.
-Status Expect(const WireReader& r, uint32_t wire_type, uint32_t want, const char* field) {
-  if (wire_type == want) return Status::OK();
-  return r.Error(std::string("wrong wire type for ") + field);
-}
 
 Status DecodeLabel(std::string_view msg, size_t base, RemoteLabel* out) {
   WireReader r(msg, base);
@@ -110,7 +135,7 @@ Status DecodeLabel(std::string_view msg, size_t base, RemoteLabel* out) {
     uint32_t field = 0, type = 0;
     SUNDIAL_RETURN_IF_ERROR(r.Key(&field, &type));
     if (field == 1 || field == 2) {
-      SUNDIAL_RETURN_IF_ERROR(Expect(r, type, kLengthDelimited, "Label.name/value"));
+      SUNDIAL_RETURN_IF_ERROR(r.Expect(type, kLengthDelimited, "Label.name/value"));
       size_t at = 0;
       SUNDIAL_RETURN_IF_ERROR(r.Bytes(field == 1 ? &out->name : &out->value, &at));
     } else {
@@ -120,19 +145,42 @@ Status DecodeLabel(std::string_view msg, size_t base, RemoteLabel* out) {
   return Status::OK();
 }
 
+// The usual encoding of a Sample: value (key 0x09, 8 bytes), then the
+// timestamp (key 0x10, a varint that ends the message). True if msg is that
+// and *out was filled.
+bool DecodeUsualSample(std::string_view msg, RemoteSample* out) {
+  if (msg.size() < 11 || msg[0] != '\x09' || msg[9] != '\x10') return false;
+  uint64_t bits = 0;
+  std::memcpy(&bits, msg.data() + 1, sizeof(bits));  // little-endian, as protobuf
+  uint64_t ts = 0;
+  size_t i = 10;
+  for (int shift = 0; i < msg.size() && shift < 64; shift += 7) {
+    const uint8_t b = static_cast<uint8_t>(msg[i++]);
+    ts |= static_cast<uint64_t>(b & 0x7f) << shift;
+    if ((b & 0x80) == 0) {
+      if (i != msg.size()) return false;
+      std::memcpy(&out->value, &bits, sizeof(bits));
+      out->timestamp_ms = static_cast<int64_t>(ts);
+      return true;
+    }
+  }
+  return false;
+}
+
 Status DecodeSample(std::string_view msg, size_t base, RemoteSample* out) {
+  if (DecodeUsualSample(msg, out)) return Status::OK();
   WireReader r(msg, base);
   *out = RemoteSample();
   while (!r.done()) {
     uint32_t field = 0, type = 0;
     SUNDIAL_RETURN_IF_ERROR(r.Key(&field, &type));
     if (field == 1) {
-      SUNDIAL_RETURN_IF_ERROR(Expect(r, type, kFixed64, "Sample.value"));
+      SUNDIAL_RETURN_IF_ERROR(r.Expect(type, kFixed64, "Sample.value"));
       uint64_t bits = 0;
       SUNDIAL_RETURN_IF_ERROR(r.Fixed64(&bits));
       std::memcpy(&out->value, &bits, sizeof(bits));
     } else if (field == 2) {
-      SUNDIAL_RETURN_IF_ERROR(Expect(r, type, kVarint, "Sample.timestamp"));
+      SUNDIAL_RETURN_IF_ERROR(r.Expect(type, kVarint, "Sample.timestamp"));
       uint64_t ts = 0;
       SUNDIAL_RETURN_IF_ERROR(r.Varint(&ts));
       out->timestamp_ms = static_cast<int64_t>(ts);  // two's complement, as int64 is sent
@@ -143,49 +191,77 @@ Status DecodeSample(std::string_view msg, size_t base, RemoteSample* out) {
   return Status::OK();
 }
 
-// Appends the series' labels and samples to the view's arrays.
-Status DecodeTimeSeries(std::string_view msg, size_t base, RemoteSeries* s,
-                        std::vector<RemoteLabel>* labels, std::vector<RemoteSample>* samples) {
-  WireReader r(msg, base);
-  s->first_label = labels->size();
+// Walks one TimeSeries: delimits its label fields and decodes its samples
+// into *samples.
+Status DecodeTimeSeries(RemoteSeries* s, std::vector<RemoteSample>* samples) {
+  WireReader r(s->message, s->offset);
   s->first_sample = samples->size();
-  size_t label_begin = 0, label_end = 0;
-  bool contiguous = true, other_since_label = false;
+  size_t begin = 0, end = 0, count = 0;
+  bool other_since_label = false;
   while (!r.done()) {
     const size_t field_start = r.pos();
+    std::string_view payload;
+    size_t at = 0;
+    if (count > 0 && !other_since_label && r.ShortField(0x0a, &payload, &at)) {
+      ++count;  // one more label after the first: the common case
+      end = r.pos();
+      continue;
+    }
     uint32_t field = 0, type = 0;
     SUNDIAL_RETURN_IF_ERROR(r.Key(&field, &type));
-    if (field == 1 || field == 2) {
-      SUNDIAL_RETURN_IF_ERROR(
-          Expect(r, type, kLengthDelimited, field == 1 ? "TimeSeries.labels" : "TimeSeries.samples"));
-      std::string_view payload;
-      size_t at = 0;
+    if (field == 1) {
+      SUNDIAL_RETURN_IF_ERROR(r.Expect(type, kLengthDelimited, "TimeSeries.labels"));
       SUNDIAL_RETURN_IF_ERROR(r.Bytes(&payload, &at));
-      if (field == 1) {
-        SUNDIAL_RETURN_IF_ERROR(DecodeLabel(payload, at, &labels->emplace_back()));
-        if (labels->size() - s->first_label == 1) label_begin = field_start;
-        if (other_since_label) contiguous = false;
-        label_end = r.pos();
-      } else {
-        SUNDIAL_RETURN_IF_ERROR(DecodeSample(payload, at, &samples->emplace_back()));
-        other_since_label = labels->size() > s->first_label;
+      if (count++ == 0) {
+        begin = field_start;
+        if (payload.substr(0, kNameLabelStart.size()) == kNameLabelStart) {
+          s->name_field = s->message.substr(field_start, r.pos() - field_start);
+        }
       }
+      if (other_since_label) s->contiguous = false;
+      end = r.pos();
+    } else if (field == 2) {
+      SUNDIAL_RETURN_IF_ERROR(r.Expect(type, kLengthDelimited, "TimeSeries.samples"));
+      SUNDIAL_RETURN_IF_ERROR(r.Bytes(&payload, &at));
+      SUNDIAL_RETURN_IF_ERROR(DecodeSample(payload, at, &samples->emplace_back()));
+      other_since_label = count > 0;
     } else {
       SUNDIAL_RETURN_IF_ERROR(r.Skip(type));  // exemplars, histograms, newer fields
-      other_since_label = labels->size() > s->first_label;
+      other_since_label = count > 0;
     }
   }
-  s->num_labels = labels->size() - s->first_label;
   s->num_samples = samples->size() - s->first_sample;
-  s->labels_raw = contiguous ? msg.substr(label_begin, label_end - label_begin) : std::string_view();
+  if (!s->contiguous) {
+    s->name_field = s->other_labels = std::string_view();
+  } else {
+    const size_t labels_begin = begin + s->name_field.size();
+    s->other_labels = s->message.substr(labels_begin, end > labels_begin ? end - labels_begin : 0);
+  }
   return Status::OK();
 }
 
 }  // namespace
 
+Status WriteRequestView::DecodeLabels(const RemoteSeries& s, std::vector<RemoteLabel>* out) {
+  out->clear();
+  WireReader r(s.message, s.offset);
+  while (!r.done()) {
+    uint32_t field = 0, type = 0;
+    SUNDIAL_RETURN_IF_ERROR(r.Key(&field, &type));
+    if (field != 1) {
+      SUNDIAL_RETURN_IF_ERROR(r.Skip(type));
+      continue;
+    }
+    std::string_view payload;
+    size_t at = 0;
+    SUNDIAL_RETURN_IF_ERROR(r.Bytes(&payload, &at));
+    SUNDIAL_RETURN_IF_ERROR(DecodeLabel(payload, at, &out->emplace_back()));
+  }
+  return Status::OK();
+}
+
 Status DecodeWriteRequest(std::string_view message, WriteRequestView* out) {
   out->series_.clear();
-  out->labels_.clear();
   out->samples_.clear();
   WireReader r(message, 0);
   while (!r.done()) {
@@ -195,12 +271,10 @@ Status DecodeWriteRequest(std::string_view message, WriteRequestView* out) {
       SUNDIAL_RETURN_IF_ERROR(r.Skip(type));  // metadata and newer fields
       continue;
     }
-    SUNDIAL_RETURN_IF_ERROR(Expect(r, type, kLengthDelimited, "WriteRequest.timeseries"));
-    std::string_view payload;
-    size_t at = 0;
-    SUNDIAL_RETURN_IF_ERROR(r.Bytes(&payload, &at));
-    SUNDIAL_RETURN_IF_ERROR(
-        DecodeTimeSeries(payload, at, &out->series_.emplace_back(), &out->labels_, &out->samples_));
+    SUNDIAL_RETURN_IF_ERROR(r.Expect(type, kLengthDelimited, "WriteRequest.timeseries"));
+    RemoteSeries& s = out->series_.emplace_back();
+    SUNDIAL_RETURN_IF_ERROR(r.Bytes(&s.message, &s.offset));
+    SUNDIAL_RETURN_IF_ERROR(DecodeTimeSeries(&s, &out->samples_));
   }
   return Status::OK();
 }

@@ -26,42 +26,45 @@ RemoteWriteHandler::RemoteWriteHandler(storage::Storage* storage, const IngestOp
 
 Status RemoteWriteHandler::SeriesOf(const RemoteSeries& s, SeriesId* id,
                                     RemoteWriteOutcome* out) {
-  const RemoteLabel* labels = request_.labels(s);
-  std::string_view metric;
-  bool has_name = false;
-  for (size_t i = 0; i < s.num_labels; ++i) {
-    if (labels[i].name == kNameLabel) {
-      metric = labels[i].value;
-      has_name = true;
-    }
-  }
-  // The cache key: the label bytes as sent, or (when the client
-  // interleaved labels with samples) a copy that starts with a byte no
-  // encoded label starts with.
-  std::string_view key = s.labels_raw;
-  if (key.empty()) {
+  // The cache key: the label bytes as sent, split after __name__ so that
+  // series sharing their other labels share a tagset in the cache; or, when
+  // the client interleaved labels with samples, a copy that starts with a
+  // byte no encoded label starts with.
+  std::string_view metric_key = s.name_field;
+  std::string_view tag_key = s.other_labels;
+  bool decoded = false;
+  if (!s.contiguous) {
+    SUNDIAL_RETURN_IF_ERROR(WriteRequestView::DecodeLabels(s, &labels_));
+    decoded = true;
     key_.assign(1, '\0');
-    for (size_t i = 0; i < s.num_labels; ++i) {
-      AppendKeyPart(labels[i].name, &key_);
-      AppendKeyPart(labels[i].value, &key_);
+    for (const RemoteLabel& l : labels_) {
+      AppendKeyPart(l.name, &key_);
+      AppendKeyPart(l.value, &key_);
     }
-    key = key_;
+    tag_key = key_;
   }
-  *id = writer_.Lookup(metric, key);
+  *id = writer_.Lookup(metric_key, tag_key);
   if (*id != kInvalidSeriesId) return Status::OK();
   // A miss: these bytes were never accepted before, so check everything.
-  if (!has_name) return Status::InvalidArgument("series without a __name__ label");
+  if (!decoded) SUNDIAL_RETURN_IF_ERROR(WriteRequestView::DecodeLabels(s, &labels_));
+  std::string_view metric;
+  bool has_name = false;
   tags_.clear();
-  for (size_t i = 0; i < s.num_labels; ++i) {
-    const RemoteLabel& l = labels[i];
+  for (size_t i = 0; i < labels_.size(); ++i) {
+    const RemoteLabel& l = labels_[i];
     for (size_t j = 0; j < i; ++j) {
-      if (labels[j].name == l.name) return Status::InvalidArgument("repeated label name", l.name);
+      if (labels_[j].name == l.name) return Status::InvalidArgument("repeated label name", l.name);
     }
-    // An empty value means an absent label in Prometheus.
-    if (l.name != kNameLabel && !l.value.empty()) tags_.push_back({l.name, l.value});
+    if (l.name == kNameLabel) {
+      metric = l.value;
+      has_name = true;
+    } else if (!l.value.empty()) {  // an empty value means an absent label
+      tags_.push_back({l.name, l.value});
+    }
   }
+  if (!has_name) return Status::InvalidArgument("series without a __name__ label");
   ++out->series_misses;
-  if (writer_.Resolve(metric, tags_.data(), tags_.size(), metric, key, id, &error_)) {
+  if (writer_.Resolve(metric, tags_.data(), tags_.size(), metric_key, tag_key, id, &error_)) {
     return Status::OK();
   }
   *id = kInvalidSeriesId;

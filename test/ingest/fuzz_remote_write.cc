@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "sundial/ingest/remote_write.h"
 
@@ -23,11 +24,16 @@ void Decode(std::string_view message) {
   WriteRequestView view;
   if (!DecodeWriteRequest(message, &view).ok()) return;
   size_t samples = 0;
+  std::vector<RemoteLabel> labels;
   for (const RemoteSeries& s : view.series()) {
-    if (!Inside(s.labels_raw, message)) __builtin_trap();
-    for (size_t i = 0; i < s.num_labels; ++i) {
-      const RemoteLabel& l = view.labels(s)[i];
-      if (!Inside(l.name, message) || !Inside(l.value, message)) __builtin_trap();
+    if (!Inside(s.message, message) || !Inside(s.name_field, s.message) ||
+        !Inside(s.other_labels, s.message)) {
+      __builtin_trap();
+    }
+    if (WriteRequestView::DecodeLabels(s, &labels).ok()) {
+      for (const RemoteLabel& l : labels) {
+        if (!Inside(l.name, s.message) || !Inside(l.value, s.message)) __builtin_trap();
+      }
     }
     samples += s.num_samples;
   }

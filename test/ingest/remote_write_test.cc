@@ -32,18 +32,24 @@ TEST(RemoteWrite, DecodesSeriesLabelsAndSamples) {
   ASSERT_TRUE(DecodeWriteRequest(req, &view).ok());
   ASSERT_EQ(view.series().size(), 1u);
   const RemoteSeries& s = view.series()[0];
-  ASSERT_EQ(s.num_labels, 2u);
-  EXPECT_EQ(view.labels(s)[0].name, "__name__");
-  EXPECT_EQ(view.labels(s)[0].value, "up");
-  EXPECT_EQ(view.labels(s)[1].name, "job");
-  EXPECT_EQ(view.labels(s)[1].value, "node");
+  std::vector<RemoteLabel> labels;
+  ASSERT_TRUE(WriteRequestView::DecodeLabels(s, &labels).ok());
+  ASSERT_EQ(labels.size(), 2u);
+  EXPECT_EQ(labels[0].name, "__name__");
+  EXPECT_EQ(labels[0].value, "up");
+  EXPECT_EQ(labels[1].name, "job");
+  EXPECT_EQ(labels[1].value, "node");
   ASSERT_EQ(s.num_samples, 2u);
   EXPECT_EQ(view.samples(s)[0].value, 1.5);
   EXPECT_EQ(view.samples(s)[0].timestamp_ms, 1700000000123);
   EXPECT_EQ(view.samples(s)[1].value, -2);
   EXPECT_EQ(view.samples(s)[1].timestamp_ms, -5);
-  EXPECT_EQ(s.labels_raw, req.substr(2, s.labels_raw.size()));  // after key + length
-  EXPECT_FALSE(s.labels_raw.empty());
+  // The label fields as sent, split after __name__.
+  EXPECT_TRUE(s.contiguous);
+  EXPECT_EQ(s.name_field, req.substr(2, s.name_field.size()));  // after key + length
+  EXPECT_EQ(s.name_field.size(), 2 + Label("__name__", "up").size());
+  EXPECT_EQ(s.other_labels, req.substr(2 + s.name_field.size(), s.other_labels.size()));
+  EXPECT_EQ(s.other_labels.size(), 2 + Label("job", "node").size());
 }
 
 TEST(RemoteWrite, SkipsMetadataExemplarsAndUnknownFields) {
@@ -77,8 +83,35 @@ TEST(RemoteWrite, LabelsAfterSamplesAreNotContiguous) {
   PutBytes(1, ts, &req);
   WriteRequestView view;
   ASSERT_TRUE(DecodeWriteRequest(req, &view).ok());
-  EXPECT_EQ(view.series()[0].num_labels, 2u);
-  EXPECT_TRUE(view.series()[0].labels_raw.empty());
+  EXPECT_FALSE(view.series()[0].contiguous);
+  EXPECT_TRUE(view.series()[0].name_field.empty());
+  EXPECT_TRUE(view.series()[0].other_labels.empty());
+  std::vector<RemoteLabel> labels;
+  ASSERT_TRUE(WriteRequestView::DecodeLabels(view.series()[0], &labels).ok());
+  EXPECT_EQ(labels.size(), 2u);
+}
+
+TEST(RemoteWrite, NameNotFirstLeavesNameFieldEmpty) {
+  std::string ts;
+  PutBytes(1, Label("a", "b"), &ts);
+  PutBytes(1, Label("__name__", "m"), &ts);
+  std::string req;
+  PutBytes(1, ts, &req);
+  WriteRequestView view;
+  ASSERT_TRUE(DecodeWriteRequest(req, &view).ok());
+  EXPECT_TRUE(view.series()[0].name_field.empty());
+  EXPECT_EQ(view.series()[0].other_labels, std::string_view(ts));
+}
+
+TEST(RemoteWrite, MalformedLabelsAreFoundByDecodeLabels) {
+  std::string ts;
+  PutBytes(1, std::string("\x0a\x05" "ab"), &ts);  // a label whose name runs past its message
+  std::string req;
+  PutBytes(1, ts, &req);
+  WriteRequestView view;
+  ASSERT_TRUE(DecodeWriteRequest(req, &view).ok());
+  std::vector<RemoteLabel> labels;
+  EXPECT_TRUE(WriteRequestView::DecodeLabels(view.series()[0], &labels).IsInvalidArgument());
 }
 
 TEST(RemoteWrite, EmptyRequestHasNoSeries) {
@@ -91,7 +124,7 @@ TEST(RemoteWrite, RejectsEveryTruncation) {
   const std::string req = OneSeries();
   WriteRequestView view;
   for (size_t n = 1; n < req.size(); ++n) {
-    const Status s = DecodeWriteRequest(std::string_view(req).substr(0, n), &view);
+    Status s = DecodeWriteRequest(std::string_view(req).substr(0, n), &view);
     EXPECT_TRUE(s.IsInvalidArgument()) << "prefix of " << n << " bytes: " << s.ToString();
   }
 }

@@ -51,16 +51,23 @@ struct RemoteSample {
   int64_t timestamp_ms = 0;
 };
 
-// One TimeSeries: ranges into WriteRequestView's label and sample arrays.
+// One TimeSeries. Its labels are not decoded up front (see
+// WriteRequestView::DecodeLabels): a receiver looks its series up by their
+// raw bytes and decodes them only for a series it has not seen.
 struct RemoteSeries {
-  size_t first_label = 0;
-  size_t num_labels = 0;
+  std::string_view message;  // the TimeSeries message
+  size_t offset = 0;         // of message in the WriteRequest, for errors
+  // The encoded label fields, when they are contiguous in the message (as
+  // every known client writes them); otherwise both are empty. name_field
+  // is the first label field when it is the __name__ label (Prometheus
+  // sorts labels, so it is), and other_labels the label fields after it;
+  // otherwise name_field is empty and other_labels holds them all.
+  // Identical bytes mean an identical label set, so they are a cache key.
+  std::string_view name_field;
+  std::string_view other_labels;
+  bool contiguous = true;
   size_t first_sample = 0;
   size_t num_samples = 0;
-  // The encoded label fields of the series, when they are contiguous in the
-  // message (as every known client writes them); otherwise empty. Identical
-  // bytes mean an identical label set, so this is a cache key.
-  std::string_view labels_raw;
 };
 
 // A decoded WriteRequest. Views point into the buffer that was decoded,
@@ -68,21 +75,25 @@ struct RemoteSeries {
 class WriteRequestView {
  public:
   const std::vector<RemoteSeries>& series() const { return series_; }
-  const RemoteLabel* labels(const RemoteSeries& s) const { return &labels_[s.first_label]; }
   const RemoteSample* samples(const RemoteSeries& s) const { return &samples_[s.first_sample]; }
   size_t total_samples() const { return samples_.size(); }
+
+  // Decodes the labels of s into *out (cleared first), in message order.
+  // InvalidArgument on a malformed label.
+  static Status DecodeLabels(const RemoteSeries& s, std::vector<RemoteLabel>* out);
 
  private:
   friend Status DecodeWriteRequest(std::string_view message, WriteRequestView* out);
   std::vector<RemoteSeries> series_;
-  std::vector<RemoteLabel> labels_;
   std::vector<RemoteSample> samples_;
 };
 
-// Decodes a WriteRequest message (already decompressed). On malformed
-// wire data returns InvalidArgument naming the problem and its byte offset
-// ("truncated varint at byte 12"); *out is then unspecified. Label names and
-// values are not validated here (see remote_write_handler.h).
+// Decodes a WriteRequest message (already decompressed): the framing of
+// every field and every sample; labels are only delimited (see
+// DecodeLabels). On malformed wire data returns InvalidArgument naming the
+// problem and its byte offset ("truncated varint at byte 12"); *out is then
+// unspecified. Label names and values are not validated here (see
+// remote_write_handler.h).
 Status DecodeWriteRequest(std::string_view message, WriteRequestView* out);
 
 // Decompresses a snappy block into *out. The uncompressed length is read

@@ -78,6 +78,7 @@ class RemoteWriteHandler {
   std::string body_;         // the decompressed body; views point into it
   WriteRequestView request_;
   std::vector<SeriesId> ids_;           // per series of the request
+  std::vector<RemoteLabel> labels_;     // scratch: a series' labels
   std::vector<storage::TagRef> tags_;   // scratch
   std::string key_;                     // scratch: a cache key
   PutError error_;                      // scratch
