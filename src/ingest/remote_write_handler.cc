@@ -86,7 +86,7 @@ void RemoteWriteHandler::Handle(std::string_view compressed, uint64_t max_size,
   out->request_status = SnappyUncompress(compressed, max_size, &body_);
   if (out->request_status.ok()) out->request_status = DecodeWriteRequest(body_, &request_);
   if (!out->request_status.ok()) {
-    writer_.Reject(PutErrorKind::kIllegalArgument);
+    stats_->remote_write_bad.fetch_add(1, std::memory_order_relaxed);
     return;
   }
   out->samples = request_.total_samples();
@@ -99,6 +99,7 @@ void RemoteWriteHandler::Handle(std::string_view compressed, uint64_t max_size,
     if (!st.ok()) {
       out->request_status =
           Status::InvalidArgument("series " + std::to_string(i) + ": " + st.message());
+      stats_->remote_write_bad.fetch_add(1, std::memory_order_relaxed);
     }
     if (!st.ok() || !out->storage_status.ok()) {
       writer_.RejectOther(out->samples);

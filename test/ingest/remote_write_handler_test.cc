@@ -121,6 +121,7 @@ TEST_F(RemoteWriteHandlerTest, BadBodies) {
   const std::string body = Body({Series({{"__name__", "m"}}, {{1, 1}})});
   EXPECT_TRUE(Write(body, 4).request_status.IsResourceExhausted());
   EXPECT_TRUE(storage_.appended.empty());
+  EXPECT_EQ(stats_.remote_write_bad.load(), 3u);
 }
 
 TEST_F(RemoteWriteHandlerTest, StorageErrorsAreReported) {

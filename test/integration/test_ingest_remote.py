@@ -119,6 +119,7 @@ def test_remote_write_bad_bodies_get_400_with_text(server, payload, message):
     assert status == 400, data
     assert headers["content-type"].startswith("text/plain")
     assert message in data, data
+    assert stats(server)["tsd.ingest.remote_write.bad_requests"] == 1
 
 
 def test_remote_write_one_bad_series_stores_nothing(server):

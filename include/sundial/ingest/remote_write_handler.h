@@ -22,7 +22,8 @@
 //
 // Points go through the shared write path (PointWriter, protocol
 // remote_write, tags optional), which counts accepted and rejected points;
-// stale markers are counted in IngestStats::remote_write_stale.
+// stale markers are counted in IngestStats::remote_write_stale and bodies
+// refused whole in remote_write_bad.
 //
 // Thread-safety: not thread-safe; borrowed by one request at a time.
 // Storage, options, rules and stats are borrowed and must outlive it.
