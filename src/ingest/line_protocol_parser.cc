@@ -122,6 +122,18 @@ bool PrecisionToMs(int64_t ts, Precision p, int64_t* ms) {
   return true;
 }
 
+bool LooksLikeLineProtocol(std::string_view line) {
+  size_t i = SkipSpaces(line, 0);
+  for (; i < line.size(); ++i) {
+    if (line[i] == ' ' && Unescaped(line, i)) break;
+  }
+  i = SkipSpaces(line, i);
+  for (; i < line.size() && line[i] != ' '; ++i) {
+    if (line[i] == '=') return true;
+  }
+  return false;
+}
+
 bool IsBlankOrComment(std::string_view line) {
   size_t i = SkipSpaces(line, 0);
   if (i < line.size() && line[i] == '\r' && i + 1 == line.size()) return true;

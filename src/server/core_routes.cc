@@ -11,6 +11,7 @@ using http::ResponderPtr;
 void RegisterRoutes(ServiceContext* ctx, http::Router* router) {
   RegisterCoreRoutes(ctx, router);
   RegisterIngestRoutes(ctx, router);
+  RegisterInfluxRoutes(ctx, router);
   RegisterQueryRoutes(ctx, router);
   RegisterRemoteWriteRoutes(ctx, router);
 }

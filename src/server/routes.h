@@ -16,6 +16,7 @@ void RegisterRoutes(ServiceContext* ctx, http::Router* router);
 
 void RegisterCoreRoutes(ServiceContext* ctx, http::Router* router);
 void RegisterIngestRoutes(ServiceContext* ctx, http::Router* router);
+void RegisterInfluxRoutes(ServiceContext* ctx, http::Router* router);  // influx_routes.cc
 void RegisterQueryRoutes(ServiceContext* ctx, http::Router* router);
 void RegisterRemoteWriteRoutes(ServiceContext* ctx, http::Router* router);
 

@@ -115,6 +115,12 @@ class LineProtocolParser {
   std::vector<size_t> offsets_;  // ends of each key and value in decoded_
 };
 
+// A cheap test for telnet-style connections, where line protocol shares the
+// port with commands: true if the text after the line's first unescaped
+// space starts a token holding '=' ("cpu,host=a value=1" yes; "foo bar",
+// "Put x 1 1 a=b" no). The line may still fail to parse.
+bool LooksLikeLineProtocol(std::string_view line);
+
 // True if the line holds only spaces/tabs or its first other byte is '#'.
 bool IsBlankOrComment(std::string_view line);
 
