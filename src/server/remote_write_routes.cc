@@ -99,9 +99,8 @@ void HandleRemoteWrite(ServiceContext* ctx, const Request& req, const ResponderP
 }  // namespace
 
 void RegisterRemoteWriteRoutes(ServiceContext* ctx, http::Router* router) {
-  // The router takes "v1" as the API version, so these also answer
-  // /api/v1/write and /api/v1/push, the paths Prometheus clients use.
-  for (const char* path : {"/api/write", "/api/push"}) {
+  // Literal version segments: the paths Prometheus clients use.
+  for (const char* path : {"/api/v1/write", "/api/v1/push"}) {
     router->Add({Method::kPost}, path, [ctx](Request req, ResponderPtr r) {
       HandleRemoteWrite(ctx, req, r);
     });
