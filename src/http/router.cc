@@ -143,6 +143,17 @@ void Router::Dispatch(Request&& request, const ResponderPtr& responder) const no
     }
     if (match) best = &r;
   }
+  if (request.method == Method::kHead &&
+      (best == nullptr || !best->methods.Contains(Method::kHead))) {
+    // HEAD is served only where a route lists it; elsewhere the bare 405
+    // (and close) that any method OpenTSDB does not know gets.
+    Reply reply;
+    reply.status = 405;
+    reply.content_type.clear();
+    reply.close = true;
+    responder->Send(std::move(reply));
+    return;
+  }
   if (best == nullptr || (is_api && best->segments.size() < 2)) {
     responder->Send(is_api ? Reply::EndpointNotFound() : Reply::PageNotFound(request.path));
     return;

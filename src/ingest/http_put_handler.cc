@@ -50,7 +50,7 @@ bool HttpPutHandler::CheckPoint(const JsonPutPoint& p, std::string* error) {
   if (id == kInvalidSeriesId) DistinctTags(p, parser_.tags(), &tags_);
   if (id == kInvalidSeriesId &&
       !writer_.Resolve(p.metric, tags_.data(), tags_.size(), p.metric, p.tags_raw, &id,
-                         &error_)) {
+                       &error_)) {
     writer_.Reject(error_.kind);
     switch (error_.kind) {
       case PutErrorKind::kUnknownMetric:

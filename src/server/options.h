@@ -82,7 +82,12 @@ struct Options {
   size_t max_connections = 0;     // 0 = unlimited
   size_t max_connections_per_address = 0;  // 0 = unlimited
   net::LineOptions line;
-  http::HttpOptions http;
+  // HEAD is parsed: InfluxDB clients send HEAD /ping (influx_routes.cc).
+  http::HttpOptions http = [] {
+    http::HttpOptions o;
+    o.limits.allow_head = true;
+    return o;
+  }();
   storage::StorageOptions storage;
   ingest::IngestOptions ingest;
   QueryOptions query;
