@@ -7,8 +7,6 @@
 #
 #   bench/compare_ingest.sh [build dir] [extra ingest_load flags...]
 #   RUNS=3 bench/compare_ingest.sh build     # each server 3 times, medians
-#   PROTOS=remote_write PEERS=vm bench/compare_ingest.sh build --batch=2000
-#                       # Prometheus remote_write, VictoriaMetrics' own endpoint
 #
 # Needs the Debian package victoria-metrics. Optional: the Debian package
 # influxdb (1.6); its binary is started from a config written to a temp dir
@@ -24,6 +22,10 @@
 # (default: 1000 hosts x the 10 cpu fields x 1 h at 10 s = 3,600,000
 # points, 10,000 series, 8 tags, 5000 lines per request), e.g.
 #   PROTOS=influx PEERS=vm bench/compare_ingest.sh build
+# "remote_write" is Prometheus remote_write (snappy WriteRequests, one
+# sample per series, --batch samples per request) to Sundial's and
+# VictoriaMetrics' own /api/v1/write, e.g.
+#   PROTOS=remote_write PEERS=vm bench/compare_ingest.sh build --batch=2000
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${1:-$root/build}"
@@ -169,7 +171,6 @@ print(statistics.median(float(r[int(sys.argv[2])]) for r in rows))' "${results[$
 echo "machine: $(nproc) cores, $(uname -r); load generator on the same machine"
 echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg); runs: $runs"
 servers=("${peers[@]}" sundial)
-protos=(${PROTOS:-telnet http})
 for ((r = 1; r <= runs; r++)); do
   for proto in "${protos[@]}"; do
     for server in "${servers[@]}"; do
