@@ -22,6 +22,10 @@
 # (default: 1000 hosts x the 10 cpu fields x 1 h at 10 s = 3,600,000
 # points, 10,000 series, 8 tags, 5000 lines per request), e.g.
 #   PROTOS=influx PEERS=vm bench/compare_ingest.sh build
+# "remote_write" is Prometheus remote_write (snappy WriteRequests, one
+# sample per series, --batch samples per request) to Sundial's and
+# VictoriaMetrics' own /api/v1/write, e.g.
+#   PROTOS=remote_write PEERS=vm bench/compare_ingest.sh build --batch=2000
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${1:-$root/build}"
@@ -112,7 +116,11 @@ run() {  # run <server> <protocol> <run number>
         -loggerLevel=ERROR >"$dir.log" 2>&1 &
       server_pid=$!
       wait_http "$http_port" /metrics
-      port=$([[ $proto == telnet ]] && echo "$tel_port" || echo "$ot_http_port")
+      case $proto in
+        telnet) port=$tel_port ;;
+        remote_write) port=$http_port ;;  # VictoriaMetrics' own /api/v1/write
+        *) port=$ot_http_port ;;
+      esac
       args=(--stats=vm --stats-port="$http_port")
       if [[ $proto == influx ]]; then
         port=$http_port

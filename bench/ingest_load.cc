@@ -1,7 +1,8 @@
 // ingest_load: the ingest load generator.
 //
 // Pre-generates a DevOps-like data set (ingest_load_data.h) before the clock
-// starts, sends it over N telnet connections, as HTTP /api/put batches, or
+// starts, sends it over N telnet connections, as HTTP /api/put batches,
+// (--protocol=remote_write) as Prometheus remote_write requests, or
 // (--protocol=influx) as InfluxDB line protocol, --batch lines per POST to
 // --path (Sundial /write, VictoriaMetrics /influx/write),
 // waits until the server reports every point stored, and prints points/s,
@@ -97,7 +98,8 @@ bool ParseArgs(int argc, char** argv, Args* a) {
     std::fprintf(stderr, "--stats must be sundial, vm or influx\n");
     return false;
   }
-  return a->protocol == "telnet" || a->protocol == "http" || a->protocol == "influx";
+  return a->protocol == "telnet" || a->protocol == "http" || a->protocol == "influx" ||
+         a->protocol == "remote_write";
 }
 
 int Connect(int port) {
@@ -251,7 +253,9 @@ int Run(const Args& a) {
       for (const auto& s : v) bytes += s.size();
     }
   } else {
-    http = MakeHttpRequests(spec, "127.0.0.1:" + std::to_string(a.port));
+    const std::string host = "127.0.0.1:" + std::to_string(a.port);
+    http = a.protocol == "remote_write" ? MakeRemoteWriteRequests(spec, host)
+                                        : MakeHttpRequests(spec, host);
     for (const auto& v : http) {
       for (const auto& s : v) bytes += s.size();
     }

@@ -1,7 +1,13 @@
 #include "ingest_load_data.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <random>
+#include <string_view>
+
+#include <snappy.h>
 
 namespace sundial::bench {
 namespace {
@@ -127,6 +133,21 @@ void Generate(const LoadSpec& spec, Emit emit) {
   }
 }
 
+void PutVarint(uint64_t v, std::string* out) {
+  while (v >= 0x80) {
+    out->push_back(static_cast<char>(v | 0x80));
+    v >>= 7;
+  }
+  out->push_back(static_cast<char>(v));
+}
+
+// A length-delimited protobuf field.
+void PutField(uint32_t number, std::string_view payload, std::string* out) {
+  PutVarint(number << 3 | 2, out);
+  PutVarint(payload.size(), out);
+  out->append(payload);
+}
+
 }  // namespace
 
 std::vector<std::string> MakeTelnetPayloads(const LoadSpec& spec) {
@@ -185,6 +206,60 @@ std::vector<std::vector<std::string>> MakeHttpRequests(const LoadSpec& spec,
     if (++count[conn] == spec.http_batch) finish(conn);
   });
   for (size_t c = 0; c < out.size(); ++c) finish(c);
+  return out;
+}
+
+std::vector<std::vector<std::string>> MakeRemoteWriteRequests(const LoadSpec& spec,
+                                                              const std::string& host_header) {
+  const auto conns = static_cast<size_t>(spec.connections);
+  std::vector<std::vector<std::string>> out(conns);
+  std::vector<std::string> request(conns);
+  std::vector<int> count(conns, 0);
+  auto finish = [&](size_t conn) {
+    if (count[conn] == 0) return;
+    std::string body;
+    snappy::Compress(request[conn].data(), request[conn].size(), &body);
+    std::string req = "POST /api/v1/write HTTP/1.1\r\nHost: " + host_header +
+                      "\r\nContent-Type: application/x-protobuf\r\nContent-Encoding: snappy"
+                      "\r\nX-Prometheus-Remote-Write-Version: 0.1.0\r\nContent-Length: " +
+                      std::to_string(body.size()) + "\r\n\r\n";
+    req += body;
+    out[conn].push_back(std::move(req));
+    request[conn].clear();
+    count[conn] = 0;
+  };
+  std::string series, label, sample, name;
+  std::vector<std::pair<std::string, std::string>> labels;
+  Generate(spec, [&](int c, const std::string& metric, const Host& host, int64_t ts,
+                     const char* value) {
+    const auto conn = static_cast<size_t>(c);
+    name = metric;
+    std::replace(name.begin(), name.end(), '.', '_');
+    labels = host.tags;
+    std::sort(labels.begin(), labels.end());
+    series.clear();
+    label.clear();
+    PutField(1, "__name__", &label);
+    PutField(2, name, &label);
+    PutField(1, label, &series);
+    for (const auto& [k, v] : labels) {
+      label.clear();
+      PutField(1, k, &label);
+      PutField(2, v, &label);
+      PutField(1, label, &series);
+    }
+    const double d = std::strtod(value, nullptr);
+    uint64_t bits;
+    std::memcpy(&bits, &d, sizeof bits);
+    sample.assign(1, '\x09');
+    for (int i = 0; i < 8; ++i) sample.push_back(static_cast<char>(bits >> (8 * i)));
+    sample.push_back('\x10');
+    PutVarint(static_cast<uint64_t>(ts * 1000), &sample);
+    PutField(2, sample, &series);
+    PutField(1, series, &request[conn]);
+    if (++count[conn] == spec.http_batch) finish(conn);
+  });
+  for (size_t c = 0; c < conns; ++c) finish(c);
   return out;
 }
 

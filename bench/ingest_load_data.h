@@ -36,6 +36,14 @@ std::vector<std::string> MakeTelnetPayloads(const LoadSpec& spec);
 std::vector<std::vector<std::string>> MakeHttpRequests(const LoadSpec& spec,
                                                        const std::string& host_header);
 
+// Complete HTTP/1.1 POST /api/v1/write requests (Prometheus remote_write
+// 1.0: snappy-compressed WriteRequest, one sample per TimeSeries as
+// Prometheus sends them), per connection, http_batch samples each. Metric
+// names have '_' for '.' (Prometheus names allow no dots); labels are
+// sorted by name, __name__ first, as Prometheus sorts them.
+std::vector<std::vector<std::string>> MakeRemoteWriteRequests(const LoadSpec& spec,
+                                                              const std::string& host_header);
+
 // Complete HTTP/1.1 POST <path> requests of InfluxDB line protocol, per
 // connection, http_batch lines each, split across connections as above.
 // The metrics of one group become the fields of one line: with

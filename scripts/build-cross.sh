@@ -71,7 +71,7 @@ command -v "$cxx" >/dev/null ||
 # The target's static libraries, unpacked into the build directory rather
 # than installed (see install-deps.sh). Headers are the same as the native ones.
 debs=()
-for p in libzstd-dev zlib1g-dev libhttp-parser-dev libre2-dev libgtest-dev libgmock-dev; do
+for p in libzstd-dev zlib1g-dev libhttp-parser-dev libre2-dev libsnappy-dev libgtest-dev libgmock-dev; do
   debs+=("$p:$deb_arch")
 done
 deb_root=$root/$build/$deb_arch-root

@@ -53,6 +53,7 @@ ContentCoding ParseContentCoding(std::string_view header) {
   if (header.empty() || EqualsNoCase(header, "identity")) return ContentCoding::kIdentity;
   if (EqualsNoCase(header, "gzip") || EqualsNoCase(header, "x-gzip")) return ContentCoding::kGzip;
   if (EqualsNoCase(header, "deflate")) return ContentCoding::kDeflate;
+  if (EqualsNoCase(header, "snappy")) return ContentCoding::kSnappy;
   return ContentCoding::kUnknown;
 }
 

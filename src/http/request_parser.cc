@@ -193,7 +193,7 @@ bool RequestParser::FinishMessage() {
   if (coding == ContentCoding::kUnknown) {
     return Fail(415, "Unsupported Content-Encoding: " + std::string(encoding));
   }
-  if (coding != ContentCoding::kIdentity && !r.body.empty()) {
+  if ((coding == ContentCoding::kGzip || coding == ContentCoding::kDeflate) && !r.body.empty()) {
     std::string inflated;
     s = Inflate(coding, r.body, limits_.max_body_bytes, &inflated);
     if (s.IsResourceExhausted()) return Fail(413, "Request body too large");

@@ -18,6 +18,7 @@ void RegisterRoutes(ServiceContext* ctx, http::Router* router) {
   RegisterExpRoutes(ctx, router);
   RegisterDeleteRoutes(ctx, router);
   RegisterSnapshotRoutes(ctx, router);
+  RegisterRemoteWriteRoutes(ctx, router);
 }
 
 void RegisterCoreRoutes(ServiceContext* /*ctx*/, http::Router* router) {

@@ -200,6 +200,18 @@ const std::vector<OptionSpec> kOptionTable = {
      }},
     {"telnet.diediedie", "false", "allow the telnet 'diediedie' command to shut the server down",
      [](std::string_view v, Options* o) { return ParseBool(v, &o->telnet.diediedie); }},
+    {"graphite.port", "0", "TCP port of the Graphite plaintext listener ('path value timestamp' lines; 2003 is usual; 0 = off)",
+     [](std::string_view v, Options* o) {
+       uint64_t p = 0;
+       SUNDIAL_RETURN_IF_ERROR(ParseUint(v, 0, 65535, &p));
+       o->graphite.port = static_cast<uint16_t>(p);
+       return Status::OK();
+     }},
+    {"graphite.bind", "", "IP address of the Graphite listener (empty = the same as bind)",
+     [](std::string_view v, Options* o) {
+       o->graphite.bind = std::string(v);
+       return Status::OK();
+     }},
     {"http.max_body_size", "64MiB", "largest request body (after decompression); larger ones get 413",
      [](std::string_view v, Options* o) {
        return ParseBytes(v, 1024, kMaxBodyBytes, &o->http.limits.max_body_bytes);

@@ -68,6 +68,11 @@ struct TelnetOptions {
   bool diediedie = false;       // allow the `diediedie` shutdown command
 };
 
+struct GraphiteOptions {
+  uint16_t port = 0;            // Graphite plaintext listener; 0 = off
+  std::string bind;             // its address; "" = the main bind address
+};
+
 struct Options {
   std::string config_file;      // set by --config, not a key itself
   std::string health_url;       // set by --health=URL, not a key itself
@@ -89,6 +94,7 @@ struct Options {
   QueryOptions query;
   RollupServerOptions rollup;
   TelnetOptions telnet;
+  GraphiteOptions graphite;
   LogOptions log;
 };
 

@@ -6,6 +6,7 @@
 //   ingest_routes.cc  /api/put, /api/stats, /metrics          (ingest)
 //   query_routes.cc   /api/query, /api/suggest, /api/search, ... (query)
 //   exp_routes.cc     /api/query/exp, /api/query/gexp          (query)
+//   remote_write_routes.cc  /api/v1/write, /api/v1/push   (ingest)
 #pragma once
 
 #include "service_context.h"
@@ -30,5 +31,6 @@ void RegisterDeleteRoutes(ServiceContext* ctx, http::Router* router);
 void HandleDeleteQuery(ServiceContext* ctx, query::QuerySpec spec, const http::ResponderPtr& resp);
 // snapshot_routes.cc: /api/snapshot.
 void RegisterSnapshotRoutes(ServiceContext* ctx, http::Router* router);
+void RegisterRemoteWriteRoutes(ServiceContext* ctx, http::Router* router);
 
 }  // namespace sundial::server

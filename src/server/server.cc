@@ -71,6 +71,7 @@ Status Server::Start() {
   ingest_options.allow_specialchars = options_.ingest.allow_specialchars;
   ingest_options.influx_separator = options_.ingest.influx_separator;
   ingest_ = std::make_unique<IngestService>(ingest_options, storage_.get());
+  remote_write_ = std::make_unique<RemoteWriteService>(ingest_.get());
 
   workers_ = std::make_unique<WorkerPool>(options_.query.threads, options_.query.spare_threads);
   ctx_.options = &options_;
@@ -78,6 +79,7 @@ Status Server::Start() {
   ctx_.rollups = rollups_.get();
   ctx_.cache = cache_.get();
   ctx_.ingest = ingest_.get();
+  ctx_.remote_write = remote_write_.get();
   ctx_.workers = workers_.get();
   ctx_.stats = &stats_;
   ctx_.connections = &connections_;
@@ -92,6 +94,12 @@ Status Server::Start() {
   listener_ = std::make_unique<net::Listener>(options_.listener, io_pool_.get(), &connections_,
                                               static_cast<net::SessionFactory*>(this));
   SUNDIAL_RETURN_IF_ERROR(listener_->Start());
+  if (options_.graphite.port != 0) {
+    graphite_ = std::make_unique<GraphiteServer>(options_, ingest_.get(), io_pool_.get(),
+                                                 &connections_);
+    SUNDIAL_RETURN_IF_ERROR(graphite_->Start());
+    spdlog::info("graphite plaintext listener on port {}", graphite_->port());
+  }
   io_pool_->Start();
   spdlog::info("sundiald listening on {}:{} ({} I/O threads, {} query threads), data dir {}",
                options_.listener.bind_address, listener_->port(), io_pool_->size(),
@@ -164,6 +172,7 @@ void Server::Stop() {
   Notify("STOPPING=1\nSTATUS=Shutting down");
   if (watchdog_) watchdog_->Stop();
   if (listener_) listener_->Stop();
+  if (graphite_) graphite_->Stop();
   connections_.StopAll();
   // Give connections a moment to close (and to flush what they received).
   const auto deadline = std::chrono::steady_clock::now() + kCloseWait;

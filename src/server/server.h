@@ -22,10 +22,12 @@
 #include <asio/signal_set.hpp>
 
 #include "data_dir_lock.h"
+#include "graphite_server.h"
 #include "ingest_service.h"
 #include "late_observers.h"
 #include "options.h"
 #include "put_line_sink.h"
+#include "remote_write_service.h"
 #include "sd_notify.h"
 #include "service_context.h"
 #include "sundial/http/router.h"
@@ -74,6 +76,7 @@ class Server : private net::SessionFactory {
   LateObservers late_observers_;
   std::unique_ptr<storage::Storage> storage_;
   std::unique_ptr<IngestService> ingest_;
+  std::unique_ptr<RemoteWriteService> remote_write_;
   std::unique_ptr<WorkerPool> workers_;
   ServerStats stats_;
   ServiceContext ctx_;
@@ -82,6 +85,7 @@ class Server : private net::SessionFactory {
   std::unique_ptr<PutLineSinkFactory> put_factory_;
   std::unique_ptr<net::IoContextPool> io_pool_;
   std::unique_ptr<net::Listener> listener_;
+  std::unique_ptr<GraphiteServer> graphite_;  // null when graphite.port is 0
   std::unique_ptr<Watchdog> watchdog_;  // null without WatchdogSec=
 
   asio::io_context control_;  // signals and shutdown requests, run by Run()

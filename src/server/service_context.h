@@ -19,6 +19,7 @@
 namespace sundial::server {
 
 class IngestService;
+class RemoteWriteService;
 
 // Counters of the network layer, for stats. Relaxed atomics.
 struct ServerStats {
@@ -33,6 +34,7 @@ struct ServiceContext {
   const rollup::RollupStore* rollups = nullptr;  // null when rollups are off
   query::BucketCache* cache = nullptr;          // null when the bucket cache is off
   IngestService* ingest = nullptr;            // the write path (ingest_service.h)
+  RemoteWriteService* remote_write = nullptr; // /api/v1/write (remote_write_service.h)
   WorkerPool* workers = nullptr;              // for work that must leave I/O threads
   ServerStats* stats = nullptr;
   const net::ConnectionManager* connections = nullptr;

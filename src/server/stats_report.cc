@@ -52,6 +52,9 @@ std::vector<StatRecord> CollectStats(const ServiceContext& ctx) {
   }
   add("ingest.influx.requests", in ? in->influx_requests.load() : 0);
   add("ingest.influx.string_fields_skipped", in ? in->influx_string_fields.load() : 0);
+  add("ingest.remote_write.requests", in ? in->remote_write_requests.load() : 0);
+  add("ingest.remote_write.stale_dropped", in ? in->remote_write_stale.load() : 0);
+  add("ingest.remote_write.bad_requests", in ? in->remote_write_bad.load() : 0);
   const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
                           std::chrono::system_clock::now().time_since_epoch())
                           .count();

@@ -58,6 +58,7 @@ TEST(BodyCodec, OutputLimit) {
 TEST(BodyCodec, HeaderParsing) {
   EXPECT_EQ(ParseContentCoding(""), ContentCoding::kIdentity);
   EXPECT_EQ(ParseContentCoding(" GZIP "), ContentCoding::kGzip);
+  EXPECT_EQ(ParseContentCoding("snappy"), ContentCoding::kSnappy);
   EXPECT_EQ(ParseContentCoding("deflate"), ContentCoding::kDeflate);
   EXPECT_EQ(ParseContentCoding("br"), ContentCoding::kUnknown);
   EXPECT_TRUE(AcceptsGzip("gzip, deflate"));

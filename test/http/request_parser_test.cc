@@ -101,6 +101,19 @@ TEST(RequestParser, GzipBody) {
   EXPECT_EQ(reqs[0].body, "[1,2,3]");
 }
 
+// Snappy (Prometheus remote_write) is left to the handler, undecoded.
+TEST(RequestParser, SnappyBodyIsPassedThrough) {
+  const std::string in =
+      "POST /api/v1/write HTTP/1.1\r\nContent-Encoding: snappy\r\nContent-Length: 4\r\n\r\n"
+      "\x03\x08xy";
+  RequestParser p({});
+  bool err = false;
+  auto reqs = ParseAll(&p, in, 1000, &err);
+  ASSERT_FALSE(err);
+  ASSERT_EQ(reqs.size(), 1u);
+  EXPECT_EQ(reqs[0].body, "\x03\x08xy");
+}
+
 TEST(RequestParser, BadGzipIs400) {
   const std::string in =
       "POST /api/put HTTP/1.1\r\nContent-Encoding: gzip\r\nContent-Length: 4\r\n\r\nabcd";

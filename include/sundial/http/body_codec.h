@@ -15,7 +15,9 @@
 
 namespace sundial::http {
 
-enum class ContentCoding { kIdentity, kGzip, kDeflate, kUnknown };
+// kSnappy (Prometheus remote_write) is passed through undecoded: the body is
+// a snappy block that only its handler knows how to check and bound.
+enum class ContentCoding { kIdentity, kGzip, kDeflate, kSnappy, kUnknown };
 
 // Parses a Content-Encoding header value ("" means identity).
 ContentCoding ParseContentCoding(std::string_view header);

@@ -57,6 +57,9 @@ struct IngestStats {
   std::atomic<uint64_t> series_cache_misses{0}; // resolves through storage
   std::atomic<uint64_t> influx_requests{0};     // HTTP line-protocol writes
   std::atomic<uint64_t> influx_string_fields{0};  // string fields skipped
+  std::atomic<uint64_t> remote_write_requests{0};  // POST /api/v1/write
+  std::atomic<uint64_t> remote_write_stale{0};     // stale markers dropped
+  std::atomic<uint64_t> remote_write_bad{0};       // bodies refused whole (400/413)
 
   ProtocolCounters by_protocol[kProtocolCount];
   ProtocolCounters& of(Protocol p) { return by_protocol[static_cast<size_t>(p)]; }
