@@ -12,6 +12,9 @@ void RegisterRoutes(ServiceContext* ctx, http::Router* router) {
   RegisterCoreRoutes(ctx, router);
   RegisterIngestRoutes(ctx, router);
   RegisterQueryRoutes(ctx, router);
+  RegisterAnnotationRoutes(ctx, router);
+  RegisterUidRoutes(ctx, router);
+  RegisterStatsRoutes(ctx, router);
 }
 
 void RegisterCoreRoutes(ServiceContext* /*ctx*/, http::Router* router) {

@@ -3,6 +3,9 @@
 //   core_routes.cc    /api/version, /api/dropcaches           (server)
 //   ingest_routes.cc  /api/put, /api/stats, /metrics          (ingest)
 //   query_routes.cc   /api/query, /api/suggest, /api/search, ... (query)
+//   annotation_routes.cc /api/annotation[s][/bulk]                (query)
+//   uid_routes.cc     /api/uid/{assign,uidmeta,tsmeta,rename}     (storage)
+//   stats_routes.cc   /api/stats/{query,threads,jvm}, /api/serializers
 #pragma once
 
 #include "service_context.h"
@@ -16,5 +19,8 @@ void RegisterRoutes(ServiceContext* ctx, http::Router* router);
 void RegisterCoreRoutes(ServiceContext* ctx, http::Router* router);
 void RegisterIngestRoutes(ServiceContext* ctx, http::Router* router);
 void RegisterQueryRoutes(ServiceContext* ctx, http::Router* router);
+void RegisterAnnotationRoutes(ServiceContext* ctx, http::Router* router);
+void RegisterUidRoutes(ServiceContext* ctx, http::Router* router);
+void RegisterStatsRoutes(ServiceContext* ctx, http::Router* router);
 
 }  // namespace sundial::server

@@ -63,6 +63,12 @@ Status Server::Start() {
   if (const storage::StorageHealth h = storage_->health(); h.read_only) {
     spdlog::error("storage is read-only: queries are served, writes refused ({})", h.reason);
   }
+  meta_env_ = NewPosixEnv();
+  std::vector<std::string> meta_warnings;
+  SUNDIAL_RETURN_IF_ERROR(storage::MetaStore::Open(meta_env_.get(), options_.storage.data_dir,
+                                                   &meta_, &meta_warnings));
+  for (const std::string& warning : meta_warnings) spdlog::warn("recovery: {}", warning);
+  annotations_ = std::make_unique<query::AnnotationStore>(meta_.get());
   Notify("STATUS=Recovered (" + std::to_string(warnings.size()) +
          " warnings); starting the listener");
   ingest::IngestOptions ingest_options;
@@ -81,6 +87,9 @@ Status Server::Start() {
   ctx_.stats = &stats_;
   ctx_.connections = &connections_;
   ctx_.router = &router_;
+  ctx_.meta = meta_.get();
+  ctx_.annotations = annotations_.get();
+  ctx_.queries = &queries_;
   ctx_.request_shutdown = [this] { RequestShutdown(); };
 
   RegisterRoutes(&ctx_, &router_);

@@ -422,6 +422,43 @@ Status SeriesDict::LookupUid(NameKind kind, std::string_view name, uint32_t* uid
   return Status::OK();
 }
 
+Status SeriesDict::AssignName(NameKind kind, std::string_view name, uint32_t* uid,
+                              bool* created) {
+  if (static_cast<int>(kind) > 2) return Status::InvalidArgument("bad name kind");
+  if (name.empty()) return Status::InvalidArgument("empty name");
+  WriterLock lock(&mu_);
+  *created = false;
+  *uid = names(kind).Find(name);
+  if (*uid != 0) return Status::OK();
+  const uint32_t fresh = names(kind).next_uid();
+  std::string payload(1, static_cast<char>(kind));
+  PutVarint32(&payload, fresh);
+  PutLengthPrefixed(&payload, name);
+  std::string rec;
+  AppendLogRecord(&rec, kNameRecord, payload);
+  // Assignments are rare and answered to a user: synced before the answer.
+  Status s = file_->Write(file_end_, rec.data(), rec.size());
+  if (s.ok()) s = file_->Sync();
+  if (!s.ok()) {
+    (void)file_->Truncate(file_end_);  // best effort: drop a partial record
+    return s.WithContext("series dictionary");
+  }
+  file_end_ += rec.size();
+  names(kind).Insert(name, fresh);
+  *uid = fresh;
+  *created = true;
+  return Status::OK();
+}
+
+Status SeriesDict::NameOfUid(NameKind kind, uint32_t uid, std::string* name) const {
+  if (static_cast<int>(kind) > 2) return Status::InvalidArgument("bad name kind");
+  ReaderLock lock(&mu_);
+  const std::string_view n = names(kind).Name(uid);
+  if (n.empty()) return Status::NotFound("unknown uid");
+  name->assign(n);
+  return Status::OK();
+}
+
 std::vector<std::string> SeriesDict::SuggestNames(NameKind kind, std::string_view prefix,
                                                   size_t max) const {
   std::vector<std::string> out;

@@ -71,6 +71,9 @@ class SeriesDict {
   // Names borrowed from the tables' arenas, which never free them.
   Status GetSeriesKeyRef(SeriesId id, SeriesKeyRef* out) const;
   Status LookupUid(NameKind kind, std::string_view name, uint32_t* uid) const;
+  // Storage::AssignName / NameOfUid.
+  Status AssignName(NameKind kind, std::string_view name, uint32_t* uid, bool* created);
+  Status NameOfUid(NameKind kind, uint32_t uid, std::string* name) const;
   std::vector<std::string> SuggestNames(NameKind kind, std::string_view prefix,
                                         size_t max) const;
   size_t MemoryUsage() const;

@@ -243,6 +243,17 @@ class Storage {
   virtual Status GetSeriesKeyRef(SeriesId id, SeriesKeyRef* out) = 0;
   // The uid of a name of a kind. NotFound if the name was never seen.
   virtual Status LookupUid(NameKind kind, std::string_view name, uint32_t* uid) = 0;
+  // Interns name without creating a series (/api/uid/assign): *uid is its
+  // uid and *created says whether it was new. The new name is synced before
+  // this returns. Engines that cannot return InvalidArgument.
+  virtual Status AssignName(NameKind /*kind*/, std::string_view /*name*/, uint32_t* /*uid*/,
+                            bool* /*created*/) {
+    return Status::InvalidArgument("assigning names is not supported");
+  }
+  // The name of a uid of a kind. NotFound if the uid was never assigned.
+  virtual Status NameOfUid(NameKind /*kind*/, uint32_t /*uid*/, std::string* /*name*/) {
+    return Status::NotFound("unknown uid");
+  }
   // Names of a kind starting with prefix, sorted, at most max (0 = no limit).
   virtual std::vector<std::string> SuggestNames(NameKind kind, std::string_view prefix,
                                                 size_t max) = 0;
