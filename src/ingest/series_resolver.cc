@@ -5,7 +5,9 @@ namespace sundial::ingest {
 SeriesResolver::SeriesResolver(storage::Storage* storage, const IngestOptions* options,
                                const PointRules* rules)
     : storage_(storage), options_(options), rules_(rules),
-      cache_(options->series_cache_entries) {}
+      cache_(options->series_cache_entries),
+      name_epoch_(storage->name_epoch()),
+      seen_epoch_(name_epoch_ != nullptr ? name_epoch_->load(std::memory_order_acquire) : 0) {}
 
 bool SeriesResolver::Resolve(std::string_view metric, const storage::TagRef* tags,
                              size_t num_tags, std::string_view metric_text,

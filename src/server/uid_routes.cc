@@ -402,6 +402,55 @@ void HandleTsMeta(ServiceContext* ctx, const Request& req, const ResponderPtr& r
   resp->Send(Reply::Json(TsMetaJson(ctx, tsuid, id, key).dump()));
 }
 
+// ---- /api/uid/rename ----
+
+// GET ?metric=<old>&name=<new> (or tagk=/tagv=), POST the same as a JSON
+// object. The uid keeps its series and points; only its name changes.
+void HandleRename(ServiceContext* ctx, const Request& req, const ResponderPtr& resp) {
+  std::vector<std::pair<std::string, std::string>> source;
+  if (!req.body.empty()) {
+    const Json j = query::CheckJsonBounds(req.body).ok() ? Json::parse(req.body, nullptr, false)
+                                                         : Json();
+    if (j.is_discarded() || !j.is_object()) return resp->Send(StatusReply(BadJson()));
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      if (it.value().is_string()) source.emplace_back(it.key(), it.value().get<std::string>());
+    }
+  } else {
+    for (const auto& kv : req.params.items()) source.push_back(kv);
+  }
+  std::string type, from, to;
+  for (const auto& [k, v] : source) {
+    if (k == "name") {
+      to = v;
+    } else if (k == "metric" || k == "tagk" || k == "tagv") {
+      type = k;
+      from = v;
+    }
+  }
+  if (type.empty() || from.empty() || to.empty()) {
+    return resp->Send(Reply::Error(400, "Missing necessary values to rename UID"));
+  }
+  NameKind kind;
+  (void)ParseKind(type, &kind);
+  std::string error;
+  if (!ValidName(to)) {
+    error = "Invalid " + type + " (\"" + to + "\"): illegal character";
+  } else if (Status s = ctx->storage->RenameName(kind, from, to); s.IsNotFound()) {
+    error = "No such name for '" + std::string(kind == NameKind::kMetric ? "metrics" : type) +
+            "': '" + from + "'";
+  } else if (s.IsInvalidArgument()) {
+    error = "An UID with name " + to + " for " +
+            (kind == NameKind::kMetric ? "metrics" : type) + " already exists";
+  } else if (!s.ok()) {
+    return resp->Send(StatusReply(s));
+  }
+  if (error.empty()) return resp->Send(Reply::Json(R"({"result":"true"})"));
+  std::string body = R"({"result":"false","error":)";
+  AppendJsonString(error, &body);
+  body.push_back('}');
+  resp->Send(Reply::Json(std::move(body), 400));
+}
+
 void HandleUid(ServiceContext* ctx, const Request& req, const ResponderPtr& resp) {
   const std::string& rest = req.route_rest;
   if (rest == "assign") {
@@ -413,11 +462,10 @@ void HandleUid(ServiceContext* ctx, const Request& req, const ResponderPtr& resp
   if (rest == "uidmeta") return HandleUidMeta(ctx, req, resp);
   if (rest == "tsmeta") return HandleTsMeta(ctx, req, resp);
   if (rest == "rename") {
-    // Series keys, the bucket cache, rollups and cold files all hold uids
-    // resolved from names at write time; renaming in place is not offered.
-    return resp->Send(Reply::Error(501, "Renaming UIDs is not implemented",
-                                   "Sundial does not rename metrics, tag keys or tag values; "
-                                   "write new series under the new name"));
+    if (req.method != Method::kGet && req.method != Method::kPost) {
+      return resp->Send(Reply::MethodNotAllowed(http::MethodName(req.method)));
+    }
+    return HandleRename(ctx, req, resp);
   }
   resp->Send(Reply::Error(404, "Other UID endpoints have not been implemented yet"));
 }

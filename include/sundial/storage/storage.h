@@ -20,6 +20,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <iterator>
 #include <memory>
@@ -254,6 +255,18 @@ class Storage {
   virtual Status NameOfUid(NameKind /*kind*/, uint32_t /*uid*/, std::string* /*name*/) {
     return Status::NotFound("unknown uid");
   }
+  // Renames a name of a kind (/api/uid/rename): its uid, and so every
+  // series using it and their points, keep everything; only the text
+  // changes. Durable (one checksummed record, synced) before it returns.
+  // NotFound if from is unknown, InvalidArgument if to is taken.
+  virtual Status RenameName(NameKind /*kind*/, std::string_view /*from*/,
+                            std::string_view /*to*/) {
+    return Status::InvalidArgument("renaming names is not supported");
+  }
+  // A counter that grows with every rename, or null if names never change.
+  // Writers that cache name -> series mappings drop them when it moves.
+  // The pointer stays valid while the storage is open.
+  virtual const std::atomic<uint64_t>* name_epoch() { return nullptr; }
   // Names of a kind starting with prefix, sorted, at most max (0 = no limit).
   virtual std::vector<std::string> SuggestNames(NameKind kind, std::string_view prefix,
                                                 size_t max) = 0;
