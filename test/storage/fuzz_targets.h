@@ -28,4 +28,9 @@ void FuzzColdFile(const uint8_t* data, size_t size);
 // resolved again, a series is created, and it is all done a second time.
 void FuzzSeriesLog(const uint8_t* data, size_t size);
 
+// Input = a whole meta.log file (meta_store.h), header included: the store
+// is opened, read through, changed (put, delete, a batch), and opened a
+// second time, which must give the same map.
+void FuzzMetaLog(const uint8_t* data, size_t size);
+
 }  // namespace sundial::storage
