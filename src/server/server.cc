@@ -65,10 +65,15 @@ Status Server::Start() {
   }
   meta_env_ = NewPosixEnv();
   std::vector<std::string> meta_warnings;
-  SUNDIAL_RETURN_IF_ERROR(storage::MetaStore::Open(meta_env_.get(), options_.storage.data_dir,
-                                                   &meta_, &meta_warnings));
+  const Status meta_status = storage::MetaStore::Open(meta_env_.get(), options_.storage.data_dir,
+                                                     &meta_, &meta_warnings);
   for (const std::string& warning : meta_warnings) spdlog::warn("recovery: {}", warning);
-  annotations_ = std::make_unique<query::AnnotationStore>(meta_.get());
+  if (meta_status.ok()) {
+    annotations_ = std::make_unique<query::AnnotationStore>(meta_.get());
+  } else {
+    // Data is served without them: annotation and meta endpoints answer 503.
+    spdlog::error("annotations and meta data unavailable: {}", meta_status.ToString());
+  }
   Notify("STATUS=Recovered (" + std::to_string(warnings.size()) +
          " warnings); starting the listener");
   ingest::IngestOptions ingest_options;

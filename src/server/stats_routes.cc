@@ -146,10 +146,9 @@ void RegisterStatsRoutes(ServiceContext* ctx, http::Router* router) {
                                                 : R"({"running":[],"completed":[]})"));
   });
   router->Add({Method::kGet, Method::kPost}, "/api/stats/threads",
-              [ctx](Request req, ResponderPtr r) {
+              [ctx](Request, ResponderPtr r) {
                 // Reading /proc is file I/O: off the I/O thread.
                 ctx->workers->Submit([r = std::move(r)] { r->Send(Reply::Json(ThreadsJson())); });
-                (void)req;
               });
   router->Add({Method::kGet, Method::kPost}, "/api/stats/jvm", [](Request, ResponderPtr r) {
     r->Send(Reply::Error(404, "Sundial does not run on a JVM",

@@ -7,6 +7,7 @@
 // in the MetaStore under "U" + kind digit + uid hex and "T" + tsuid, as a
 // JSON object of the fields set. POST merges the fields given, PUT replaces
 // them all, DELETE removes them (names and series stay).
+#include <cctype>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -37,18 +38,6 @@ bool ParseKind(std::string_view type, NameKind* kind) {
   else if (t == "tagv") *kind = NameKind::kTagValue;
   else return false;
   return true;
-}
-
-std::string UidHex(uint32_t uid) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  const int bytes = (uid >> 24) != 0 ? 4 : 3;
-  std::string out;
-  for (int b = bytes - 1; b >= 0; --b) {
-    const uint32_t byte = (uid >> (8 * b)) & 0xFF;
-    out.push_back(kHex[byte >> 4]);
-    out.push_back(kHex[byte & 15]);
-  }
-  return out;
 }
 
 bool ParseUidHex(std::string_view s, uint32_t* uid) {
@@ -129,12 +118,12 @@ void HandleAssign(ServiceContext* ctx, const Request& req, const ResponderPtr& r
         value = "Invalid " + std::string(kTypeNames[k]) + " (\"" + name + "\"): illegal character";
       } else if (ctx->storage->LookupUid(kind, name, &uid).ok()) {
         dst = &bad;
-        value = "Name already exists with UID: " + UidHex(uid);
+        value = "Name already exists with UID: " + query::UidHex(uid);
       } else if (Status s = ctx->storage->AssignName(kind, name, &uid, &created); !s.ok()) {
         dst = &bad;
         value = s.ToString();
       } else {
-        value = UidHex(uid);
+        value = query::UidHex(uid);
       }
       dst->append(dst->empty() ? "" : ",");
       AppendJsonString(name, dst);
@@ -201,8 +190,8 @@ Json StoredFields(const ServiceContext* ctx, const std::string& key) {
   return j.is_object() ? j : Json::object();
 }
 
-// Applies a POST/PUT/DELETE to the stored fields at key. Returns the
-// status to answer with when nothing was written (304), else 0.
+// Applies a POST/PUT/DELETE to the stored fields at key. *unchanged: a
+// POST/PUT gave no field, nothing was written (the caller answers 304).
 Status UpdateFields(ServiceContext* ctx, const Request& req, const std::string& key,
                     const std::vector<std::string>& allowed, bool* unchanged) {
   *unchanged = false;
@@ -230,7 +219,7 @@ void Overlay(const Json& stored, const std::vector<std::string>& allowed, Json* 
 
 Json UidMetaJson(const ServiceContext* ctx, NameKind kind, uint32_t uid, const std::string& name) {
   Json j = Json::object();
-  j["uid"] = UidHex(uid);
+  j["uid"] = query::UidHex(uid);
   std::string type = kTypeNames[static_cast<int>(kind)];
   for (char& c : type) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   j["type"] = type;
@@ -240,7 +229,7 @@ Json UidMetaJson(const ServiceContext* ctx, NameKind kind, uint32_t uid, const s
   j["created"] = 0;
   j["custom"] = nullptr;
   j["displayName"] = "";
-  Overlay(StoredFields(ctx, "U" + std::to_string(static_cast<int>(kind)) + UidHex(uid)),
+  Overlay(StoredFields(ctx, "U" + std::to_string(static_cast<int>(kind)) + query::UidHex(uid)),
           UidFields(), &j);
   return j;
 }
@@ -269,7 +258,7 @@ void HandleUidMeta(ServiceContext* ctx, const Request& req, const ResponderPtr& 
   }
   if (req.method != Method::kGet) {
     bool unchanged = false;
-    const std::string key = "U" + std::to_string(static_cast<int>(kind)) + UidHex(uid);
+    const std::string key = "U" + std::to_string(static_cast<int>(kind)) + query::UidHex(uid);
     const Status s = UpdateFields(ctx, req, key, UidFields(), &unchanged);
     if (!s.ok()) return resp->Send(StatusReply(s));
     if (unchanged) {

@@ -113,7 +113,15 @@ Status MetaStore::Load(std::vector<std::string>* warnings) {
   } else if (size > 0) {
     warnings->push_back(path_ + ": header torn, starting an empty meta store");
   }
-  if (size < kLogFileHeaderSize || damaged || dead_ > map_.size()) return Rewrite();
+  if (size >= kLogFileHeaderSize && !damaged && dead_ <= map_.size()) {
+    file_end_ = size;
+    return Status::OK();
+  }
+  const Status s = Rewrite();
+  if (s.ok() || size < kLogFileHeaderSize) return s;
+  // A full disk, say. The old file stays usable: records appended after
+  // damage are still found (each has its CRC and the reader resynchronises).
+  warnings->push_back(path_ + ": not rewritten (" + s.ToString() + "); appending to it as it is");
   file_end_ = size;
   return Status::OK();
 }

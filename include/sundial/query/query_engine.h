@@ -149,6 +149,8 @@ class QueryEngine {
 // tagk uid).
 std::string TsuidOf(const storage::SeriesKey& key);
 std::string TsuidOf(const storage::SeriesKeyRef& key);
+// One UID as a TSUID prints it: 3 bytes of upper-case hex (4 when needed).
+std::string UidHex(uint32_t uid);
 
 // OpenTSDB's NoSuchUniqueName as a 400: InvalidArgument "No such name for
 // '<kind>': '<name>'" (kind: metrics, tagk or tagv).

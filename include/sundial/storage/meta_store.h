@@ -15,8 +15,10 @@
 // Later records win. Keys and values are opaque bytes to this class.
 // Damaged records are skipped (their CRC fails) and reported; a torn tail is
 // cut. The file is rewritten (to "meta.log.tmp", fsync, rename, fsync dir)
-// on Open when it holds more dead records than live ones or was damaged,
-// and at run time once dead records outnumber live ones and kCompactMinDead.
+// on Open when it holds more dead records than live ones or was damaged
+// (if that fails, e.g. on a full disk, Open warns and appends to the old
+// file), and at run time once dead records outnumber live ones and
+// kCompactMinDead.
 //
 // Durability: Apply() returns after its records are written and fsynced; a
 // batch is written in one write call and replayed all-or-nothing per record
