@@ -1,6 +1,7 @@
 // /api/stats/query, /api/stats/threads, /api/stats/jvm and /api/serializers
 // (OpenTSDB's StatsRpc and SerializerRpc, opentsdb-compat.md §6.3).
 #include <cstdio>
+#include <cstdlib>
 #include <dirent.h>
 #include <string>
 #include <unistd.h>
@@ -67,7 +68,9 @@ bool ReadThread(const std::string& tid, long ticks, ThreadInfo* t) {
     return false;
   }
   t->tid = std::atoll(tid.c_str());
-  t->cpu_ms = ticks > 0 ? static_cast<int64_t>((utime + stime) * 1000ull / static_cast<unsigned long long>(ticks)) : 0;
+  t->cpu_ms = ticks > 0 ? static_cast<int64_t>((utime + stime) * 1000ull /
+                                                static_cast<unsigned long long>(ticks))
+                         : 0;
   return true;
 }
 
