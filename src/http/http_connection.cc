@@ -190,6 +190,10 @@ void HttpConnection::StartRequest(Request&& request) {
       options_.gzip_responses && AcceptsGzip(request.headers.Get("Accept-Encoding"));
   slot.http_minor = request.http_minor;
   slot.head_only = request.method == Method::kHead;
+  if (const std::string* id = request.headers.Find(kRequestIdHeader);
+      id != nullptr && IsEchoableRequestId(*id)) {
+    slot.request_id = *id;
+  }
   if (slot.close_after) read_done_ = true;
   const uint64_t seq = slot.seq;
   if (!options_.cors.domains.empty() && HandleCors(request, &slot)) return;
@@ -261,6 +265,7 @@ void HttpConnection::AppendHead(const Reply& reply, Slot* slot, bool gzip, bool 
   size_t need = kHeadFixedBytes + reply.content_type.size() + reply.body.size();
   if (!slot->cors_origin.empty()) need += slot->cors_origin.size() + options_.cors.allow_headers.size();
   for (const auto& [k, v] : reply.headers) need += k.size() + v.size() + 4;
+  need += slot->request_id.size() + kRequestIdHeader.size() + 4;
   out.reserve(out.size() + need);
   out += "HTTP/1.1 ";
   AppendDecimal(reply.status, &out);
@@ -288,6 +293,12 @@ void HttpConnection::AppendHead(const Reply& reply, Slot* slot, bool gzip, bool 
       out += options_.cors.allow_headers;
       out += "\r\n";
     }
+  }
+  if (!slot->request_id.empty()) {
+    out += kRequestIdHeader;
+    out += ": ";
+    out += slot->request_id;
+    out += "\r\n";
   }
   for (const auto& [k, v] : reply.headers) {
     out += k;

@@ -16,6 +16,15 @@ std::string_view MethodName(Method m) {
   return "GET";
 }
 
+bool IsEchoableRequestId(std::string_view value) {
+  if (value.empty() || value.size() > kMaxRequestIdBytes) return false;
+  for (char c : value) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u > 0x7E) return false;
+  }
+  return true;
+}
+
 const std::string* Headers::Find(std::string_view name) const {
   for (const auto& [k, v] : fields_) {
     if (EqualsNoCase(k, name)) return &v;

@@ -6,7 +6,9 @@ SeriesResolver::SeriesResolver(storage::Storage* storage, const IngestOptions* o
                                const PointRules* rules, bool require_tag, bool opentsdb_names)
     : storage_(storage), options_(options), rules_(rules), require_tag_(require_tag),
       opentsdb_names_(opentsdb_names),
-      cache_(options->series_cache_entries) {}
+      cache_(options->series_cache_entries),
+      name_epoch_(storage->name_epoch()),
+      seen_epoch_(name_epoch_ != nullptr ? name_epoch_->load(std::memory_order_acquire) : 0) {}
 
 bool SeriesResolver::Resolve(std::string_view metric, const storage::TagRef* tags,
                              size_t num_tags, std::string_view metric_text,

@@ -314,6 +314,19 @@ Status QueryEngine::Last(const LastRequest& req, Timestamp now_ms, std::string* 
         ids.insert(ids.end(), s.begin(), s.end());
       }
     } else {
+      // Unknown names are errors, as OpenTSDB's UID lookups throw
+      // NoSuchUniqueName (TestQueryRpcLastDataPoint qsMetricNSUN*).
+      uint32_t uid = 0;
+      if (!storage_->LookupUid(NameKind::kMetric, q.metric, &uid).ok()) {
+        return NoSuchName("metrics", q.metric);
+      }
+      const auto known = [&](NameKind kind, const std::string& name) {
+        return name.empty() || name == "*" || storage_->LookupUid(kind, name, &uid).ok();
+      };
+      for (const auto& kv : q.tags) {
+        if (!known(NameKind::kTagKey, kv.first)) return NoSuchName("tagk", kv.first);
+        if (!known(NameKind::kTagValue, kv.second)) return NoSuchName("tagv", kv.second);
+      }
       ids = storage_->SeriesOfMetric(q.metric);
     }
     storage::SeriesKeyRef ref;

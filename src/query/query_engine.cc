@@ -40,11 +40,6 @@ struct SubPlan {
   Timestamp scan_end_ms;  // exclusive
 };
 
-Status NoSuchName(const char* kind, const std::string& name) {
-  const std::string msg = std::string("No such name for '") + kind + "': '" + name + "'";
-  return Status::InvalidArgument(msg + kDetailsSeparator + msg);
-}
-
 // OpenTSDB's scan window (TsdbQuery.getScanStartTimeSeconds/EndTime).
 void ComputeScanWindow(const QuerySpec& spec, const SubQuery& q, SubPlan* plan) {
   constexpr int64_t kMaxSec = int64_t{1} << 42;  // keeps 1000*s far from overflow
@@ -293,6 +288,27 @@ void WritePoints(const QuerySpec& spec, CachedDownsampleSource* texts, size_t me
   if (unemitted != 0) budget->Emit(unemitted);
 }
 
+// The annotations of one query (null store: none are added). series: look
+// up each group's members (only when any series annotation exists).
+struct AnnotationUse {
+  const AnnotationStore* store = nullptr;
+  bool series = false;
+  std::string global;  // the global annotations in range, when asked for
+};
+
+// Appends the annotations of the members of a group, in TSUID order.
+void AddAnnotations(const AnnotationUse& ann, const QuerySpec& spec, const SubPlan& plan,
+                    const std::vector<size_t>& members, GroupHeader* h) {
+  h->global_annotations = &ann.global;
+  if (!ann.series) return;
+  std::vector<std::string_view> tsuids;
+  for (size_t m : members) tsuids.push_back(plan.series[m].tsuid);
+  std::sort(tsuids.begin(), tsuids.end());
+  for (std::string_view t : tsuids) {
+    if (!t.empty()) ann.store->AppendRange(t, spec.start_ms, spec.end_ms, &h->annotations);
+  }
+}
+
 // Runs one group and writes its result (if any member has data).
 // Adds the group's figures to *total.
 // cache: null, or the bucket cache with what this query reads under.
@@ -300,8 +316,9 @@ void WritePoints(const QuerySpec& spec, CachedDownsampleSource* texts, size_t me
 // prints cached bucket text.
 template <typename W>
 Status RunGroup(storage::Storage* st, const rollup::RollupStore* rollups, const CacheUse* cache,
-                const QuerySpec& spec, const SubPlan& plan, const std::vector<size_t>& members,
-                QueryBudget* budget, W* w, ResultStats* total) {
+                const AnnotationUse& ann, const QuerySpec& spec, const SubPlan& plan,
+                const std::vector<size_t>& members, QueryBudget* budget, W* w,
+                ResultStats* total) {
   const SubQuery& q = *plan.q;
   const bool timed = spec.show_stats || spec.show_summary;
   const auto t0 = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
@@ -360,6 +377,7 @@ Status RunGroup(storage::Storage* st, const rollup::RollupStore* rollups, const 
   GroupHeader h;
   h.metric = &plan.metric;
   ComputeTags(plan, present, spec.show_tsuids, &h);
+  if (ann.store != nullptr) AddAnnotations(ann, spec, plan, present, &h);
   for (auto& raw : raws) sources.push_back(BuildSeriesPipeline(std::move(raw), q, ctx));
   GroupAggregator agg(std::move(sources), *q.aggregator, q.rate);
   w->BeginResult(q, h);
@@ -385,27 +403,39 @@ Status RunGroup(storage::Storage* st, const rollup::RollupStore* rollups, const 
 
 namespace {
 
-std::string TsuidOfUids(uint32_t metric_uid, std::vector<std::pair<uint32_t, uint32_t>> pairs) {
+// Writes uid as 3 bytes of hex, or 4 when it needs them; returns the end.
+char* PutUidHex(uint32_t uid, char* p) {
   static constexpr char kHex[] = "0123456789ABCDEF";
-  // Writes uid as 3 bytes of hex, or 4 when it needs them; returns the end.
-  auto put = [](uint32_t uid, char* p) {
-    const int bytes = (uid >> 24) != 0 ? 4 : 3;
-    for (int b = bytes - 1; b >= 0; --b) {
-      const uint32_t byte = (uid >> (8 * b)) & 0xFF;
-      *p++ = kHex[byte >> 4];
-      *p++ = kHex[byte & 15];
-    }
-    return p;
-  };
+  const int bytes = (uid >> 24) != 0 ? 4 : 3;
+  for (int b = bytes - 1; b >= 0; --b) {
+    const uint32_t byte = (uid >> (8 * b)) & 0xFF;
+    *p++ = kHex[byte >> 4];
+    *p++ = kHex[byte & 15];
+  }
+  return p;
+}
+
+std::string TsuidOfUids(uint32_t metric_uid, std::vector<std::pair<uint32_t, uint32_t>> pairs) {
   std::sort(pairs.begin(), pairs.end());
   std::string out(8 + pairs.size() * 16, '\0');
-  char* p = put(metric_uid, &out[0]);
-  for (const auto& t : pairs) p = put(t.second, put(t.first, p));
+  char* p = PutUidHex(metric_uid, &out[0]);
+  for (const auto& t : pairs) p = PutUidHex(t.second, PutUidHex(t.first, p));
   out.resize(static_cast<size_t>(p - out.data()));
   return out;
 }
 
 }  // namespace
+
+std::string UidHex(uint32_t uid) {
+  char buf[8];
+  return std::string(buf, static_cast<size_t>(PutUidHex(uid, buf) - buf));
+}
+
+Status NoSuchName(std::string_view kind, std::string_view name) {
+  const std::string msg =
+      "No such name for '" + std::string(kind) + "': '" + std::string(name) + "'";
+  return Status::InvalidArgument(msg + kDetailsSeparator + msg);
+}
 
 std::string TsuidOf(const storage::SeriesKey& key) {
   return TsuidOfUids(key.metric_uid, key.tag_uids);
@@ -416,8 +446,13 @@ std::string TsuidOf(const storage::SeriesKeyRef& key) {
 }
 
 QueryEngine::QueryEngine(storage::Storage* storage, const QueryLimits& limits,
-                         const rollup::RollupStore* rollups, BucketCache* cache)
-    : storage_(storage), limits_(limits), rollups_(rollups), cache_(cache) {}
+                         const rollup::RollupStore* rollups, BucketCache* cache,
+                         const AnnotationStore* annotations)
+    : storage_(storage),
+      limits_(limits),
+      rollups_(rollups),
+      cache_(cache),
+      annotations_(annotations) {}
 
 Status QueryEngine::Execute(const QuerySpec& spec, ChunkSink* sink) const {
   return Run(spec, nullptr, sink);
@@ -465,7 +500,8 @@ CacheUse UseCache(BucketCache* cache, storage::Storage* storage, size_t* collect
 // Phase 1 of Run: selects and groups the series of every sub-query and
 // applies the limits known before reading.
 Status PlanQuery(storage::Storage* storage, const QueryLimits& limits, const QuerySpec& spec,
-                 const SmallQueryBound* bound, QueryBudget* budget, std::vector<SubPlan>* plans) {
+                 const SmallQueryBound* bound, bool with_tsuids, QueryBudget* budget,
+                 std::vector<SubPlan>* plans) {
   plans->resize(spec.queries.size());
   uint64_t total_series = 0;
   uint64_t known_points = 0;
@@ -480,7 +516,7 @@ Status PlanQuery(storage::Storage* storage, const QueryLimits& limits, const Que
     const SubQuery& q = spec.queries[i];
     SubPlan& plan = (*plans)[i];
     plan.q = &q;
-    SUNDIAL_RETURN_IF_ERROR(SelectSeries(storage, q, spec.show_tsuids, budget, &plan));
+    SUNDIAL_RETURN_IF_ERROR(SelectSeries(storage, q, with_tsuids, budget, &plan));
     total_series += plan.series.size();
     if (limits.max_series != 0 && total_series > limits.max_series) {
       return Status::ResourceExhausted(SeriesLimitMessage(limits.max_series));
@@ -526,7 +562,16 @@ Status QueryEngine::Run(const QuerySpec& spec, const SmallQueryBound* bound,
   // Phase 1: resolve every sub-query, so that name and limit errors are
   // reported before any byte of the body is sent.
   std::vector<SubPlan> plans;
-  SUNDIAL_RETURN_IF_ERROR(PlanQuery(storage_, limits_, spec, bound, &budget, &plans));
+  AnnotationUse ann;
+  if (annotations_ != nullptr && !spec.no_annotations) {
+    ann.store = annotations_;
+    ann.series = annotations_->HasSeriesAnnotations();
+    if (spec.global_annotations) {
+      annotations_->AppendRange("", spec.start_ms, spec.end_ms, &ann.global);
+    }
+  }
+  SUNDIAL_RETURN_IF_ERROR(PlanQuery(storage_, limits_, spec, bound,
+                                    spec.show_tsuids || ann.series, &budget, &plans));
   // Phase 2: stream.
   size_t collected = 0;
   const CacheUse cache = UseCache(cache_, storage_, &collected);
@@ -535,7 +580,7 @@ Status QueryEngine::Run(const QuerySpec& spec, const SmallQueryBound* bound,
   ResultStats total;
   for (const SubPlan& plan : plans) {
     for (const std::vector<size_t>& g : plan.groups) {
-      const Status s = RunGroup(storage_, rollups_, cache_ != nullptr ? &cache : nullptr, spec,
+      const Status s = RunGroup(storage_, rollups_, cache_ != nullptr ? &cache : nullptr, ann, spec,
                                 plan, g, &budget, &w, &total);
       if (!s.ok()) return budget.status().ok() ? s : budget.status();
     }
@@ -604,14 +649,15 @@ Status QueryEngine::Collect(const QuerySpec& spec, const QueryLimits& limits,
       stats->raw_points = budget.points();
     }
   } report{plans, budget, stats};
-  SUNDIAL_RETURN_IF_ERROR(PlanQuery(storage_, limits, spec, nullptr, &budget, &plans));
+  SUNDIAL_RETURN_IF_ERROR(PlanQuery(storage_, limits, spec, nullptr, spec.show_tsuids, &budget, &plans));
   size_t collected = 0;
   const CacheUse cache = UseCache(cache_, storage_, &collected);
   CollectWriter w(out, &budget);
   ResultStats total;
   for (const SubPlan& plan : plans) {
     for (const std::vector<size_t>& g : plan.groups) {
-      const Status s = RunGroup(storage_, rollups_, cache_ != nullptr ? &cache : nullptr, spec,
+      const Status s = RunGroup(storage_, rollups_, cache_ != nullptr ? &cache : nullptr,
+                                AnnotationUse(), spec,
                                 plan, g, &budget, &w, &total);
       if (!s.ok()) return budget.status().ok() ? s : budget.status();
     }

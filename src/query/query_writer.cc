@@ -144,6 +144,16 @@ void ResultWriter::BeginResult(const SubQuery& q, const GroupHeader& h) {
     }
     buf_.push_back(']');
   }
+  if (!h.annotations.empty()) {
+    buf_.append(",\"annotations\":[");
+    buf_.append(h.annotations);
+    buf_.push_back(']');
+  }
+  if (h.global_annotations != nullptr && !h.global_annotations->empty()) {
+    buf_.append(",\"globalAnnotations\":[");
+    buf_.append(*h.global_annotations);
+    buf_.push_back(']');
+  }
   buf_.append(spec_.arrays ? ",\"dps\":[" : ",\"dps\":{");
 }
 

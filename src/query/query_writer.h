@@ -22,6 +22,9 @@ struct GroupHeader {
   std::vector<std::pair<std::string_view, std::string_view>> tags;  // sorted by key
   std::vector<std::string_view> aggregate_tags;                      // sorted
   std::vector<std::string_view> tsuids;  // sorted; only filled with showTSUIDs
+  // Comma-separated annotation objects; empty: the field is left out.
+  std::string annotations;
+  const std::string* global_annotations = nullptr;  // the same, may be null
 };
 
 // Figures of one result (showStats) or of the whole query (showSummary).

@@ -19,6 +19,9 @@ void RegisterRoutes(ServiceContext* ctx, http::Router* router) {
   RegisterDeleteRoutes(ctx, router);
   RegisterSnapshotRoutes(ctx, router);
   RegisterRemoteWriteRoutes(ctx, router);
+  RegisterAnnotationRoutes(ctx, router);
+  RegisterUidRoutes(ctx, router);
+  RegisterStatsRoutes(ctx, router);
 }
 
 void RegisterCoreRoutes(ServiceContext* /*ctx*/, http::Router* router) {

@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "query_reply.h"
+#include "query_tracker.h"
 #include "routes.h"
 #include "worker_pool.h"
 #include "sundial/common/mutex.h"
@@ -28,7 +29,6 @@ namespace sundial::server {
 namespace {
 
 using http::Method;
-using http::MethodSet;
 using http::Reply;
 using http::Request;
 using http::ResponderPtr;
@@ -162,7 +162,8 @@ Status ParseQuery(const Request& req, query::QuerySpec* spec) {
 // Runs a query on a worker thread, streaming its answer.
 void RunQuery(const ServiceContext* ctx, const query::QuerySpec& spec, const ResponderPtr& resp) {
   ResponderSink sink(resp, ctx->workers);
-  const query::QueryEngine engine(ctx->storage, Limits(ctx), ctx->rollups, ctx->cache);
+  const query::QueryEngine engine(ctx->storage, Limits(ctx), ctx->rollups, ctx->cache,
+                                  ctx->annotations);
   const Status s = engine.Execute(spec, &sink);
   if (s.ok()) return sink.Finish();
   if (!sink.started()) return resp->Send(ErrorReply(s));
@@ -185,7 +186,7 @@ void HandleQuery(ServiceContext* ctx, const Request& req, const ResponderPtr& re
   const QueryOptions& o = ctx->options->query;
   if (o.inline_max_points > 0 && o.inline_max_series > 0) {
     std::string body;
-    s = query::QueryEngine(ctx->storage, Limits(ctx), ctx->rollups, ctx->cache)
+    s = query::QueryEngine(ctx->storage, Limits(ctx), ctx->rollups, ctx->cache, ctx->annotations)
             .ExecuteSmall(spec, {o.inline_max_series, o.inline_max_points, kInlineMaxUs}, &body);
     if (s.ok()) return resp->Send(Reply::Json(std::move(body)));
     if (s.code() != Status::Code::kBusy) return resp->Send(ErrorReply(s));
@@ -301,21 +302,12 @@ void RegisterQueryRoutes(ServiceContext* ctx, http::Router* router) {
                 if (ctx->storage == nullptr) {
                   return resp->Send(Reply::Error(503, "Storage is not open"));
                 }
+                if (ctx->queries != nullptr) resp = ctx->queries->Track(req, std::move(resp));
                 HandleQuery(ctx, req, resp);
               });
   router->Add({Method::kGet, Method::kPost}, "/api/query/last", OnWorkers(ctx, RunLast));
   router->Add({Method::kGet, Method::kPost}, "/api/suggest", OnWorkers(ctx, RunSuggest));
   router->Add({Method::kGet, Method::kPost}, "/api/search", OnWorkers(ctx, RunLookup));
-  // Annotations are not stored (README: deliberate differences); say so
-  // clearly instead of "Endpoint not found". /api/query accepts the
-  // annotation flags and returns none.
-  const auto no_annotations = [](Request, ResponderPtr resp) {
-    resp->Send(Reply::Error(501, "Annotations are not implemented",
-                            "This server does not store annotations; /api/query returns none"));
-  };
-  const MethodSet all = {Method::kGet, Method::kPost, Method::kPut, Method::kDelete};
-  router->Add(all, "/api/annotation", no_annotations);
-  router->Add(all, "/api/annotations", no_annotations);
   router->Add({Method::kGet}, "/api/aggregators", [](Request, ResponderPtr resp) {
     resp->Send(Reply::Json(query::QueryEngine::AggregatorsJson()));
   });

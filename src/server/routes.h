@@ -7,6 +7,9 @@
 //   query_routes.cc   /api/query, /api/suggest, /api/search, ... (query)
 //   exp_routes.cc     /api/query/exp, /api/query/gexp          (query)
 //   remote_write_routes.cc  /api/v1/write, /api/v1/push   (ingest)
+//   annotation_routes.cc /api/annotation[s][/bulk]                (query)
+//   uid_routes.cc     /api/uid/{assign,uidmeta,tsmeta,rename}     (storage)
+//   stats_routes.cc   /api/stats/{query,threads,jvm}, /api/serializers
 #pragma once
 
 #include "service_context.h"
@@ -32,5 +35,8 @@ void HandleDeleteQuery(ServiceContext* ctx, query::QuerySpec spec, const http::R
 // snapshot_routes.cc: /api/snapshot.
 void RegisterSnapshotRoutes(ServiceContext* ctx, http::Router* router);
 void RegisterRemoteWriteRoutes(ServiceContext* ctx, http::Router* router);
+void RegisterAnnotationRoutes(ServiceContext* ctx, http::Router* router);
+void RegisterUidRoutes(ServiceContext* ctx, http::Router* router);
+void RegisterStatsRoutes(ServiceContext* ctx, http::Router* router);
 
 }  // namespace sundial::server

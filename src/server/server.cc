@@ -63,6 +63,17 @@ Status Server::Start() {
   if (const storage::StorageHealth h = storage_->health(); h.read_only) {
     spdlog::error("storage is read-only: queries are served, writes refused ({})", h.reason);
   }
+  meta_env_ = NewPosixEnv();
+  std::vector<std::string> meta_warnings;
+  const Status meta_status = storage::MetaStore::Open(meta_env_.get(), options_.storage.data_dir,
+                                                     &meta_, &meta_warnings);
+  for (const std::string& warning : meta_warnings) spdlog::warn("recovery: {}", warning);
+  if (meta_status.ok()) {
+    annotations_ = std::make_unique<query::AnnotationStore>(meta_.get());
+  } else {
+    // Data is served without them: annotation and meta endpoints answer 503.
+    spdlog::error("annotations and meta data unavailable: {}", meta_status.ToString());
+  }
   Notify("STATUS=Recovered (" + std::to_string(warnings.size()) +
          " warnings); starting the listener");
   ingest::IngestOptions ingest_options;
@@ -84,6 +95,9 @@ Status Server::Start() {
   ctx_.stats = &stats_;
   ctx_.connections = &connections_;
   ctx_.router = &router_;
+  ctx_.meta = meta_.get();
+  ctx_.annotations = annotations_.get();
+  ctx_.queries = &queries_;
   ctx_.request_shutdown = [this] { RequestShutdown(); };
 
   RegisterRoutes(&ctx_, &router_);

@@ -28,6 +28,7 @@
 #include "options.h"
 #include "put_line_sink.h"
 #include "remote_write_service.h"
+#include "query_tracker.h"
 #include "sd_notify.h"
 #include "service_context.h"
 #include "sundial/http/router.h"
@@ -75,6 +76,11 @@ class Server : private net::SessionFactory {
   std::unique_ptr<query::BucketCache> cache_;  // null when query.cache_size is 0
   LateObservers late_observers_;
   std::unique_ptr<storage::Storage> storage_;
+  // Annotations and uid/ts meta (meta.log in the data dir).
+  std::unique_ptr<Env> meta_env_;
+  std::unique_ptr<storage::MetaStore> meta_;
+  std::unique_ptr<query::AnnotationStore> annotations_;
+  QueryTracker queries_;
   std::unique_ptr<IngestService> ingest_;
   std::unique_ptr<RemoteWriteService> remote_write_;
   std::unique_ptr<WorkerPool> workers_;

@@ -11,8 +11,10 @@
 #include "options.h"
 #include "sundial/http/router.h"
 #include "sundial/net/session.h"
+#include "sundial/query/annotations.h"
 #include "sundial/query/bucket_cache.h"
 #include "sundial/rollup/rollup_store.h"
+#include "sundial/storage/meta_store.h"
 #include "sundial/storage/storage.h"
 #include "worker_pool.h"
 
@@ -20,6 +22,7 @@ namespace sundial::server {
 
 class IngestService;
 class RemoteWriteService;
+class QueryTracker;
 
 // Counters of the network layer, for stats. Relaxed atomics.
 struct ServerStats {
@@ -39,6 +42,9 @@ struct ServiceContext {
   ServerStats* stats = nullptr;
   const net::ConnectionManager* connections = nullptr;
   const http::Router* router = nullptr;
+  storage::MetaStore* meta = nullptr;          // uid/ts meta; null while storage is not open
+  query::AnnotationStore* annotations = nullptr;  // over meta; null likewise
+  QueryTracker* queries = nullptr;            // /api/query requests for /api/stats/query
   std::function<void()> request_shutdown;     // asks the server to stop (thread-safe)
 };
 

@@ -41,6 +41,16 @@ bool NameTable::Insert(std::string_view name, uint32_t uid) {
   return true;
 }
 
+bool NameTable::Rename(uint32_t uid, std::string_view new_name) {
+  if (uid == 0 || uid >= by_uid_.size() || by_uid_[uid].empty()) return false;
+  if (by_name_.count(new_name) != 0) return false;
+  by_name_.erase(by_uid_[uid]);
+  const std::string_view stored = Store(new_name);
+  by_name_.emplace(stored, uid);
+  by_uid_[uid] = stored;
+  return true;
+}
+
 size_t NameTable::MemoryUsage() const {
   return arena_bytes_ + by_uid_.capacity() * sizeof(std::string_view) +
          by_name_.size() * (sizeof(std::string_view) + sizeof(uint32_t) + 2 * sizeof(void*)) +

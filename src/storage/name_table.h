@@ -37,6 +37,11 @@ class NameTable {
   // Interns name under uid. Returns false (and changes nothing) if the name
   // or the uid is already taken. REQUIRES: uid > 0, !name.empty().
   bool Insert(std::string_view name, uint32_t uid);
+  // Gives uid the name new_name; the old name becomes unknown (its bytes
+  // stay in the arena, so views handed out earlier stay valid). Returns
+  // false (and changes nothing) if uid is unknown or new_name is taken.
+  // REQUIRES: !new_name.empty().
+  bool Rename(uint32_t uid, std::string_view new_name);
   size_t size() const { return by_name_.size(); }
   // All names (unordered).
   template <typename F>

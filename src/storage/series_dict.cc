@@ -13,6 +13,7 @@ namespace {
 constexpr char kMagic[] = "SUNDSER1";
 constexpr uint8_t kNameRecord = 1;
 constexpr uint8_t kSeriesRecord = 2;
+constexpr uint8_t kRenameRecord = 3;
 constexpr size_t kStackTags = 32;
 
 uint64_t Mix(uint64_t h, uint64_t v) {
@@ -99,6 +100,21 @@ void SeriesDict::ApplyRecord(uint8_t type, std::string_view in,
     if (!GetVarint32(&in, &uid) || !GetLengthPrefixed(&in, &name) || uid == 0 ||
         name.empty() || !names(kind).Insert(name, uid)) {
       warnings->push_back(path_ + ": bad or duplicate name record skipped");
+    }
+    return;
+  }
+  if (type == kRenameRecord) {
+    uint32_t uid = 0;
+    std::string_view name;
+    if (in.empty() || static_cast<uint8_t>(in[0]) > 2) {
+      warnings->push_back(path_ + ": bad rename record skipped");
+      return;
+    }
+    const auto kind = static_cast<NameKind>(in[0]);
+    in.remove_prefix(1);
+    if (!GetVarint32(&in, &uid) || !GetLengthPrefixed(&in, &name) || name.empty() ||
+        !names(kind).Rename(uid, name)) {
+      warnings->push_back(path_ + ": bad rename record skipped");
     }
     return;
   }
@@ -419,6 +435,71 @@ Status SeriesDict::LookupUid(NameKind kind, std::string_view name, uint32_t* uid
   ReaderLock lock(&mu_);
   *uid = names(kind).Find(name);
   if (*uid == 0) return Status::NotFound("unknown name", name);
+  return Status::OK();
+}
+
+Status SeriesDict::AssignName(NameKind kind, std::string_view name, uint32_t* uid,
+                              bool* created) {
+  if (static_cast<int>(kind) > 2) return Status::InvalidArgument("bad name kind");
+  if (name.empty()) return Status::InvalidArgument("empty name");
+  WriterLock lock(&mu_);
+  *created = false;
+  *uid = names(kind).Find(name);
+  if (*uid != 0) return Status::OK();
+  const uint32_t fresh = names(kind).next_uid();
+  std::string payload(1, static_cast<char>(kind));
+  PutVarint32(&payload, fresh);
+  PutLengthPrefixed(&payload, name);
+  std::string rec;
+  AppendLogRecord(&rec, kNameRecord, payload);
+  // Assignments are rare and answered to a user: synced before the answer.
+  Status s = file_->Write(file_end_, rec.data(), rec.size());
+  if (s.ok()) s = file_->Sync();
+  if (!s.ok()) {
+    (void)file_->Truncate(file_end_);  // best effort: drop a partial record
+    return s.WithContext("series dictionary");
+  }
+  file_end_ += rec.size();
+  names(kind).Insert(name, fresh);
+  *uid = fresh;
+  *created = true;
+  return Status::OK();
+}
+
+Status SeriesDict::RenameName(NameKind kind, std::string_view from, std::string_view to) {
+  if (static_cast<int>(kind) > 2) return Status::InvalidArgument("bad name kind");
+  if (to.empty()) return Status::InvalidArgument("empty name");
+  WriterLock lock(&mu_);
+  const uint32_t uid = names(kind).Find(from);
+  if (uid == 0) return Status::NotFound("unknown name", from);
+  if (const uint32_t taken = names(kind).Find(to); taken != 0) {
+    return Status::InvalidArgument("name already exists", to);
+  }
+  std::string payload(1, static_cast<char>(kind));
+  PutVarint32(&payload, uid);
+  PutLengthPrefixed(&payload, to);
+  std::string rec;
+  AppendLogRecord(&rec, kRenameRecord, payload);
+  // One CRC'd record, synced before the answer: after a crash the rename
+  // is either wholly there or wholly absent.
+  Status s = file_->Write(file_end_, rec.data(), rec.size());
+  if (s.ok()) s = file_->Sync();
+  if (!s.ok()) {
+    (void)file_->Truncate(file_end_);  // best effort: drop a partial record
+    return s.WithContext("series dictionary");
+  }
+  file_end_ += rec.size();
+  names(kind).Rename(uid, to);
+  name_epoch_.fetch_add(1, std::memory_order_release);
+  return Status::OK();
+}
+
+Status SeriesDict::NameOfUid(NameKind kind, uint32_t uid, std::string* name) const {
+  if (static_cast<int>(kind) > 2) return Status::InvalidArgument("bad name kind");
+  ReaderLock lock(&mu_);
+  const std::string_view n = names(kind).Name(uid);
+  if (n.empty()) return Status::NotFound("unknown uid");
+  name->assign(n);
   return Status::OK();
 }
 

@@ -7,6 +7,9 @@
 //   2 series: varint32 series id, varint32 metric uid, varint32 tag count,
 //             then per tag varint32 tag-key uid, varint32 tag-value uid,
 //             tags sorted by tag-key uid
+//   3 rename: u8 kind, varint32 uid, varint32 length, bytes: the uid's
+//             name from here on (added later in version 1; an older
+//             reader skips it with a warning and keeps the old name)
 // A series record always follows the name records it refers to. Uids and
 // series ids are explicit, so a damaged record loses only itself (and the
 // series that refer to a lost name).
@@ -76,6 +79,12 @@ class SeriesDict {
   // Names borrowed from the tables' arenas, which never free them.
   Status GetSeriesKeyRef(SeriesId id, SeriesKeyRef* out) const;
   Status LookupUid(NameKind kind, std::string_view name, uint32_t* uid) const;
+  // Storage::AssignName / NameOfUid.
+  Status AssignName(NameKind kind, std::string_view name, uint32_t* uid, bool* created);
+  Status NameOfUid(NameKind kind, uint32_t uid, std::string* name) const;
+  Status RenameName(NameKind kind, std::string_view from, std::string_view to);
+  // Storage::name_epoch.
+  const std::atomic<uint64_t>* name_epoch() const { return &name_epoch_; }
   std::vector<std::string> SuggestNames(NameKind kind, std::string_view prefix,
                                         size_t max) const;
   size_t MemoryUsage() const;
@@ -116,6 +125,7 @@ class SeriesDict {
   uint64_t file_end_ GUARDED_BY(mu_) = 0;
   bool dirty_ GUARDED_BY(mu_) = false;
   NameTable names_[3] GUARDED_BY(mu_);
+  std::atomic<uint64_t> name_epoch_{0};  // renames so far
   TagsetTable tagsets_ GUARDED_BY(mu_);
   // By series id: its metric uid (0: no such series) and tagset id.
   std::vector<uint32_t> series_metric_ GUARDED_BY(mu_);

@@ -462,6 +462,27 @@ Status StorageImpl::GetSeriesKey(SeriesId id, SeriesKey* out) {
 Status StorageImpl::GetSeriesKeyRef(SeriesId id, SeriesKeyRef* out) {
   return dict_->GetSeriesKeyRef(id, out);
 }
+Status StorageImpl::AssignName(NameKind kind, std::string_view name, uint32_t* uid,
+                               bool* created) {
+  if (const StorageHealth h = health(); h.read_only) {
+    return Status::Unavailable("storage is read-only: " + h.reason);
+  }
+  return dict_->AssignName(kind, name, uid, created);
+}
+
+Status StorageImpl::RenameName(NameKind kind, std::string_view from, std::string_view to) {
+  if (const StorageHealth h = health(); h.read_only) {
+    return Status::Unavailable("storage is read-only: " + h.reason);
+  }
+  return dict_->RenameName(kind, from, to);
+}
+
+const std::atomic<uint64_t>* StorageImpl::name_epoch() { return dict_->name_epoch(); }
+
+Status StorageImpl::NameOfUid(NameKind kind, uint32_t uid, std::string* name) {
+  return dict_->NameOfUid(kind, uid, name);
+}
+
 Status StorageImpl::LookupUid(NameKind kind, std::string_view name, uint32_t* uid) {
   return dict_->LookupUid(kind, name, uid);
 }

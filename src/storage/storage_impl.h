@@ -201,6 +201,10 @@ class StorageImpl final : public Storage {
   Status GetSeriesKey(SeriesId id, SeriesKey* out) override;
   Status GetSeriesKeyRef(SeriesId id, SeriesKeyRef* out) override;
   Status LookupUid(NameKind kind, std::string_view name, uint32_t* uid) override;
+  Status AssignName(NameKind kind, std::string_view name, uint32_t* uid, bool* created) override;
+  Status NameOfUid(NameKind kind, uint32_t uid, std::string* name) override;
+  Status RenameName(NameKind kind, std::string_view from, std::string_view to) override;
+  const std::atomic<uint64_t>* name_epoch() override;
   std::vector<std::string> SuggestNames(NameKind kind, std::string_view prefix,
                                         size_t max) override;
   StorageStats stats() override;

@@ -275,3 +275,51 @@ TEST(HttpConnection, StopAnswersRequestsInFlightThenCloses) {
 
 }  // namespace
 }  // namespace sundial::http
+
+namespace sundial::http {
+namespace {
+
+// X-Request-ID comes back on every reply: plain, streamed, routing errors,
+// pipelined ones each with its own; a value that could break the header
+// block is not echoed.
+TEST(HttpConnection, RequestIdIsEchoedOnEveryReply) {
+  TestServer server;
+  const std::string out = Exchange(
+      server.port(),
+      "GET /api/fast HTTP/1.1\r\nX-Request-ID: id-1\r\n\r\n"
+      "GET /api/nowhere HTTP/1.1\r\nx-request-id: id 2\r\n\r\n"
+      "GET /api/stream HTTP/1.1\r\nX-Request-ID: id-3\r\n\r\n"
+      "GET /api/fast HTTP/1.1\r\nX-Request-ID: " + std::string(129, 'a') + "\r\n\r\n"
+      "GET /api/fast HTTP/1.1\r\nX-Request-ID: caf\xc3\xa9\r\nConnection: close\r\n\r\n");
+  const size_t one = out.find("X-Request-ID: id-1\r\n");
+  const size_t two = out.find("X-Request-ID: id 2\r\n");
+  const size_t three = out.find("X-Request-ID: id-3\r\n");
+  ASSERT_NE(one, std::string::npos) << out;
+  ASSERT_NE(two, std::string::npos) << out;
+  ASSERT_NE(three, std::string::npos) << out;
+  EXPECT_LT(one, two);
+  EXPECT_LT(two, three);
+  EXPECT_NE(out.find("404 Not Found"), std::string::npos);
+  EXPECT_EQ(out.find("X-Request-ID: aaaa"), std::string::npos);
+  EXPECT_EQ(out.find("caf"), std::string::npos);
+  size_t replies = 0;
+  for (size_t p = out.find("HTTP/1.1 "); p != std::string::npos; p = out.find("HTTP/1.1 ", p + 1)) {
+    ++replies;
+  }
+  EXPECT_EQ(replies, 5u);
+}
+
+TEST(RequestId, OnlyShortPrintableAsciiIsEchoable) {
+  EXPECT_TRUE(IsEchoableRequestId("abc-123"));
+  EXPECT_TRUE(IsEchoableRequestId("a b"));
+  EXPECT_TRUE(IsEchoableRequestId(std::string(kMaxRequestIdBytes, 'x')));
+  EXPECT_FALSE(IsEchoableRequestId(""));
+  EXPECT_FALSE(IsEchoableRequestId(std::string(kMaxRequestIdBytes + 1, 'x')));
+  EXPECT_FALSE(IsEchoableRequestId("a\r\nSet-Cookie: x"));
+  EXPECT_FALSE(IsEchoableRequestId("tab\there"));
+  EXPECT_FALSE(IsEchoableRequestId("\x7f"));
+  EXPECT_FALSE(IsEchoableRequestId("caf\xc3\xa9"));
+}
+
+}  // namespace
+}  // namespace sundial::http

@@ -223,17 +223,6 @@ def test_same_answers_on_io_thread_and_query_threads(server_factory):
     assert answers[1] == answers[0] and answers[2] == answers[0]
 
 
-def test_annotation_endpoints_answer_501(server):
-    c = server.http()
-    for path in ("/api/annotation?start_time=1369141261", "/api/annotations",
-                 "/api/annotation/bulk"):
-        status, body = c.get_json(path)
-        assert status == 501, path
-        assert body["error"]["message"] == "Annotations are not implemented"
-    status, body = c.post_json("/api/annotation", {"startTime": 1369141261, "description": "x"})
-    assert status == 501
-
-
 def test_large_result_streams(server):
     pts = [{"metric": "big", "timestamp": T0 + i, "value": i * 0.5, "tags": {"host": "a"}}
            for i in range(30000)]

@@ -496,3 +496,34 @@ TEST_F(QueryEngineTest, SuggestLookupLast) {
 
 }  // namespace
 }  // namespace sundial::query
+
+namespace sundial::query {
+namespace {
+
+// Unknown names in /api/query/last are 400s naming the kind, as OpenTSDB's
+// UID lookups throw NoSuchUniqueName (TestQueryRpcLastDataPoint qsMetricNSUN*).
+TEST_F(QueryEngineTest, LastUnknownNamesAreErrors) {
+  PutI(Add("sys.cpu", {{"host", "web01"}}), T, 1);
+  QueryEngine e(&st_, {});
+  std::string j;
+  const auto last = [&](const std::string& ts) {
+    LastRequest lr;
+    EXPECT_TRUE(ParseLastParams({{"timeseries", ts}}, &lr).ok());
+    return e.Last(lr, kNow, &j);
+  };
+  Status s = last("sys.nice{host=web01}");
+  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_EQ(s.message().substr(0, s.message().find(kDetailsSeparator)),
+            "No such name for 'metrics': 'sys.nice'");
+  s = last("sys.cpu{dc=web01}");
+  EXPECT_EQ(s.message().substr(0, s.message().find(kDetailsSeparator)),
+            "No such name for 'tagk': 'dc'");
+  s = last("sys.cpu{host=web03}");
+  EXPECT_EQ(s.message().substr(0, s.message().find(kDetailsSeparator)),
+            "No such name for 'tagv': 'web03'");
+  ASSERT_TRUE(last("sys.cpu{host=*}").ok());
+  EXPECT_NE(j.find("000001000001000001"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace sundial::query

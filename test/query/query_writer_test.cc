@@ -86,7 +86,7 @@ TEST(ResultWriter, TimestampsReadAsToCharsWritesThem) {
     StringSink sink;
     ResultWriter w(spec, &sink);
     const std::string metric = "m";
-    GroupHeader h{&metric, {}, {}, {}};
+    GroupHeader h{&metric, {}, {}, {}, {}, nullptr};
     w.BeginResult(q, h);
     for (size_t i = 0; i < ts.size(); ++i) w.AddPoint(ts[i], Value::Int(static_cast<int64_t>(i)));
     ASSERT_TRUE(w.EndResult(ResultStats{}));

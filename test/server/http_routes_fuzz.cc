@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "ingest_service.h"
+#include "query_tracker.h"
 #include "options.h"
 #include "routes.h"
 #include "service_context.h"
@@ -88,6 +89,10 @@ struct Harness {
     io.max_tags = options.ingest.max_tags;
     io.auto_create_metrics = options.ingest.auto_create_metrics;
     ingest = std::make_unique<server::IngestService>(io, storage.get());
+    env = NewPosixEnv();
+    std::vector<std::string> warnings;
+    if (!storage::MetaStore::Open(env.get(), dir, &meta, &warnings).ok()) __builtin_trap();
+    annotations = std::make_unique<query::AnnotationStore>(meta.get());
     workers = std::make_unique<server::WorkerPool>(1, 0);
     ctx.options = &options;
     ctx.storage = storage.get();
@@ -96,6 +101,9 @@ struct Harness {
     ctx.stats = &stats;
     ctx.connections = &connections;
     ctx.router = &router;
+    ctx.meta = meta.get();
+    ctx.annotations = annotations.get();
+    ctx.queries = &queries;
     ctx.request_shutdown = [] {};
     server::RegisterRoutes(&ctx, &router);
   }
@@ -103,6 +111,10 @@ struct Harness {
   server::Options options;
   std::unique_ptr<storage::Storage> storage;
   std::unique_ptr<server::IngestService> ingest;
+  std::unique_ptr<Env> env;
+  std::unique_ptr<storage::MetaStore> meta;
+  std::unique_ptr<query::AnnotationStore> annotations;
+  server::QueryTracker queries;
   std::unique_ptr<server::WorkerPool> workers;
   server::ServerStats stats;
   net::ConnectionManager connections{0};

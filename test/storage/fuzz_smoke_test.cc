@@ -86,10 +86,31 @@ TEST(StorageFuzzSmoke, SeriesLog) {
     PutVarint32(&series, uid);
     AppendLogRecord(&log, 2, series);
   }
+  std::string rename(1, '\0');  // metric uid 2 renamed
+  PutVarint32(&rename, 2);
+  PutLengthPrefixed(&rename, "renamed");
+  AppendLogRecord(&log, 3, rename);
   for (int i = 0; i < 300; ++i) {
     std::string s = log;
     testing::Mutate(&s, &rng);
     FuzzSeriesLog(reinterpret_cast<const uint8_t*>(s.data()), s.size());
+  }
+}
+
+TEST(StorageFuzzSmoke, MetaLog) {
+  std::mt19937_64 rng(testing::TestSeed(17));
+  std::string log = LogFileHeader("SUNDMET1");
+  for (int i = 0; i < 8; ++i) {
+    std::string put;
+    PutLengthPrefixed(&put, "key" + std::to_string(i));
+    put += "{\"description\":\"v" + std::to_string(i) + "\"}";
+    AppendLogRecord(&log, 1, put);
+  }
+  AppendLogRecord(&log, 2, "key3");
+  for (int i = 0; i < 300; ++i) {
+    std::string s = log;
+    if (i > 0) testing::Mutate(&s, &rng);
+    FuzzMetaLog(reinterpret_cast<const uint8_t*>(s.data()), s.size());
   }
 }
 

@@ -13,6 +13,7 @@
 #include "storage/storage_impl.h"
 #include "sundial/compress/page_iterator.h"
 #include "storage/wal.h"
+#include "sundial/storage/meta_store.h"
 
 namespace sundial::storage {
 namespace {
@@ -211,6 +212,37 @@ void FuzzSeriesLog(const uint8_t* data, size_t size) {
     SeriesId id = 0;
     bool created = false;
     (void)d.Resolve("fuzz.metric", &tag, 1, &id, &created);
+  }
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+}
+
+void FuzzMetaLog(const uint8_t* data, size_t size) {
+  const char* base = std::getenv("TMPDIR");
+  std::string dir = std::string(base != nullptr ? base : "/tmp") + "/sundial-fuzz-XXXXXX";
+  if (mkdtemp(&dir[0]) == nullptr) return;
+  WriteFile(dir + "/" + std::string(MetaStore::kFileName),
+            std::string(reinterpret_cast<const char*>(data), size));
+  auto env = NewPosixEnv();
+  std::vector<std::pair<std::string, std::string>> first;
+  {
+    std::unique_ptr<MetaStore> m;
+    std::vector<std::string> warnings;
+    if (MetaStore::Open(env.get(), dir, &m, &warnings).ok()) {
+      for (const auto& kv : m->Range("", "")) {
+        std::string v;
+        if (!m->Get(kv.first, &v) || v != kv.second) std::abort();
+      }
+      (void)m->Put("fuzz", "value");
+      (void)m->Apply({{"a", "1", false}, {"fuzz", "", true}, {"b", "2", false}});
+      first = m->Range("", "");
+    }
+  }
+  std::unique_ptr<MetaStore> again;
+  std::vector<std::string> warnings;
+  if (!first.empty() && MetaStore::Open(env.get(), dir, &again, &warnings).ok() &&
+      again->Range("", "") != first) {
+    std::abort();  // what was acknowledged must read back the same
   }
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);

@@ -32,5 +32,9 @@ void FuzzSeriesLog(const uint8_t* data, size_t size);
 // (tombstones.h), and a snapshot directory name: decoded; what decodes is
 // encoded again and must decode to the same thing.
 void FuzzDeleteRecords(const uint8_t* data, size_t size);
+// Input = a whole meta.log file (meta_store.h), header included: the store
+// is opened, read through, changed (put, delete, a batch), and opened a
+// second time, which must give the same map.
+void FuzzMetaLog(const uint8_t* data, size_t size);
 
 }  // namespace sundial::storage

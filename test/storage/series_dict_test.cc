@@ -104,6 +104,86 @@ TEST(SeriesDict, GetSeriesKeySortsManyTagsAndLendsNames) {
   for (const auto& [k, v] : key.tags) EXPECT_EQ("v" + k.substr(1), v);
 }
 
+TEST(SeriesDict, AssignNameWithoutASeriesIsDurable) {
+  testing::TempDir dir;
+  auto env = NewPosixEnv();
+  const std::string path = dir.path() + "/series.log";
+  {
+    SeriesDict d(env.get(), path, nullptr);
+    std::vector<std::string> w;
+    ASSERT_TRUE(d.Open(&w).ok());
+    uint32_t uid = 0;
+    bool created = false;
+    ASSERT_TRUE(d.AssignName(NameKind::kMetric, "m1", &uid, &created).ok());
+    EXPECT_TRUE(created);
+    EXPECT_EQ(uid, 1u);
+    ASSERT_TRUE(d.AssignName(NameKind::kMetric, "m1", &uid, &created).ok());
+    EXPECT_FALSE(created);
+    ASSERT_TRUE(d.AssignName(NameKind::kTagValue, "v", &uid, &created).ok());
+    EXPECT_TRUE(d.AssignName(NameKind::kTagKey, "", &uid, &created).IsInvalidArgument());
+  }
+  SeriesDict d(env.get(), path, nullptr);
+  std::vector<std::string> w;
+  ASSERT_TRUE(d.Open(&w).ok());
+  EXPECT_TRUE(w.empty());
+  EXPECT_EQ(d.series_count(), 0u);
+  uint32_t uid = 0;
+  ASSERT_TRUE(d.LookupUid(NameKind::kMetric, "m1", &uid).ok());
+  std::string name;
+  ASSERT_TRUE(d.NameOfUid(NameKind::kTagValue, 1, &name).ok());
+  EXPECT_EQ(name, "v");
+  EXPECT_TRUE(d.NameOfUid(NameKind::kTagValue, 2, &name).IsNotFound());
+  // A series created later reuses the assigned uid.
+  SeriesId id;
+  bool created;
+  ASSERT_TRUE(d.Resolve("m1", nullptr, 0, &id, &created).ok());
+  SeriesKey key;
+  ASSERT_TRUE(d.GetSeriesKey(id, &key).ok());
+  EXPECT_EQ(key.metric_uid, 1u);
+}
+
+TEST(SeriesDict, RenameKeepsUidsAndSeriesAndSurvivesReopen) {
+  testing::TempDir dir;
+  auto env = NewPosixEnv();
+  const std::string path = dir.path() + "/series.log";
+  SeriesId id = 0;
+  {
+    SeriesDict d(env.get(), path, nullptr);
+    std::vector<std::string> w;
+    ASSERT_TRUE(d.Open(&w).ok());
+    TagRef tags[] = {{"host", "a"}};
+    bool created;
+    ASSERT_TRUE(d.Resolve("old", tags, 1, &id, &created).ok());
+    const uint64_t epoch = d.name_epoch()->load();
+    ASSERT_TRUE(d.RenameName(NameKind::kMetric, "old", "new").ok());
+    EXPECT_EQ(d.name_epoch()->load(), epoch + 1);
+    EXPECT_TRUE(d.RenameName(NameKind::kMetric, "old", "x").IsNotFound());
+    ASSERT_TRUE(d.RenameName(NameKind::kTagValue, "a", "b").ok());
+    TagRef other[] = {{"host", "c"}};
+    SeriesId other_id;
+    ASSERT_TRUE(d.Resolve("new2", other, 1, &other_id, &created).ok());
+    EXPECT_TRUE(d.RenameName(NameKind::kMetric, "new", "new2").IsInvalidArgument());
+    // The old name is free again and gets a new uid.
+    SeriesId again;
+    ASSERT_TRUE(d.Resolve("old", tags, 1, &again, &created).ok());
+    EXPECT_TRUE(created);
+    EXPECT_NE(again, id);
+  }
+  SeriesDict d(env.get(), path, nullptr);
+  std::vector<std::string> w;
+  ASSERT_TRUE(d.Open(&w).ok());
+  EXPECT_TRUE(w.empty());
+  SeriesKey key;
+  ASSERT_TRUE(d.GetSeriesKey(id, &key).ok());
+  EXPECT_EQ(key.metric, "new");
+  EXPECT_EQ(key.metric_uid, 1u);
+  ASSERT_EQ(key.tags.size(), 1u);
+  EXPECT_EQ(key.tags[0].second, "b");
+  EXPECT_EQ(d.SeriesOfMetric("new"), std::vector<SeriesId>{id});
+  EXPECT_EQ(d.SeriesOfMetric("old").size(), 1u);
+  EXPECT_NE(d.SeriesOfMetric("old")[0], id);
+}
+
 TEST(SeriesDict, PersistsAndSkipsADamagedRecord) {
   testing::TempDir dir;
   auto env = NewPosixEnv();

@@ -132,6 +132,7 @@ class HttpConnection : public net::Session, public std::enable_shared_from_this<
     bool head_only = false;   // a HEAD request: the reply has no body
     uint16_t http_minor = 1;
     std::string cors_origin;  // non-empty: add the CORS headers
+    std::string request_id;   // non-empty: echoed as X-Request-ID
     std::unique_ptr<GzipStream> gzip;  // compresses a streamed body
   };
 

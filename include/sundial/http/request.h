@@ -23,6 +23,17 @@ enum class Method : uint8_t { kGet = 0, kPost, kPut, kDelete, kOptions, kHead };
 // "GET", "POST", ...
 std::string_view MethodName(Method m);
 
+// The request header whose value every reply echoes (as TickTockDB does;
+// benchmark drivers match replies to requests by it).
+inline constexpr std::string_view kRequestIdHeader = "X-Request-ID";
+inline constexpr size_t kMaxRequestIdBytes = 128;
+
+// True if a X-Request-ID value may be echoed: 1 to kMaxRequestIdBytes
+// printable ASCII characters (0x21-0x7E and space). Anything else (control
+// characters, CR/LF, non-ASCII bytes, too long) is not echoed, so the echo
+// can never add or split a header.
+bool IsEchoableRequestId(std::string_view value);
+
 // Header fields in arrival order. Names compare case-insensitively.
 class Headers {
  public:

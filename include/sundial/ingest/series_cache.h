@@ -47,6 +47,8 @@ class SeriesCache {
   void Insert(std::string_view metric, std::string_view tags, SeriesId id);
 
   size_t size() const { return entries_.size(); }
+  // Forgets every entry.
+  void Clear();
 
  private:
   static constexpr uint32_t kNoTagset = UINT32_MAX;
@@ -79,7 +81,6 @@ class SeriesCache {
   uint32_t ProbeSeries(std::string_view metric, uint32_t tagset) const;
   // Makes `entry` the current one, linking it as the successor of the last.
   void Follow(uint32_t entry);
-  void Clear();
 
   const size_t max_entries_;
   std::vector<TagsetSlot> tagsets_;  // power-of-two size, at most half full

@@ -38,7 +38,14 @@ class SeriesResolver {
 
   // Cached id of the series whose key bytes are (metric_text, tag_text),
   // or kInvalidSeriesId.
+  // A rename in storage (name_epoch moved) empties the cache first: a
+  // cached key text could name another series now.
   SeriesId Lookup(std::string_view metric_text, std::string_view tag_text) {
+    if (name_epoch_ != nullptr &&
+        name_epoch_->load(std::memory_order_acquire) != seen_epoch_) {
+      seen_epoch_ = name_epoch_->load(std::memory_order_acquire);
+      cache_.Clear();
+    }
     return cache_.Find(metric_text, tag_text);
   }
 
@@ -64,6 +71,8 @@ class SeriesResolver {
   const bool require_tag_;
   const bool opentsdb_names_;
   SeriesCache cache_;
+  const std::atomic<uint64_t>* const name_epoch_;  // null: names never change
+  uint64_t seen_epoch_ = 0;
   size_t misses_ = 0;
 };
 

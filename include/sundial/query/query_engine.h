@@ -22,6 +22,7 @@
 #include <string_view>
 
 #include "sundial/common/status.h"
+#include "sundial/query/annotations.h"
 #include "sundial/query/bucket_cache.h"
 #include "sundial/query/query_spec.h"
 #include "sundial/query/result_collector.h"
@@ -99,8 +100,11 @@ class QueryEngine {
   // reuses fixed-interval buckets (bucket_cache.h). Results are the same
   // either way. cache must be the storage's late-point observer (directly or
   // among others), or it could serve buckets that late points changed.
+  // annotations (borrowed, may be null) adds "annotations" and
+  // "globalAnnotations" to /api/query results.
   QueryEngine(storage::Storage* storage, const QueryLimits& limits,
-              const rollup::RollupStore* rollups = nullptr, BucketCache* cache = nullptr);
+              const rollup::RollupStore* rollups = nullptr, BucketCache* cache = nullptr,
+              const AnnotationStore* annotations = nullptr);
   QueryEngine(const QueryEngine&) = delete;
   QueryEngine& operator=(const QueryEngine&) = delete;
 
@@ -155,11 +159,18 @@ class QueryEngine {
   const QueryLimits limits_;
   const rollup::RollupStore* const rollups_;
   BucketCache* const cache_;
+  const AnnotationStore* const annotations_;
 };
 
 // Upper-case hex TSUID of a series key (3-byte UIDs, tag pairs sorted by
 // tagk uid).
 std::string TsuidOf(const storage::SeriesKey& key);
 std::string TsuidOf(const storage::SeriesKeyRef& key);
+// One UID as a TSUID prints it: 3 bytes of upper-case hex (4 when needed).
+std::string UidHex(uint32_t uid);
+
+// OpenTSDB's NoSuchUniqueName as a 400: InvalidArgument "No such name for
+// '<kind>': '<name>'" (kind: metrics, tagk or tagv).
+Status NoSuchName(std::string_view kind, std::string_view name);
 
 }  // namespace sundial::query

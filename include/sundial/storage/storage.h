@@ -20,6 +20,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <iterator>
 #include <memory>
@@ -256,6 +257,29 @@ class Storage {
   virtual Status GetSeriesKeyRef(SeriesId id, SeriesKeyRef* out) = 0;
   // The uid of a name of a kind. NotFound if the name was never seen.
   virtual Status LookupUid(NameKind kind, std::string_view name, uint32_t* uid) = 0;
+  // Interns name without creating a series (/api/uid/assign): *uid is its
+  // uid and *created says whether it was new. The new name is synced before
+  // this returns. Engines that cannot return InvalidArgument.
+  virtual Status AssignName(NameKind /*kind*/, std::string_view /*name*/, uint32_t* /*uid*/,
+                            bool* /*created*/) {
+    return Status::InvalidArgument("assigning names is not supported");
+  }
+  // The name of a uid of a kind. NotFound if the uid was never assigned.
+  virtual Status NameOfUid(NameKind /*kind*/, uint32_t /*uid*/, std::string* /*name*/) {
+    return Status::NotFound("unknown uid");
+  }
+  // Renames a name of a kind (/api/uid/rename): its uid, and so every
+  // series using it and their points, keep everything; only the text
+  // changes. Durable (one checksummed record, synced) before it returns.
+  // NotFound if from is unknown, InvalidArgument if to is taken.
+  virtual Status RenameName(NameKind /*kind*/, std::string_view /*from*/,
+                            std::string_view /*to*/) {
+    return Status::InvalidArgument("renaming names is not supported");
+  }
+  // A counter that grows with every rename, or null if names never change.
+  // Writers that cache name -> series mappings drop them when it moves.
+  // The pointer stays valid while the storage is open.
+  virtual const std::atomic<uint64_t>* name_epoch() { return nullptr; }
   // Names of a kind starting with prefix, sorted, at most max (0 = no limit).
   virtual std::vector<std::string> SuggestNames(NameKind kind, std::string_view prefix,
                                                 size_t max) = 0;

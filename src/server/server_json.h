@@ -1,0 +1,42 @@
+// Helpers shared by the metadata endpoints (annotation_routes.cc,
+// uid_routes.cc, stats_routes.cc): Status to OpenTSDB error replies and
+// running a handler on the worker pool.
+//
+// Thread-safety: pure functions; handlers run on worker threads.
+#pragma once
+
+#include <utility>
+
+#include "service_context.h"
+#include "sundial/common/status.h"
+#include "sundial/http/reply.h"
+#include "sundial/http/request.h"
+#include "sundial/http/responder.h"
+#include "sundial/query/query_spec.h"
+#include "worker_pool.h"
+
+namespace sundial::server {
+
+// OpenTSDB's error document for a Status: InvalidArgument 400, NotFound
+// 404, Unavailable 503, anything else 500. A message holding
+// query::kDetailsSeparator is split into message and details.
+http::Reply StatusReply(const Status& s);
+
+// 400 "Unable to parse the given JSON" as OpenTSDB's serializer says it.
+Status BadJson();
+
+// A handler that runs fn(ctx, request, responder) on the worker pool, or
+// answers 503 while the metadata store is not open.
+template <typename Fn>
+http::Handler OnMetaWorkers(ServiceContext* ctx, Fn fn) {
+  return [ctx, fn](http::Request req, http::ResponderPtr resp) {
+    if (ctx->storage == nullptr || ctx->annotations == nullptr || ctx->meta == nullptr) {
+      return resp->Send(http::Reply::Error(503, "Storage is not open"));
+    }
+    ctx->workers->Submit([ctx, fn, req = std::move(req), resp = std::move(resp)]() {
+      fn(ctx, req, resp);
+    });
+  };
+}
+
+}  // namespace sundial::server

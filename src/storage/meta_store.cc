@@ -1,0 +1,237 @@
+#include "sundial/storage/meta_store.h"
+
+#include "storage/record_log.h"
+#include "sundial/common/coding.h"
+
+namespace sundial::storage {
+namespace {
+
+constexpr char kMagic[] = "SUNDMET1";
+constexpr uint8_t kPutRecord = 1;
+constexpr uint8_t kDeleteRecord = 2;
+
+void EncodeOp(const MetaStore::Op& op, std::string* dst) {
+  if (op.erase) {
+    AppendLogRecord(dst, kDeleteRecord, op.key);
+    return;
+  }
+  std::string payload;
+  payload.reserve(op.key.size() + op.value.size() + 5);
+  PutLengthPrefixed(&payload, op.key);
+  payload.append(op.value);
+  AppendLogRecord(dst, kPutRecord, payload);
+}
+
+}  // namespace
+
+bool DecodeMetaRecord(uint8_t type, std::string_view payload, MetaStore::Op* op) {
+  if (type == kDeleteRecord) {
+    if (payload.empty() || payload.size() > MetaStore::kMaxKeyBytes) return false;
+    op->key.assign(payload);
+    op->value.clear();
+    op->erase = true;
+    return true;
+  }
+  if (type != kPutRecord) return false;
+  std::string_view key;
+  if (!GetLengthPrefixed(&payload, &key) || key.empty() || key.size() > MetaStore::kMaxKeyBytes ||
+      payload.size() > MetaStore::kMaxValueBytes) {
+    return false;
+  }
+  op->key.assign(key);
+  op->value.assign(payload);
+  op->erase = false;
+  return true;
+}
+
+MetaStore::MetaStore(Env* env, std::string dir)
+    : env_(env), dir_(std::move(dir)), path_(dir_ + "/" + std::string(kFileName)) {}
+
+Status MetaStore::Open(Env* env, const std::string& dir, std::unique_ptr<MetaStore>* out,
+                       std::vector<std::string>* warnings) {
+  std::unique_ptr<MetaStore> store(new MetaStore(env, dir));
+  {
+    MutexLock l(&store->mu_);
+    SUNDIAL_RETURN_IF_ERROR(store->Load(warnings));
+  }
+  *out = std::move(store);
+  return Status::OK();
+}
+
+void MetaStore::ApplyToMap(const Op& op, std::map<std::string, std::string, std::less<>>* m,
+                           size_t* dead) {
+  auto it = m->find(op.key);
+  if (op.erase) {
+    // The delete record and the put it cancels are both dead.
+    if (it != m->end()) {
+      m->erase(it);
+      *dead += 2;
+    } else {
+      *dead += 1;
+    }
+    return;
+  }
+  if (it != m->end()) {
+    it->second = op.value;
+    *dead += 1;
+  } else {
+    m->emplace(op.key, op.value);
+  }
+}
+
+Status MetaStore::Load(std::vector<std::string>* warnings) {
+  const std::string tmp = path_ + ".tmp";
+  if (env_->FileExists(tmp)) (void)env_->RemoveFile(tmp);  // an unfinished rewrite
+  SUNDIAL_RETURN_IF_ERROR(env_->OpenFile(path_, &file_));
+  uint64_t size = 0;
+  SUNDIAL_RETURN_IF_ERROR(file_->Size(&size));
+  bool damaged = false;
+  if (size >= kLogFileHeaderSize) {
+    LogReader reader(file_.get(), size, kMagic);
+    Status s = reader.Open();
+    if (s.IsCorruption()) {
+      warnings->push_back(s.ToString() + "; reading the records after it");
+      reader.OpenSkippingHeader();
+      damaged = true;
+    } else if (!s.ok()) {
+      return s;
+    }
+    uint8_t type;
+    std::string_view payload;
+    Op op;
+    while (reader.Next(&type, &payload)) {
+      if (!DecodeMetaRecord(type, payload, &op)) {
+        warnings->push_back(path_ + ": malformed record skipped");
+        damaged = true;
+        continue;
+      }
+      ApplyToMap(op, &map_, &dead_);
+    }
+    SUNDIAL_RETURN_IF_ERROR(reader.status());
+    for (const auto& w : reader.skipped()) warnings->push_back(w);
+    damaged = damaged || !reader.skipped().empty();
+  } else if (size > 0) {
+    warnings->push_back(path_ + ": header torn, starting an empty meta store");
+  }
+  if (size >= kLogFileHeaderSize && !damaged && dead_ <= map_.size()) {
+    file_end_ = size;
+    return Status::OK();
+  }
+  const Status s = Rewrite();
+  if (s.ok() || size < kLogFileHeaderSize) return s;
+  // A full disk, say. The old file stays usable: records appended after
+  // damage are still found (each has its CRC and the reader resynchronises).
+  warnings->push_back(path_ + ": not rewritten (" + s.ToString() + "); appending to it as it is");
+  file_end_ = size;
+  return Status::OK();
+}
+
+Status MetaStore::Rewrite() {
+  const std::string tmp = path_ + ".tmp";
+  std::string data = LogFileHeader(kMagic);
+  for (const auto& [k, v] : map_) EncodeOp(Op{k, v, false}, &data);
+  std::unique_ptr<File> f;
+  SUNDIAL_RETURN_IF_ERROR(env_->OpenFile(tmp, &f));
+  Status s = f->Truncate(0);
+  if (s.ok()) s = f->Write(0, data.data(), data.size());
+  if (s.ok()) s = f->Sync();
+  f.reset();
+  if (s.ok()) s = env_->RenameFile(tmp, path_);
+  if (s.ok()) s = env_->SyncDir(dir_);
+  if (!s.ok()) {
+    (void)env_->RemoveFile(tmp);
+    return s.WithContext("meta store rewrite");
+  }
+  SUNDIAL_RETURN_IF_ERROR(env_->OpenFile(path_, &file_));
+  file_end_ = data.size();
+  dead_ = 0;
+  ++rewrites_;
+  return Status::OK();
+}
+
+Status MetaStore::Apply(const std::vector<Op>& ops) {
+  std::string data;
+  for (const Op& op : ops) {
+    if (op.key.empty() || op.key.size() > kMaxKeyBytes) {
+      return Status::InvalidArgument("meta key length out of range");
+    }
+    if (op.value.size() > kMaxValueBytes) {
+      return Status::InvalidArgument("meta value too large");
+    }
+    EncodeOp(op, &data);
+  }
+  if (data.empty()) return Status::OK();
+  MutexLock l(&mu_);
+  Status s = file_->Write(file_end_, data.data(), data.size());
+  if (s.ok()) s = file_->Sync();
+  if (!s.ok()) {
+    (void)file_->Truncate(file_end_);  // best effort: no half batch stays
+    return s.WithContext("meta store");
+  }
+  file_end_ += data.size();
+  for (const Op& op : ops) ApplyToMap(op, &map_, &dead_);
+  if (dead_ >= kCompactMinDead && dead_ > map_.size()) {
+    // The change is durable already; a failed rewrite only leaves the
+    // longer log in place (the rename is atomic).
+    (void)Rewrite();
+  }
+  return Status::OK();
+}
+
+Status MetaStore::Put(std::string key, std::string value) {
+  return Apply({Op{std::move(key), std::move(value), false}});
+}
+
+Status MetaStore::Delete(std::string key) { return Apply({Op{std::move(key), {}, true}}); }
+
+bool MetaStore::Get(std::string_view key, std::string* value) const {
+  MutexLock l(&mu_);
+  auto it = map_.find(key);
+  if (it == map_.end()) return false;
+  *value = it->second;
+  return true;
+}
+
+std::vector<std::pair<std::string, std::string>> MetaStore::Range(std::string_view begin,
+                                                                   std::string_view end) const {
+  MutexLock l(&mu_);
+  std::vector<std::pair<std::string, std::string>> out;
+  for (auto it = map_.lower_bound(begin); it != map_.end(); ++it) {
+    if (!end.empty() && std::string_view(it->first) >= end) break;
+    out.emplace_back(it->first, it->second);
+  }
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>> MetaStore::Prefix(std::string_view prefix) const {
+  MutexLock l(&mu_);
+  std::vector<std::pair<std::string, std::string>> out;
+  for (auto it = map_.lower_bound(prefix); it != map_.end(); ++it) {
+    if (std::string_view(it->first).substr(0, prefix.size()) != prefix) break;
+    out.emplace_back(it->first, it->second);
+  }
+  return out;
+}
+
+bool MetaStore::Any(std::string_view begin, std::string_view end) const {
+  MutexLock l(&mu_);
+  auto it = map_.lower_bound(begin);
+  return it != map_.end() && std::string_view(it->first) < end;
+}
+
+size_t MetaStore::size() const {
+  MutexLock l(&mu_);
+  return map_.size();
+}
+
+size_t MetaStore::dead_records() const {
+  MutexLock l(&mu_);
+  return dead_;
+}
+
+uint64_t MetaStore::TEST_rewrites() const {
+  MutexLock l(&mu_);
+  return rewrites_;
+}
+
+}  // namespace sundial::storage

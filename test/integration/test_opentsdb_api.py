@@ -1,0 +1,359 @@
+"""The rest of OpenTSDB's HTTP API against the real server: annotations
+(durable across restart and kill -9, in /api/query results, Grafana's
+annotation request), /api/uid/*, /api/query/last errors, X-Request-ID,
+/api/stats/{query,threads,jvm} and /api/serializers."""
+import json
+import signal
+import socket
+import time
+import urllib.parse
+
+T0 = 1700000000 - 1700000000 % 3600  # an hour boundary (seconds)
+TSUID = "000001000001000001"  # sys.cpu.user{host=web01}: the first series
+
+
+def put(server, points):
+    status, _, body = server.http().post("/api/put?sync", points,
+                                         {"Content-Type": "application/json"})
+    assert status == 204, body
+
+
+def load(server, start=T0, n=10):
+    put(server, [{"metric": "sys.cpu.user", "timestamp": start + i * 60, "value": i,
+                  "tags": {"host": host}} for host in ("web01", "web02") for i in range(n)])
+
+
+def req(server, method, path, body=None, headers=None):
+    status, hdrs, data = server.http().request(method, path, body=body, headers=headers)
+    return status, hdrs, (json.loads(data) if data else None)
+
+
+def q(path, **params):
+    return path + "?" + urllib.parse.urlencode(params)
+
+
+# ---- annotations ----
+
+def test_annotation_crud_with_opentsdb_shapes(server):
+    load(server)
+    note = {"tsuid": TSUID, "startTime": T0 + 60, "description": "deploy",
+            "notes": "v1.2", "custom": {"owner": "jdoe"}}
+    status, _, body = req(server, "POST", "/api/annotation", note)
+    assert status == 200
+    assert body == {"tsuid": TSUID, "description": "deploy", "notes": "v1.2",
+                    "custom": {"owner": "jdoe"}, "endTime": 0, "startTime": T0 + 60}
+    # GET by query string, tsuid in lower case, start in ms.
+    status, _, body = req(server, "GET", q("/api/annotation", tsuid=TSUID.lower(),
+                                           start_time=(T0 + 60) * 1000))
+    assert status == 200 and body["description"] == "deploy"
+    # POST merges: only the given field changes.
+    status, _, body = req(server, "POST", "/api/annotation",
+                          {"tsuid": TSUID, "startTime": T0 + 60, "notes": "v1.3"})
+    assert status == 200 and body["description"] == "deploy" and body["notes"] == "v1.3"
+    # POST with nothing to change: 304, as OpenTSDB.
+    status, _, _ = req(server, "POST", "/api/annotation", {"tsuid": TSUID, "startTime": T0 + 60})
+    assert status == 304
+    # PUT replaces every field.
+    status, _, body = req(server, "PUT", "/api/annotation",
+                          {"tsuid": TSUID, "startTime": T0 + 60, "notes": "only"})
+    assert status == 200 and body["description"] == "" and body["custom"] is None
+    # The alias and the query-string form of a write.
+    status, _, body = req(server, "POST", q("/api/annotations", start_time=T0 + 120,
+                                            description="global via qs"))
+    assert status == 200 and "tsuid" not in body and body["startTime"] == T0 + 120
+    # DELETE, then 404 with OpenTSDB's wording.
+    status, _, _ = req(server, "DELETE", q("/api/annotation", tsuid=TSUID, start_time=T0 + 60))
+    assert status == 204
+    status, _, body = req(server, "GET", q("/api/annotation", tsuid=TSUID, start_time=T0 + 60))
+    assert status == 404
+    assert body["error"]["message"] == "Unable to locate annotation in storage"
+
+
+def test_annotation_errors(server):
+    cases = [
+        ("GET", "/api/annotation", None, 400, "Missing start time"),
+        ("POST", "/api/annotation", {"description": "x"}, 400,
+         "The start timestamp has not been set"),
+        ("POST", "/api/annotation", "{not json", 400, "Unable to parse the given JSON"),
+        ("POST", "/api/annotation", {"tsuid": "XYZ", "startTime": 5}, 400, "Invalid TSUID: XYZ"),
+        ("DELETE", "/api/annotation", {"description": "x"}, 400,
+         "Unable to delete Annotation information"),
+        ("GET", "/api/annotation/bulk", None, 405, "Method not allowed"),
+        ("DELETE", "/api/annotation/bulk", {"global": True}, 400, "Missing the start time value"),
+        ("DELETE", "/api/annotation/bulk", {"startTime": "1h-ago"}, 400,
+         "Missing the TSUIDs or global annotations flag"),
+        ("POST", "/api/annotation/bulk", [{"description": "no start"}], 400,
+         "The start timestamp has not been set"),
+    ]
+    for method, path, body, code, message in cases:
+        status, _, data = req(server, method, path, body)
+        assert status == code, (method, path, data)
+        assert data["error"]["code"] == code and data["error"]["message"] == message, data
+
+
+def test_annotation_bulk(server):
+    load(server)
+    notes = [{"tsuid": TSUID, "startTime": T0 + i * 60, "description": f"n{i}"} for i in range(5)]
+    notes.append({"startTime": T0 + 30, "description": "global"})
+    status, _, body = req(server, "POST", "/api/annotation/bulk", notes)
+    assert status == 200 and len(body) == 6 and body[5]["description"] == "global"
+    status, _, body = req(server, "DELETE", "/api/annotation/bulk",
+                          {"tsuids": [TSUID], "startTime": str(T0 + 60),
+                           "endTime": str(T0 + 180)})
+    assert status == 200
+    assert body == {"tsuids": [TSUID], "global": False, "startTime": (T0 + 60) * 1000,
+                    "endTime": (T0 + 180) * 1000, "totalDeleted": 3}
+    status, _, body = req(server, "DELETE", q("/api/annotation/bulk", start_time=T0,
+                                              end_time=T0 + 3600, tsuids=TSUID, **{"global": ""}))
+    assert status == 200 and body["totalDeleted"] == 3 and body["global"] is True
+
+
+def test_annotations_in_query_results(server):
+    load(server)
+    req(server, "POST", "/api/annotation", {"tsuid": TSUID, "startTime": T0 + 60,
+                                            "description": "series note"})
+    req(server, "POST", "/api/annotation", {"startTime": T0 + 120, "description": "global note"})
+    req(server, "POST", "/api/annotation", {"tsuid": TSUID, "startTime": T0 + 7200,
+                                            "description": "out of range"})
+    base = {"start": T0, "end": T0 + 600,
+            "queries": [{"aggregator": "sum", "metric": "sys.cpu.user",
+                         "tags": {"host": "web01"}}]}
+    status, _, res = req(server, "POST", "/api/query", dict(base, globalAnnotations=True))
+    assert status == 200 and len(res) == 1
+    assert [a["description"] for a in res[0]["annotations"]] == ["series note"]
+    assert [a["description"] for a in res[0]["globalAnnotations"]] == ["global note"]
+    keys = list(res[0].keys())
+    assert keys.index("annotations") < keys.index("globalAnnotations") < keys.index("dps")
+    # Not asked for globals: none; noAnnotations: neither.
+    status, _, res = req(server, "POST", "/api/query", base)
+    assert "globalAnnotations" not in res[0] and "annotations" in res[0]
+    status, _, res = req(server, "POST", "/api/query",
+                         dict(base, globalAnnotations=True, noAnnotations=True))
+    assert "annotations" not in res[0] and "globalAnnotations" not in res[0]
+    # The other series has no annotation of its own; GET flags work too.
+    status, _, res = req(server, "GET", q("/api/query", start=T0, end=T0 + 600,
+                                          m="sum:sys.cpu.user{host=web02}") + "&global_annotations")
+    assert "annotations" not in res[0] and len(res[0]["globalAnnotations"]) == 1
+    # Aggregated over both hosts: the member's annotation is there.
+    status, _, res = req(server, "GET", q("/api/query", start=T0, end=T0 + 600,
+                                          m="sum:sys.cpu.user") + "&no_annotations")
+    assert "annotations" not in res[0]
+    status, _, res = req(server, "GET", q("/api/query", start=T0, end=T0 + 600,
+                                          m="sum:sys.cpu.user"))
+    assert [a["description"] for a in res[0]["annotations"]] == ["series note"]
+
+
+def test_grafana_annotation_request(server):
+    # Exactly what Grafana's OpenTSDB data source sends for an annotation
+    # query (datasource.ts annotationEvent -> performTimeSeriesQuery): one
+    # sum sub-query on the annotation's target metric, globalAnnotations
+    # always true; start "<n>h-ago" for a relative range (no end) or ms.
+    now = int(time.time())
+    start = now - now % 60 - 1800
+    load(server, start=start, n=20)
+    req(server, "POST", "/api/annotation", {"tsuid": TSUID, "startTime": start + 120,
+                                            "description": "deploy 42"})
+    req(server, "POST", "/api/annotation", {"startTime": start + 240, "description": "outage"})
+    bodies = [
+        {"start": "1h-ago", "queries": [{"aggregator": "sum", "metric": "sys.cpu.user"}],
+         "msResolution": False, "globalAnnotations": True},
+        {"start": (start - 60) * 1000, "end": (now + 60) * 1000,
+         "queries": [{"aggregator": "sum", "metric": "sys.cpu.user"}],
+         "msResolution": False, "globalAnnotations": True, "showQuery": True},
+    ]
+    for body in bodies:
+        status, _, res = req(server, "POST", "/api/query", body,
+                             {"Content-Type": "application/json"})
+        assert status == 200, res
+        # Grafana reads only results[0]: annotations, or globalAnnotations
+        # when "global" is ticked; each event is {text: description,
+        # time: floor(startTime) * 1000}, so startTime must be seconds.
+        first = res[0]
+        events = [{"text": a["description"], "time": int(a["startTime"]) * 1000}
+                  for a in first["annotations"]]
+        assert events == [{"text": "deploy 42", "time": (start + 120) * 1000}]
+        events = [{"text": a["description"], "time": int(a["startTime"]) * 1000}
+                  for a in first["globalAnnotations"]]
+        assert events == [{"text": "outage", "time": (start + 240) * 1000}]
+
+
+def test_annotations_survive_restart_and_kill9(server):
+    load(server)
+    status, _, _ = req(server, "POST", "/api/annotation",
+                       {"tsuid": TSUID, "startTime": T0 + 1, "description": "before restart"})
+    assert status == 200
+    server.restart()
+    status, _, body = req(server, "GET", q("/api/annotation", tsuid=TSUID, start_time=T0 + 1))
+    assert status == 200 and body["description"] == "before restart"
+    # Kill -9 right after each acknowledgement: nothing acknowledged is lost.
+    for i in range(3):
+        status, _, _ = req(server, "POST", "/api/annotation",
+                           {"startTime": T0 + 100 + i, "description": f"kill {i}"})
+        assert status == 200
+        status, _, _ = req(server, "DELETE", q("/api/annotation", tsuid=TSUID, start_time=T0 + 1))
+        assert status == 204
+        server.stop(signal.SIGKILL)
+        server.restart()
+        for j in range(i + 1):
+            status, _, body = req(server, "GET", q("/api/annotation", start_time=T0 + 100 + j))
+            assert status == 200 and body["description"] == f"kill {j}"
+        status, _, _ = req(server, "GET", q("/api/annotation", tsuid=TSUID, start_time=T0 + 1))
+        assert status == 404
+        req(server, "POST", "/api/annotation", {"tsuid": TSUID, "startTime": T0 + 1,
+                                                "description": "again"})
+
+
+# ---- /api/query/last errors ----
+
+def test_query_last_unknown_names(server):
+    load(server)
+    cases = [("sys.cpu.nice{host=web01}", "No such name for 'metrics': 'sys.cpu.nice'"),
+             ("sys.cpu.user{dc=web01}", "No such name for 'tagk': 'dc'"),
+             ("sys.cpu.user{host=web03}", "No such name for 'tagv': 'web03'")]
+    for ts, message in cases:
+        status, _, body = req(server, "GET", q("/api/query/last", timeseries=ts))
+        assert status == 400 and body["error"]["message"] == message, body
+    status, _, body = req(server, "POST", "/api/query/last",
+                          {"queries": [{"metric": "nope", "tags": {}}]})
+    assert status == 400 and "No such name for 'metrics'" in body["error"]["message"]
+    status, _, body = req(server, "GET", q("/api/query/last", timeseries="sys.cpu.user{host=web01}"))
+    assert status == 200 and body[0]["tsuid"] == TSUID
+
+
+# ---- X-Request-ID ----
+
+def test_request_id_echoed_on_success_and_errors(server):
+    load(server)
+    for method, path, body, code in [
+            ("GET", "/api/version", None, 200),
+            ("GET", "/api/nothing", None, 404),
+            ("DELETE", "/api/version", None, 405),
+            ("GET", q("/api/query/last", timeseries="nope"), None, 400),
+            ("POST", "/api/query", {"start": T0, "queries": [{"aggregator": "sum",
+                                                             "metric": "sys.cpu.user"}]}, 200),
+            ("POST", "/api/put", "[broken", 400),
+            ("GET", "/nothing.html", None, 404)]:
+        status, hdrs, _ = server.http().request(method, path, body=body,
+                                                headers={"X-Request-ID": "bench-42"})
+        assert status == code, path
+        assert hdrs.get("x-request-id") == "bench-42", (path, hdrs)
+    # Too long or unprintable values are not echoed (no header injection).
+    status, hdrs, _ = server.http().request("GET", "/api/version",
+                                            headers={"X-Request-ID": "x" * 129})
+    assert status == 200 and "x-request-id" not in hdrs
+    with socket.create_connection((server.host, server.port), timeout=10) as s:
+        s.sendall(b"GET /api/version HTTP/1.1\r\nX-Request-ID: caf\xc3\xa9\r\n"
+                  b"Connection: close\r\n\r\n")
+        data = b""
+        while True:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+    assert data.startswith(b"HTTP/1.1 200 ") and b"X-Request-ID" not in data
+
+
+# ---- /api/uid/* ----
+
+def test_uid_assign(server):
+    load(server)
+    status, _, body = req(server, "GET", "/api/uid/assign?metric=new.metric,sys.cpu.user&tagk=dc")
+    assert status == 400
+    assert body == {"metric": {"new.metric": "000002"},
+                    "metric_errors": {"sys.cpu.user": "Name already exists with UID: 000001"},
+                    "tagk": {"dc": "000002"}}
+    status, _, body = req(server, "POST", "/api/uid/assign", {"tagv": ["web09"]})
+    assert status == 200 and body == {"tagv": {"web09": "000003"}}
+    status, _, body = req(server, "GET", "/api/uid/assign")
+    assert status == 400 and body["error"]["message"] == "Missing values to assign UIDs"
+    # Assigned names exist for suggest and survive a restart.
+    server.restart()
+    status, _, body = req(server, "GET", "/api/suggest?type=metrics&q=new")
+    assert body == ["new.metric"]
+
+
+def test_uid_meta_and_ts_meta(server):
+    load(server)
+    status, _, body = req(server, "GET", "/api/uid/uidmeta?uid=000001&type=metric")
+    assert status == 200 and body["name"] == "sys.cpu.user" and body["type"] == "METRIC"
+    assert body["displayName"] == "" and body["custom"] is None
+    status, _, body = req(server, "POST", "/api/uid/uidmeta",
+                          {"uid": "000001", "type": "metric", "displayName": "CPU user",
+                           "custom": {"unit": "%"}})
+    assert status == 200 and body["displayName"] == "CPU user" and body["custom"] == {"unit": "%"}
+    status, _, body = req(server, "POST", "/api/uid/uidmeta",
+                          {"uid": "000001", "type": "metric", "notes": "n"})
+    assert body["displayName"] == "CPU user" and body["notes"] == "n"
+    status, _, _ = req(server, "POST", "/api/uid/uidmeta", {"uid": "000001", "type": "metric"})
+    assert status == 304
+    status, _, body = req(server, "GET", "/api/uid/uidmeta?uid=00FFFF&type=metric")
+    assert status == 404 and body["error"]["message"] == "Could not find the requested UID"
+    status, _, body = req(server, "GET", "/api/uid/uidmeta?uid=000001&type=bogus")
+    assert status == 400
+    # TS meta by tsuid and by m=; set fields survive a restart.
+    status, _, body = req(server, "POST", "/api/uid/tsmeta",
+                          {"tsuid": TSUID, "description": "web01 user cpu", "units": "%"})
+    assert status == 200 and body["description"] == "web01 user cpu"
+    server.restart()
+    status, _, body = req(server, "GET", "/api/uid/tsmeta?tsuid=" + TSUID)
+    assert status == 200 and body["units"] == "%" and body["metric"]["displayName"] == "CPU user"
+    assert [t["name"] for t in body["tags"]] == ["host", "web01"]
+    status, _, body = req(server, "GET", q("/api/uid/tsmeta", m="sys.cpu.user{host=*}"))
+    assert status == 200 and sorted(m["tsuid"] for m in body) == [TSUID, "000001000001000002"]
+    status, _, body = req(server, "GET", "/api/uid/tsmeta?tsuid=000009000001000001")
+    assert status == 404
+    status, _, _ = req(server, "DELETE", "/api/uid/tsmeta?tsuid=" + TSUID)
+    assert status == 204
+    status, _, body = req(server, "GET", "/api/uid/tsmeta?tsuid=" + TSUID)
+    assert body["description"] == ""
+    status, _, _ = req(server, "DELETE", "/api/uid/uidmeta?uid=000001&type=metric")
+    assert status == 204
+
+
+def test_uid_rename_keeps_data_and_survives_kill9(server):
+    load(server)
+    status, _, body = req(server, "GET", "/api/uid/rename?metric=sys.cpu.user&name=sys.cpu.usr")
+    assert status == 200 and body == {"result": "true"}
+    status, _, body = req(server, "POST", "/api/uid/rename", {"tagv": "web01", "name": "web-01"})
+    assert status == 200
+    server.stop(signal.SIGKILL)
+    server.restart()
+    status, _, res = req(server, "GET", q("/api/query", start=T0, end=T0 + 600,
+                                          m="sum:sys.cpu.usr{host=web-01}"))
+    assert status == 200 and len(res[0]["dps"]) == 10
+    status, _, body = req(server, "GET", "/api/uid/rename?metric=sys.cpu.user&name=x")
+    assert status == 400 and body == {"result": "false",
+                                      "error": "No such name for 'metrics': 'sys.cpu.user'"}
+    load(server)  # the old name is new again
+    status, _, body = req(server, "GET", "/api/uid/rename?metric=sys.cpu.user&name=sys.cpu.usr")
+    assert status == 400 and "already exists" in body["error"]
+    status, _, body = req(server, "GET", "/api/uid/rename?name=x")
+    assert status == 400
+    assert body["error"]["message"] == "Missing necessary values to rename UID"
+
+
+# ---- stats, serializers ----
+
+def test_stats_query_threads_jvm_serializers(server):
+    load(server)
+    req(server, "POST", "/api/query", {"start": T0, "queries": [{"aggregator": "sum",
+                                                                 "metric": "sys.cpu.user"}]},
+        {"X-Request-ID": "q-1"})
+    req(server, "GET", q("/api/query", start=T0, m="sum:nope"))
+    status, _, body = req(server, "GET", "/api/stats/query")
+    assert status == 200 and body["running"] == []
+    done = body["completed"]
+    assert len(done) == 2 and done[0]["httpResponse"]["code"] == 400
+    assert done[1]["httpResponse"] == {"code": 200, "reasonPhrase": "OK"}
+    assert done[1]["requestId"] == "q-1" and "sys.cpu.user" in done[1]["query"]
+    assert done[1]["elapsed"] >= 0 and done[1]["queryStartTimestamp"] > 0
+    status, _, threads = req(server, "GET", "/api/stats/threads")
+    assert status == 200 and len(threads) >= 2
+    assert all({"threadID", "name", "state", "cpuTimeMs"} <= set(t) for t in threads)
+    status, _, body = req(server, "GET", "/api/stats/jvm")
+    assert status == 404 and "JVM" in body["error"]["message"]
+    status, _, body = req(server, "GET", "/api/serializers")
+    assert status == 200 and body[0]["serializer"] == "json"
+    assert "formatAnnotationV1" in body[0]["formatters"] and "parsePutV1" in body[0]["parsers"]
+    status, _, body = req(server, "GET", "/api/dropcaches")
+    assert body == {"status": "200", "message": "Caches dropped"}
