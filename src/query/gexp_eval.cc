@@ -93,8 +93,10 @@ Status Alias(const GexpNode& call, std::vector<GexpSet>* inputs, GexpSet* out) {
     std::string name = tmpl;
     for (const auto& [k, v] : s.tags) {
       const std::string key = "@" + k;
-      for (size_t at = name.find(key); at != std::string::npos; at = name.find(key, at + v.size())) {
+      size_t at = name.find(key);
+      while (at != std::string::npos) {
         name.replace(at, key.size(), v);
+        at = name.find(key, at + v.size());
       }
     }
     s.metric = std::move(name);

@@ -25,7 +25,19 @@ constexpr NamedFunction kFunctions[] = {
     {"timeShift", GexpFunction::kTimeShift},
 };
 
-bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+bool IsSpace(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+bool IsName(std::string_view s) {
+  while (!s.empty() && IsSpace(s.back())) s.remove_suffix(1);
+  for (char c : s) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '_';
+    if (!ok) return false;
+  }
+  return !s.empty();
+}
 
 // Recursive descent over byte ranges [b, e) of one text; positions in
 // errors are offsets into the whole text.
@@ -125,10 +137,13 @@ class GexpParser {
     while (e > b && IsSpace(text_[e - 1])) --e;
     if (b == e) return Error("empty argument", b);
     const std::string_view arg = text_.substr(b, e - b);
+    // OpenTSDB takes any token with "(" and ")" for a call, which breaks
+    // metric queries with filter functions ({host=literal_or(a|b)}); a call
+    // here is a plain name before the "(".
     const size_t open = arg.find('(');
     const bool quoted = arg.front() == '\'';
     if (!quoted && open != std::string_view::npos && open > 0 &&
-        arg.find(')') != std::string_view::npos) {
+        IsName(arg.substr(0, open))) {
       GexpNode& sub = call->inputs.emplace_back();
       return ParseCall(b, e, depth + 1, &sub);
     }

@@ -78,7 +78,8 @@ TEST_F(GexpExecutorTest, DivideSeriesJoinsByHost) {
   // web01: 0.5/0 = 0, 1.0/1, 1.5/2; web02 has no b: 0 / a = 0.
   EXPECT_EQ(out, R"([{"metric":"sys.a","tags":{"host":"web01"},"aggregateTags":[],"dps":{)" +
                      S(T) + ":0.0," + S(T + 10) + ":1.0," + S(T + 20) +
-                     R"(:0.75}},{"metric":"sys.a","tags":{"host":"web02"},"aggregateTags":[],"dps":{)" +
+                     R"(:0.75}},{"metric":"sys.a","tags":{"host":"web02"},)"
+                     R"("aggregateTags":[],"dps":{)" +
                      S(T) + ":0.0," + S(T + 10) + ":0.0," + S(T + 20) + ":0.0}}]");
 }
 

@@ -42,6 +42,14 @@ TEST(GexpParser, OpenTsdbDoubleCommaAndNesting) {
   EXPECT_EQ(n.params[0], "'@host, ratio'");  // the quoted comma stays
 }
 
+TEST(GexpParser, FilterFunctionsStayInMetricQueries) {
+  GexpNode n;
+  ASSERT_TRUE(ParseGexp("absolute(sum:m{host=literal_or(a|b)}{dc=regexp(l(g)a)})", &n).ok());
+  ASSERT_EQ(n.inputs.size(), 1u);
+  EXPECT_EQ(n.inputs[0].kind, GexpNode::Kind::kMetric);
+  EXPECT_EQ(n.inputs[0].name, "sum:m{host=literal_or(a|b)}{dc=regexp(l(g)a)}");
+}
+
 TEST(GexpParser, EmptyArgumentList) {
   GexpNode n;
   ASSERT_TRUE(ParseGexp("absolute()", &n).ok());
