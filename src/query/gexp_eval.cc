@@ -106,41 +106,50 @@ Status Alias(const GexpNode& call, std::vector<GexpSet>* inputs, GexpSet* out) {
   return Status::OK();
 }
 
-// MovingAverageAggregator: count windows (by points) or time windows (ms).
+// MovingAverageAggregator's windows, in one pass with a running sum (its
+// list walk is O(window) a point). Count windows: the mean of the last
+// `window` non-NaN values up to this point, 0 while fewer were seen. Time
+// windows: the mean of the non-NaN values newer than t - window, 0 unless
+// a point at least `window` older exists.
 void MovingAverage(int64_t window, bool is_time, GexpSeries* s) {
-  std::deque<std::pair<Timestamp, double>> recent;  // newest first
-  for (size_t i = 0; i < s->ts.size(); ++i) {
-    recent.emplace_front(s->ts[i], s->values[i]);
-    if (is_time && i == 0) {
-      s->values[i] = 0;
-      continue;
-    }
-    double sum = 0;
-    int64_t count = 0;
-    int64_t span = 0;
-    bool met = false;
-    size_t used = 0;
-    for (; used < recent.size(); ++used) {
-      const auto& [t, v] = recent[used];
-      if (is_time && used > 0) {
-        span += recent[used - 1].first - t;
-        if (span >= window) {
-          met = true;
-          break;
+  const size_t n = s->ts.size();
+  std::vector<double> in = s->values;
+  double sum = 0;
+  int64_t count = 0;
+  if (!is_time) {
+    std::deque<double> last;  // the non-NaN values in the window
+    for (size_t i = 0; i < n; ++i) {
+      if (!std::isnan(in[i])) {
+        last.push_back(in[i]);
+        sum += in[i];
+        ++count;
+        if (count > window) {
+          sum -= last.front();
+          last.pop_front();
+          --count;
         }
       }
-      if (!std::isnan(v)) {
-        sum += v;
-        ++count;
-      }
-      if (!is_time && count >= window) {
-        met = true;
-        break;
-      }
+      s->values[i] = count >= window ? sum / static_cast<double>(count) : 0.0;
     }
-    // Keep only what the next window can reach (OpenTSDB drops the rest).
-    const size_t keep = std::min(recent.size(), used + 1);
-    recent.resize(keep);
+    return;
+  }
+  size_t left = 0;  // the oldest point newer than t - window
+  for (size_t i = 0; i < n; ++i) {
+    if (!std::isnan(in[i])) {
+      sum += in[i];
+      ++count;
+    }
+    bool met = false;
+    while (left < i && s->ts[i] - s->ts[left] >= window) {
+      met = true;
+      if (!std::isnan(in[left])) {
+        sum -= in[left];
+        --count;
+      }
+      ++left;
+    }
+    // A point at least `window` older exists iff one was ever dropped.
+    met = met || left > 0;
     s->values[i] = (met && count > 0) ? sum / static_cast<double>(count) : 0.0;
   }
 }

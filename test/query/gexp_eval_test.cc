@@ -3,6 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -78,6 +82,73 @@ TEST(GexpEval, MovingAverageByTime) {
             "movingAverage: moving average window must be an integer greater than zero");
   EXPECT_EQ(Eval("movingAverage(sum:m,5min)", {{Series("a", {1})}}, &out).message(),
             "movingAverage: unparseable window size: 5min");
+}
+
+// OpenTSDB's MovingAverageAggregator as written: a list of the points,
+// newest first, walked back at every point.
+std::vector<double> ReferenceMovingAverage(const GexpSeries& s, int64_t window, bool is_time) {
+  std::deque<std::pair<Timestamp, double>> list;
+  std::vector<double> out;
+  for (size_t i = 0; i < s.ts.size(); ++i) {
+    list.emplace_front(s.ts[i], s.values[i]);
+    if (is_time && i == 0) {
+      out.push_back(0);
+      continue;
+    }
+    double sum = 0;
+    int64_t count = 0, span = 0;
+    bool met = false;
+    for (size_t j = 0; j < list.size(); ++j) {
+      if (is_time && j > 0) {
+        span += list[j - 1].first - list[j].first;
+        if (span >= window) {
+          met = true;
+          break;
+        }
+      }
+      if (!std::isnan(list[j].second)) {
+        sum += list[j].second;
+        ++count;
+      }
+      if (!is_time && count >= window) {
+        met = true;
+        break;
+      }
+    }
+    out.push_back(met && count > 0 ? sum / static_cast<double>(count) : 0.0);
+  }
+  return out;
+}
+
+TEST(GexpEval, MovingAverageMatchesTheListWalk) {
+  uint64_t seed = std::random_device{}();
+  if (const char* env = std::getenv("SUNDIAL_SEED")) seed = std::strtoull(env, nullptr, 10);
+  std::printf("GexpEval seed: %llu (replay with SUNDIAL_SEED)\n",
+              static_cast<unsigned long long>(seed));
+  std::mt19937_64 rng(seed);
+  for (int round = 0; round < 200; ++round) {
+    GexpSeries s;
+    Timestamp t = 0;
+    const int n = static_cast<int>(rng() % 60);
+    for (int i = 0; i < n; ++i) {
+      t += 1 + static_cast<Timestamp>(rng() % 20000);
+      s.ts.push_back(t);
+      s.values.push_back(rng() % 5 == 0 ? NAN : static_cast<double>(rng() % 1000) / 8);
+    }
+    const bool is_time = rng() % 2 == 0;
+    const int64_t window = is_time ? 1000 * (1 + static_cast<int64_t>(rng() % 60))
+                                   : 1 + static_cast<int64_t>(rng() % 8);
+    const std::string w =
+        is_time ? "'" + std::to_string(window / 1000) + "sec'" : std::to_string(window);
+    GexpSet out;
+    ASSERT_TRUE(Eval("movingAverage(sum:m," + w + ")", {{s}}, &out).ok());
+    const std::vector<double> want = ReferenceMovingAverage(s, window, is_time);
+    ASSERT_EQ(out[0].values.size(), want.size());
+    for (size_t i = 0; i < want.size(); ++i) {
+      EXPECT_NEAR(out[0].values[i], want[i], 1e-9 * (1 + std::fabs(want[i])))
+          << "seed " << seed << " round " << round << " point " << i << " window " << w;
+    }
+  }
 }
 
 TEST(GexpEval, HighestCurrentAndMax) {
