@@ -3,9 +3,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <deque>
 #include <limits>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "sundial/query/exp_expr.h"
 
@@ -35,7 +38,8 @@ struct Unit {
   std::string_view name;
   int64_t ms;
 };
-bool ParseQuotedPeriod(std::string_view p, const std::vector<Unit>& units, int64_t* ms) {
+template <size_t N>
+bool ParseQuotedPeriod(std::string_view p, const Unit (&units)[N], int64_t* ms) {
   if (p.size() < 3 || p.front() != '\'' || p.back() != '\'') return false;
   p = p.substr(1, p.size() - 2);
   size_t digits = 0;
@@ -55,6 +59,13 @@ bool ParseQuotedPeriod(std::string_view p, const std::vector<Unit>& units, int64
 }
 
 constexpr int64_t kSec = 1000, kMin = 60 * kSec, kHour = 60 * kMin, kDay = 24 * kHour;
+// MovingAverage.parseParam's units and TimeShift.parseParam's.
+constexpr Unit kWindowUnits[] = {{"day", kDay},   {"d", kDay},   {"hr", kHour},
+                                 {"hour", kHour}, {"h", kHour},  {"min", kMin},
+                                 {"m", kMin},     {"sec", kSec}, {"s", kSec}};
+constexpr Unit kShiftUnits[] = {{"sec", kSec},  {"min", kMin},      {"hr", kHour},
+                                {"day", kDay},  {"days", kDay},     {"week", 7 * kDay},
+                                {"weeks", 7 * kDay}};
 
 GexpSet Flatten(std::vector<GexpSet>* inputs) {
   GexpSet all;
@@ -162,10 +173,7 @@ Status MovingAverageCall(const GexpNode& call, std::vector<GexpSet>* inputs, Gex
   if (AllDigits(p)) {
     if (!ParseCount(p, &window)) return FnError(call, "invalid parameter, must be an integer");
   } else if (p.size() >= 2 && p.front() == '\'' && p.back() == '\'') {
-    static const std::vector<Unit> kUnits = {{"day", kDay}, {"d", kDay},    {"hr", kHour},
-                                             {"hour", kHour}, {"h", kHour}, {"min", kMin},
-                                             {"m", kMin},    {"sec", kSec}, {"s", kSec}};
-    if (!ParseQuotedPeriod(p, kUnits, &window)) {
+    if (!ParseQuotedPeriod(p, kWindowUnits, &window)) {
       return FnError(call, "invalid moving window parameter: " + p);
     }
     is_time = true;
@@ -258,12 +266,8 @@ Status Combine(const GexpNode& call, char op, std::vector<GexpSet>* inputs,
 
 Status GexpTimeShift(const GexpNode& call, int64_t* shift_ms) {
   if (call.params.empty()) return FnError(call, "need amount of timeshift to perform timeshift");
-  static const std::vector<Unit> kUnits = {{"sec", kSec},      {"min", kMin},
-                                           {"hr", kHour},      {"day", kDay},
-                                           {"days", kDay},     {"week", 7 * kDay},
-                                           {"weeks", 7 * kDay}};
   const std::string& p = call.params[0];
-  if (!ParseQuotedPeriod(p, kUnits, shift_ms)) {
+  if (!ParseQuotedPeriod(p, kShiftUnits, shift_ms)) {
     return FnError(call, "invalid timeshift parameter: " + p + " (e.g. '10min')");
   }
   if (*shift_ms <= 0) return FnError(call, "timeshift must be greater than zero");
