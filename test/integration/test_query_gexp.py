@@ -169,3 +169,20 @@ def test_limits_hold_for_the_whole_request(server_factory):
     status, body = gexp(s, "absolute(sum:sys.if.in{host=*})", "absolute(sum:sys.if.in{host=*})")
     assert status == 413, body
     assert "query.max_output_points" in body["error"]["message"]
+
+
+def test_a_huge_fill_is_stopped_by_memory_or_deadline(server_factory):
+    # No output limits: a 1 ms zero-fill over a year under movingAverage is
+    # ended by query.max_memory or query.deadline, on the worker, quickly.
+    s = server_factory(args=["--query-max-output-points", "0", "--query-max-output-bytes", "0",
+                             "--query-deadline", "500ms"])
+    load(s)
+    start = time.monotonic()
+    status, body = gexp(s, "movingAverage(sum:1ms-avg-zero:sys.if.in,,5)",
+                        start=T0 - 365 * DAY, end=T0)
+    took = time.monotonic() - start
+    assert (status, took < 5.0) in ((413, True), (400, True)), (status, took, body)
+    msg = body["error"]["message"]
+    assert "query.max_memory" in msg or "query.deadline" in msg, msg
+    # The server still answers.
+    assert len(ok(s, "absolute(sum:sys.if.in{host=*})")) == 2
