@@ -7,6 +7,7 @@
 #include <limits>
 #include <map>
 
+#include "exp_budget.h"
 #include "exp_request_impl.h"
 #include "exp_writer.h"
 #include "series_source.h"
@@ -15,8 +16,6 @@
 
 namespace sundial::query {
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 // Turns one metric query's results into an ExpSet.
 class SetCollector final : public ResultCollector {
@@ -83,78 +82,12 @@ Status BuildSpec(const ExpRequest& req, const ExpMetric& m, QuerySpec* spec) {
   return Status::OK();
 }
 
-// What one request has used of its limits so far.
-struct Used {
-  uint64_t series = 0;      // selected by the metric queries
-  uint64_t raw_points = 0;  // read by the metric queries
-  uint64_t points = 0;      // collected and computed
-  uint64_t bytes = 0;       // held by the results
-};
-
-// What is left of the request's limits after `used`; the deadline as the
-// time left. A limit used up leaves 1, so that the next run fails at once.
-QueryLimits Remaining(const QueryLimits& l, const Used& used, Clock::time_point start) {
-  QueryLimits r = l;
-  const auto left = [](uint64_t limit, uint64_t used_up) -> uint64_t {
-    return limit == 0 ? 0 : used_up >= limit ? 1 : limit - used_up;
-  };
-  r.max_series = left(l.max_series, used.series);
-  r.max_points = left(l.max_points, used.raw_points);
-  r.max_output_points = left(l.max_output_points, used.points);
-  r.max_memory = left(l.max_memory, used.bytes);
-  if (l.deadline_ms > 0) {
-    const int64_t spent =
-        std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
-    r.deadline_ms = std::max<int64_t>(1, l.deadline_ms - spent);
-  }
-  return r;
-}
-
-// The request's figures so far against the configured limits. Each run
-// gets what is left (Remaining), so it stops early, but names that figure
-// in its error; this check names the configured one. A limit used up
-// exactly leaves 1 for the next run, which this check then catches.
-Status CheckUsed(const Used& used, const QueryLimits& l) {
-  if (l.max_series != 0 && used.series > l.max_series) {
-    return Status::ResourceExhausted(SeriesLimitMessage(l.max_series));
-  }
-  if (l.max_points != 0 && used.raw_points > l.max_points) {
-    return Status::ResourceExhausted(PointsLimitMessage(l.max_points));
-  }
-  if (l.max_output_points != 0 && used.points > l.max_output_points) {
-    return Status::ResourceExhausted(OutputPointsMessage(l.max_output_points));
-  }
-  if (l.max_memory != 0 && used.bytes > l.max_memory) {
-    return Status::ResourceExhausted(MemoryLimitMessage(l.max_memory));
-  }
-  return Status::OK();
-}
-
-// A run's ResourceExhausted error, restated with the configured limit
-// (the run's message names what was left of it).
-Status Restate(const Status& s, const QueryLimits& l) {
-  if (s.code() != Status::Code::kResourceExhausted) return s;
-  const auto has = [&s](const char* k) { return s.message().find(k) != std::string::npos; };
-  if (has("(query.max_output_bytes)")) return s;  // not shared between runs
-  if (has("(query.max_series)")) return Status::ResourceExhausted(SeriesLimitMessage(l.max_series));
-  if (has("(query.max_output_points)")) {
-    return Status::ResourceExhausted(OutputPointsMessage(l.max_output_points));
-  }
-  if (has("(query.max_memory)")) return Status::ResourceExhausted(MemoryLimitMessage(l.max_memory));
-  return Status::ResourceExhausted(PointsLimitMessage(l.max_points));
-}
-
-Status DeadlineStatus(const QueryLimits& l) {
-  return Status::DeadlineExceeded("Query timed out: it ran longer than the limit of " +
-                                  std::to_string(l.deadline_ms) + " ms (query.deadline)");
-}
-
 // Runs every metric and expression; sets[id] is each variable's result.
 Status Evaluate(const QueryEngine& engine, const ExpRequest& req,
                 std::map<std::string, ExpSet>* sets) {
   const QueryLimits& limits = engine.limits();
-  const Clock::time_point start = Clock::now();
-  Used used;
+  const ExpClock::time_point start = ExpClock::now();
+  ExpUsed used;
   for (const ExpMetric& m : req.metrics) {
     QuerySpec spec;
     SUNDIAL_RETURN_IF_ERROR(BuildSpec(req, m, &spec));
@@ -166,15 +99,15 @@ Status Evaluate(const QueryEngine& engine, const ExpRequest& req,
                           set.query_tagks.end());
     SetCollector collector(&set);
     QueryEngine::CollectStats stats;
-    const QueryLimits left = Remaining(limits, used, start);
+    const QueryLimits left = ExpRemaining(limits, used, start);
     const Status s = engine.Collect(spec, left, &collector, &stats);
-    if (s.code() == Status::Code::kDeadlineExceeded) return DeadlineStatus(limits);
-    SUNDIAL_RETURN_IF_ERROR(Restate(s, limits));
+    if (s.code() == Status::Code::kDeadlineExceeded) return ExpDeadlineStatus(limits);
+    SUNDIAL_RETURN_IF_ERROR(ExpRestate(s, limits));
     used.series += stats.series;
     used.raw_points += stats.raw_points;
     used.points += collector.points();
     used.bytes += ExpSetBytes(set);
-    SUNDIAL_RETURN_IF_ERROR(CheckUsed(used, limits));
+    SUNDIAL_RETURN_IF_ERROR(ExpCheckUsed(used, limits));
   }
   for (size_t idx : req.eval_order) {
     const ExpExpression& e = req.expressions[idx];
@@ -184,7 +117,7 @@ Status Evaluate(const QueryEngine& engine, const ExpRequest& req,
     join.intersection = e.join.intersection;
     join.use_query_tags = e.join.use_query_tags;
     join.include_agg_tags = e.join.include_agg_tags;
-    const QueryLimits left = Remaining(limits, used, start);
+    const QueryLimits left = ExpRemaining(limits, used, start);
     ExpEvalLimits el;
     el.max_output_points = left.max_output_points;
     el.max_memory = left.max_memory;
@@ -193,10 +126,10 @@ Status Evaluate(const QueryEngine& engine, const ExpRequest& req,
     ExpSet out;
     const double fill = e.has_fill ? e.fill.value : std::numeric_limits<double>::quiet_NaN();
     SUNDIAL_RETURN_IF_ERROR(
-        Restate(EvaluateExpression(e.program, vars, join, fill, el, &out), limits));
+        ExpRestate(EvaluateExpression(e.program, vars, join, fill, el, &out), limits));
     for (const ExpSeries& s : out.series) used.points += s.ts.size();
     used.bytes += ExpSetBytes(out);
-    SUNDIAL_RETURN_IF_ERROR(CheckUsed(used, limits));
+    SUNDIAL_RETURN_IF_ERROR(ExpCheckUsed(used, limits));
     (*sets)[e.id] = std::move(out);
   }
   return Status::OK();

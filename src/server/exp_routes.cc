@@ -1,7 +1,7 @@
-// Expression query endpoints: POST /api/query/exp (README "Expressions",
-// opentsdb-compat.md §6.5) and /api/query/gexp (not implemented: 501).
-// An expression query runs on the worker pool: it runs one query per
-// metric and then evaluates every expression, under the query.* limits.
+// Expression query endpoints: POST /api/query/exp and GET /api/query/gexp
+// (README "Expressions", opentsdb-compat.md §6.5). An expression query
+// runs on the worker pool: it runs one query per metric and then
+// evaluates every expression, under the query.* limits.
 #include <chrono>
 #include <string>
 #include <utility>
@@ -10,6 +10,7 @@
 #include "routes.h"
 #include "sundial/query/exp_executor.h"
 #include "sundial/query/exp_request.h"
+#include "sundial/query/gexp_executor.h"
 #include "sundial/query/query_engine.h"
 
 namespace sundial::server {
@@ -20,16 +21,31 @@ using http::Reply;
 using http::Request;
 using http::ResponderPtr;
 
+Timestamp NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 void RunExp(const ServiceContext* ctx, const Request& req, const ResponderPtr& resp) {
-  const Timestamp now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                               std::chrono::system_clock::now().time_since_epoch())
-                               .count();
+  const Timestamp now_ms = NowMs();
   query::ExpRequest exp;
   Status s = query::ParseExpRequest(req.body, now_ms, &exp);
   std::string body;
   if (s.ok()) {
     const query::QueryEngine engine(ctx->storage, Limits(ctx), ctx->rollups, ctx->cache);
     s = query::ExecuteExpQuery(engine, exp, &body);
+  }
+  resp->Send(s.ok() ? Reply::Json(std::move(body)) : ErrorReply(s));
+}
+
+void RunGexp(const ServiceContext* ctx, const Request& req, const ResponderPtr& resp) {
+  query::GexpRequest gexp;
+  Status s = query::ParseGexpRequest(req.params.items(), NowMs(), &gexp);
+  std::string body;
+  if (s.ok()) {
+    const query::QueryEngine engine(ctx->storage, Limits(ctx), ctx->rollups, ctx->cache);
+    s = query::ExecuteGexpQuery(engine, gexp, &body);
   }
   resp->Send(s.ok() ? Reply::Json(std::move(body)) : ErrorReply(s));
 }
@@ -43,9 +59,11 @@ void RegisterExpRoutes(ServiceContext* ctx, http::Router* router) {
       RunExp(ctx, req, resp);
     });
   });
-  router->Add({Method::kGet, Method::kPost}, "/api/query/gexp", [](Request, ResponderPtr resp) {
-    resp->Send(Reply::Error(501, "Graphite-style expression queries are not implemented",
-                            "Use POST /api/query/exp (README: Expressions)"));
+  router->Add({Method::kGet}, "/api/query/gexp", [ctx](Request req, ResponderPtr resp) {
+    if (ctx->storage == nullptr) return resp->Send(Reply::Error(503, "Storage is not open"));
+    ctx->workers->Submit([ctx, req = std::move(req), resp = std::move(resp)]() {
+      RunGexp(ctx, req, resp);
+    });
   });
 }
 
