@@ -15,6 +15,7 @@
 #include <spdlog/spdlog.h>
 #include <utility>
 
+#include "responder_sink.h"
 #include "routes.h"
 #include "worker_pool.h"
 #include "sundial/common/mutex.h"
@@ -36,22 +37,6 @@ Timestamp NowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
       .count();
-}
-
-// Maps a query/ Status to OpenTSDB's error document (§3.6, §7).
-Reply ErrorReply(const Status& s) {
-  std::string message, details;
-  query::SplitErrorDetails(s.message(), &message, &details);
-  int code = 500;
-  switch (s.code()) {
-    case Status::Code::kInvalidArgument: code = 400; break;
-    case Status::Code::kNotFound: code = 404; break;
-    case Status::Code::kResourceExhausted: code = 413; break;
-    case Status::Code::kDeadlineExceeded: code = 400; break;
-    default: break;
-  }
-  if (code >= 500) spdlog::warn("query failed: {}", s.ToString());
-  return Reply::Error(code, message, details);
 }
 
 query::QueryLimits Limits(const ServiceContext* ctx) {
@@ -84,94 +69,6 @@ int64_t CapResults(const ServiceContext* ctx, int64_t asked) {
   return asked <= 0 || asked > c ? c : asked;
 }
 
-// ChunkSink over a Responder. Holds back the first piece so that a small
-// result goes out as one plain reply; keeps at most one piece in flight.
-//
-// The flow-control state is shared with the on_written callbacks (which run
-// on the I/O thread, possibly after this sink is gone if the server stops),
-// hence the shared_ptr. Waits are bounded: a peer that stops reading for
-// kStallLimit ends the query.
-class ResponderSink final : public query::ChunkSink {
- public:
-  ResponderSink(ResponderPtr r, WorkerPool* workers)
-      : r_(std::move(r)), workers_(workers), flow_(std::make_shared<Flow>()) {}
-
-  bool Write(std::string&& chunk) override {
-    if (r_->cancelled()) return false;
-    if (!started_ && !have_first_) {
-      first_ = std::move(chunk);
-      have_first_ = true;
-      return true;
-    }
-    if (!started_) {
-      r_->StartChunked(Reply::Json(std::move(first_)));
-      started_ = true;
-    }
-    if (!WaitIdle()) return false;
-    {
-      MutexLock g(&flow_->mu);
-      flow_->in_flight = true;
-    }
-    std::shared_ptr<Flow> flow = flow_;
-    r_->WriteChunk(std::move(chunk), [flow](bool ok) {
-      MutexLock g(&flow->mu);
-      flow->in_flight = false;
-      flow->ok = flow->ok && ok;
-      flow->cv.SignalAll();
-    });
-    return true;
-  }
-
-  // Completes the reply after a successful query.
-  void Finish() {
-    if (!started_) {
-      r_->Send(Reply::Json(std::move(first_)));
-    } else {
-      r_->Finish();
-    }
-  }
-  bool started() const { return started_; }
-
- private:
-  static constexpr std::chrono::seconds kStallLimit{60};
-  static constexpr std::chrono::milliseconds kSlowClient{50};
-
-  struct Flow {
-    Mutex mu;
-    CondVar cv{&mu};
-    bool in_flight GUARDED_BY(mu) = false;  // a piece is on its way to the socket
-    bool ok GUARDED_BY(mu) = true;          // every piece so far was written
-  };
-
-  // Waits until the previous piece was written. False if the connection
-  // is gone or stalled. A client that has not taken the piece after
-  // kSlowClient is slow or not reading: from then on the wait is marked
-  // in the worker pool, which may add a thread so that this client does
-  // not hold up the other queries.
-  bool WaitIdle() {
-    const auto start = std::chrono::steady_clock::now();
-    MutexLock l(&flow_->mu);
-    while (flow_->in_flight && std::chrono::steady_clock::now() - start < kSlowClient) {
-      if (r_->cancelled()) return false;
-      flow_->cv.WaitFor(std::chrono::milliseconds(10));
-    }
-    if (!flow_->in_flight) return flow_->ok;
-    WorkerPool::WaitScope waiting(workers_);
-    while (flow_->in_flight) {
-      if (r_->cancelled() || std::chrono::steady_clock::now() - start > kStallLimit) return false;
-      flow_->cv.WaitFor(std::chrono::milliseconds(100));
-    }
-    return flow_->ok;
-  }
-
-  ResponderPtr r_;
-  WorkerPool* const workers_;
-  std::shared_ptr<Flow> flow_;
-  bool started_ = false;
-  bool have_first_ = false;
-  std::string first_;
-};
-
 Status ParseQuery(const Request& req, query::QuerySpec* spec) {
   if (req.method == Method::kGet) return query::ParseQueryParams(req.params.items(), NowMs(), spec);
   SUNDIAL_RETURN_IF_ERROR(query::ParseQueryJson(req.body, NowMs(), spec));
@@ -190,7 +87,7 @@ void RunQuery(const ServiceContext* ctx, const query::QuerySpec& spec, const Res
   const query::QueryEngine engine(ctx->storage, Limits(ctx), ctx->rollups, ctx->cache);
   const Status s = engine.Execute(spec, &sink);
   if (s.ok()) return sink.Finish();
-  if (!sink.started()) return resp->Send(ErrorReply(s));
+  if (!sink.started()) return resp->Send(QueryErrorReply(s));
   // Mid-stream failure: dropping the responder unfinished ends the
   // response and closes the connection, so the client sees a truncation.
   spdlog::warn("query failed after streaming started: {}", s.ToString());
@@ -203,14 +100,14 @@ void RunQuery(const ServiceContext* ctx, const query::QuerySpec& spec, const Res
 void HandleQuery(ServiceContext* ctx, const Request& req, const ResponderPtr& resp) {
   query::QuerySpec spec;
   Status s = ParseQuery(req, &spec);
-  if (!s.ok()) return resp->Send(ErrorReply(s));
+  if (!s.ok()) return resp->Send(QueryErrorReply(s));
   const QueryOptions& o = ctx->options->query;
   if (o.inline_max_points > 0 && o.inline_max_series > 0) {
     std::string body;
     s = query::QueryEngine(ctx->storage, Limits(ctx), ctx->rollups, ctx->cache)
             .ExecuteSmall(spec, {o.inline_max_series, o.inline_max_points, kInlineMaxUs}, &body);
     if (s.ok()) return resp->Send(Reply::Json(std::move(body)));
-    if (s.code() != Status::Code::kBusy) return resp->Send(ErrorReply(s));
+    if (s.code() != Status::Code::kBusy) return resp->Send(QueryErrorReply(s));
   }
   ctx->workers->Submit([ctx, spec = std::move(spec), resp] { RunQuery(ctx, spec, resp); });
 }
@@ -226,7 +123,7 @@ void RunLast(const ServiceContext* ctx, const Request& req, const ResponderPtr& 
   }
   std::string body;
   if (s.ok()) s = query::QueryEngine(ctx->storage, Limits(ctx)).Last(lr, NowMs(), &body);
-  resp->Send(s.ok() ? Reply::Json(std::move(body)) : ErrorReply(s));
+  resp->Send(s.ok() ? Reply::Json(std::move(body)) : QueryErrorReply(s));
 }
 
 Status ParseSuggest(const Request& req, std::string* type, std::string* q, int64_t* max) {
@@ -275,7 +172,7 @@ void RunSuggest(const ServiceContext* ctx, const Request& req, const ResponderPt
     max = CapResults(ctx, max <= 0 ? 25 : max);
     s = query::QueryEngine(ctx->storage, Limits(ctx)).Suggest(type, q, max, &body);
   }
-  resp->Send(s.ok() ? Reply::Json(std::move(body)) : ErrorReply(s));
+  resp->Send(s.ok() ? Reply::Json(std::move(body)) : QueryErrorReply(s));
 }
 
 void RunLookup(const ServiceContext* ctx, const Request& req, const ResponderPtr& resp) {
@@ -293,7 +190,7 @@ void RunLookup(const ServiceContext* ctx, const Request& req, const ResponderPtr
   lr.limit = CapResults(ctx, lr.limit);
   std::string body;
   if (s.ok()) s = query::QueryEngine(ctx->storage, Limits(ctx)).Lookup(lr, &body);
-  resp->Send(s.ok() ? Reply::Json(std::move(body)) : ErrorReply(s));
+  resp->Send(s.ok() ? Reply::Json(std::move(body)) : QueryErrorReply(s));
 }
 
 // Runs fn(ctx, request, responder) on the worker pool.
@@ -310,6 +207,22 @@ http::Handler OnWorkers(ServiceContext* ctx, Fn fn) {
 }
 
 }  // namespace
+
+// Maps a query/ Status to OpenTSDB's error document (§3.6, §7).
+http::Reply QueryErrorReply(const Status& s) {
+  std::string message, details;
+  query::SplitErrorDetails(s.message(), &message, &details);
+  int code = 500;
+  switch (s.code()) {
+    case Status::Code::kInvalidArgument: code = 400; break;
+    case Status::Code::kNotFound: code = 404; break;
+    case Status::Code::kResourceExhausted: code = 413; break;
+    case Status::Code::kDeadlineExceeded: code = 400; break;
+    default: break;
+  }
+  if (code >= 500) spdlog::warn("query failed: {}", s.ToString());
+  return http::Reply::Error(code, message, details);
+}
 
 void RegisterQueryRoutes(ServiceContext* ctx, http::Router* router) {
   router->Add({Method::kGet, Method::kPost, Method::kDelete}, "/api/query",
