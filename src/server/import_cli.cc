@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "cli_tools.h"
+#include "batch_sender.h"
 #include "import_report.h"
 #include "import_target.h"
 #include "sundial/ingest/import_parser.h"
@@ -23,7 +24,7 @@ namespace {
 
 constexpr char kImportUsage[] =
     "usage: sundiald import [--url http://HOST:PORT | --data-dir DIR] [--format auto|tsdb|put|json]\n"
-    "                       [--max-errors N] FILE...       (FILE - is stdin; .gz is decompressed)\n"
+    "                       [--max-errors N] [--connections 2] FILE...       (FILE - is stdin; .gz is decompressed)\n"
     "       sundiald import [--url URL | --data-dir DIR] --from http://HOST:PORT\n"
     "                       --metrics GLOB[,GLOB...] --start T [--end T] [--chunk 1d] [--state FILE]\n";
 
@@ -67,7 +68,7 @@ Status ImportFile(const std::string& path, ingest::ImportFormat format, BatchSen
     report->Progress(source, static_cast<uint64_t>(gzoffset(gz)), total);
   }
   gzclose(gz);
-  const Status flushed = sender->Flush();
+  const Status flushed = status.ok() ? sender->Flush() : Status::OK();
   return status.ok() ? flushed : status;
 }
 
@@ -104,7 +105,7 @@ int RunImportCommand(int argc, char** argv) {
   ToolArgs args;
   Status s = ParseToolArgs(argc, argv,
                            {"url", "format", "max-errors", "from", "metrics", "start", "end",
-                            "chunk", "state"},
+                            "chunk", "state", "connections"},
                            &args);
   ingest::ImportFormat format = ingest::ImportFormat::kAuto;
   if (s.ok() && !ingest::ParseImportFormat(args.Get("format", "auto"), &format)) {
@@ -129,15 +130,24 @@ int RunImportCommand(int argc, char** argv) {
     std::fprintf(stderr, "sundiald import: %s\n%s", s.message().c_str(), kImportUsage);
     return 2;
   }
-  std::unique_ptr<PutTarget> target;
-  s = args.data_dir_given ? NewLocalTarget(args.options, &target)
-                          : NewRemoteTarget(args.Get("url"), &target);
+  const std::string conns_text = args.Get("connections", "2");
+  const unsigned long long conns = std::strtoull(conns_text.c_str(), &end, 10);
+  if (end == conns_text.c_str() || *end != '\0' || conns < 1 || conns > 64) {
+    std::fprintf(stderr, "sundiald import: --connections must be 1..64\n%s", kImportUsage);
+    return 2;
+  }
+  std::vector<std::unique_ptr<PutTarget>> targets(args.data_dir_given ? 1 : conns);
+  for (auto& target : targets) {
+    s = args.data_dir_given ? NewLocalTarget(args.options, &target)
+                            : NewRemoteTarget(args.Get("url"), &target);
+    if (!s.ok()) break;
+  }
   if (!s.ok()) {
     std::fprintf(stderr, "sundiald import: %s\n", s.ToString().c_str());
     return 3;
   }
   ImportReport report(max_errors, ::isatty(STDERR_FILENO) == 1);
-  BatchSender sender(target.get(), &report);
+  BatchSender sender(std::move(targets), &report);
   if (migrate) {
     s = Migrate(mp, &sender, &report);
   } else {
@@ -146,7 +156,7 @@ int RunImportCommand(int argc, char** argv) {
       if (!s.ok()) break;
     }
   }
-  const Status finished = target->Finish();
+  const Status finished = sender.Finish();
   if (s.ok()) s = finished;
   report.Summary();
   if (!s.ok()) {

@@ -66,16 +66,4 @@ void ImportReport::Summary() {
                points_, rejected_, s, s > 0 ? static_cast<double>(points_) / s : 0.0);
 }
 
-Status BatchSender::Flush() {
-  if (batch_.empty()) return Status::OK();
-  const Status s = target_->Send(batch_, &rejected_);
-  if (s.ok()) {
-    for (const Rejection& r : rejected_) report_->Reject(source_, lines_[r.index], r.reason);
-    report_->AddPoints(batch_.size() - rejected_.size());
-  }
-  batch_.Clear();
-  lines_.clear();
-  return s;
-}
-
 }  // namespace sundial::server

@@ -1,11 +1,10 @@
-// ImportReport and BatchSender: the bookkeeping shared by `sundiald import`
-// of files and by migration from another server.
+// ImportReport: the bookkeeping shared by `sundiald import` of files and by
+// migration from another server.
 //
 // ImportReport prints each rejected line as "<source>:<line>: <reason>" on
 // stderr up to a cap (then only counts them), a progress line on stderr
 // when it is a terminal (points/s, bytes of total, ETA), and a final
-// summary line. BatchSender gathers put lines with where they came from and
-// hands them to a PutTarget in batches of about kBatchBytes.
+// summary line.
 //
 // Thread-safety: one thread.
 #pragma once
@@ -15,9 +14,6 @@
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include "import_target.h"
-#include "sundial/common/status.h"
 
 namespace sundial::server {
 
@@ -46,32 +42,6 @@ class ImportReport {
   bool drawn_ = false;
   uint64_t points_ = 0;
   uint64_t rejected_ = 0;
-};
-
-class BatchSender {
- public:
-  static constexpr size_t kBatchBytes = 1 << 20;
-
-  BatchSender(PutTarget* target, ImportReport* report) : target_(target), report_(report) {}
-
-  // Queues one put line (without "\n") from source:line; sends when the
-  // batch is full. source must stay valid until the next Flush().
-  Status Add(std::string_view put_line, std::string_view source, uint64_t line) {
-    batch_.Add(put_line);
-    lines_.push_back(line);
-    source_ = source;
-    return batch_.bytes() >= kBatchBytes ? Flush() : Status::OK();
-  }
-  // Sends what is queued and reports its rejections.
-  Status Flush();
-
- private:
-  PutTarget* const target_;
-  ImportReport* const report_;
-  PutBatch batch_;
-  std::vector<uint64_t> lines_;
-  std::vector<Rejection> rejected_;
-  std::string_view source_;
 };
 
 }  // namespace sundial::server

@@ -23,6 +23,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "batch_sender.h"
 #include "cli_tools.h"
 #include "http_client.h"
 #include "import_report.h"
