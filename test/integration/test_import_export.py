@@ -43,14 +43,17 @@ def run_tool(binary, *args, stdin=None, timeout=120):
     return p.returncode, p.stdout.decode(), p.stderr.decode()
 
 
-def random_lines(seed, metrics=3, hosts=4, points=200, years=3):
-    """Put lines over several years, out of order, ints and floats."""
+def random_lines(seed, metrics=3, hosts=4, points=200, years=3, days=30):
+    """Put lines on `days` random days over several years, out of order,
+    ints and floats. (Few days: every day is a partition, and each costs
+    the engine a few fsyncs when it is closed.)"""
     rng = random.Random(seed)
+    day_starts = [START - rng.randrange(years * 365) * 86400 for _ in range(days)]
     lines = []
     for m in range(metrics):
         for h in range(hosts):
             for _ in range(points):
-                ts = START - rng.randrange(years * 365 * 86400)
+                ts = rng.choice(day_starts) + rng.randrange(86400)
                 if rng.random() < 0.3:
                     ts = ts * 1000 + rng.randrange(1000)
                 if rng.random() < 0.5:
