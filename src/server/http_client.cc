@@ -46,60 +46,51 @@ bool IEquals(std::string_view a, std::string_view b) {
   return true;
 }
 
-// Decodes a chunked body incrementally.
-class Dechunker {
- public:
-  // Consumes data; passes payload to on_body. False with *error on a
-  // malformed framing; *done once the last chunk was seen.
-  bool Feed(std::string_view data, const std::function<bool(std::string_view)>& on_body,
-            bool* stop, std::string* error) {
-    pending_.append(data);
-    size_t pos = 0;
-    while (pos < pending_.size() && !done_) {
-      if (left_ > 0) {
-        const size_t n = std::min<size_t>(left_, pending_.size() - pos);
-        if (!on_body(std::string_view(pending_).substr(pos, n))) {
-          *stop = true;
-          return true;
-        }
-        pos += n;
-        left_ -= n;
-        if (left_ == 0) need_crlf_ = true;
-        continue;
-      }
-      const size_t eol = pending_.find("\r\n", pos);
-      if (eol == std::string::npos) break;
-      if (need_crlf_) {
-        if (eol != pos) return (*error = "bad chunk trailer", false);
-        need_crlf_ = false;
-        pos = eol + 2;
-        continue;
-      }
-      uint64_t size = 0;
-      size_t i = pos;
-      for (; i < eol && std::isxdigit(static_cast<unsigned char>(pending_[i])); ++i) {
-        if (size >> 56) return (*error = "chunk size too large", false);
-        const char h = pending_[i];
-        size = size * 16 + static_cast<uint64_t>(h <= '9' ? h - '0' : (h | 0x20) - 'a' + 10);
-      }
-      if (i == pos) return (*error = "bad chunk size", false);
-      pos = eol + 2;
-      if (size == 0) done_ = true;
-      left_ = size;
-    }
-    pending_.erase(0, pos);
-    return true;
-  }
-  bool done() const { return done_; }
-
- private:
-  std::string pending_;
-  uint64_t left_ = 0;
-  bool need_crlf_ = false;
-  bool done_ = false;
-};
-
 }  // namespace
+
+bool ChunkedDecoder::Feed(std::string_view data,
+                          const std::function<bool(std::string_view)>& on_body, bool* stop,
+                          std::string* error) {
+  pending_.append(data);
+  size_t pos = 0;
+  while (pos < pending_.size() && !done_) {
+    if (left_ > 0) {
+      const size_t n = static_cast<size_t>(std::min<uint64_t>(left_, pending_.size() - pos));
+      if (!on_body(std::string_view(pending_).substr(pos, n))) {
+        *stop = true;
+        return true;
+      }
+      pos += n;
+      left_ -= n;
+      if (left_ == 0) need_crlf_ = true;
+      continue;
+    }
+    const size_t eol = pending_.find("\r\n", pos);
+    if (eol == std::string::npos) {
+      if (pending_.size() - pos > kMaxLineBytes) return (*error = "chunk header too long", false);
+      break;
+    }
+    if (need_crlf_) {
+      if (eol != pos) return (*error = "bad chunk trailer", false);
+      need_crlf_ = false;
+      pos = eol + 2;
+      continue;
+    }
+    uint64_t size = 0;
+    size_t i = pos;
+    for (; i < eol && std::isxdigit(static_cast<unsigned char>(pending_[i])); ++i) {
+      if (size >> 56) return (*error = "chunk size too large", false);
+      const char h = pending_[i];
+      size = size * 16 + static_cast<uint64_t>(h <= '9' ? h - '0' : (h | 0x20) - 'a' + 10);
+    }
+    if (i == pos) return (*error = "bad chunk size", false);
+    pos = eol + 2;
+    if (size == 0) done_ = true;
+    left_ = size;
+  }
+  pending_.erase(0, pos);
+  return true;
+}
 
 Status ParseHttpUrl(std::string_view url, HttpUrl* out) {
   constexpr std::string_view kScheme = "http://";
@@ -226,7 +217,7 @@ Status HttpGet(const HttpUrl& url, std::string_view path_and_query,
     p = e;
   }
   std::string data = buf.substr(header_end + 4);
-  Dechunker dechunker;
+  ChunkedDecoder dechunker;
   uint64_t got = 0;
   for (;;) {
     if (chunked) {

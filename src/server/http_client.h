@@ -53,6 +53,28 @@ class TcpClient {
   std::string peer_;
 };
 
+// Decodes a chunked transfer-encoded body incrementally (RFC 9112 §7.1;
+// chunk extensions are ignored, trailers are not read: decoding ends at the
+// last chunk's size line). Memory: at most one chunk header line
+// (kMaxLineBytes) plus the bytes of one Feed() are held.
+class ChunkedDecoder {
+ public:
+  static constexpr size_t kMaxLineBytes = 4096;
+  // Consumes data, passing payload bytes to on_body. If on_body returns
+  // false, sets *stop and returns true at once. False with *error set on
+  // malformed framing (the decoder is then unusable).
+  bool Feed(std::string_view data, const std::function<bool(std::string_view)>& on_body,
+            bool* stop, std::string* error);
+  // The last (zero-size) chunk was seen.
+  bool done() const { return done_; }
+
+ private:
+  std::string pending_;
+  uint64_t left_ = 0;       // payload bytes left in the current chunk
+  bool need_crlf_ = false;  // a chunk's payload ended; its CRLF is next
+  bool done_ = false;
+};
+
 // GETs url.path + path_and_query from url's server with Connection: close.
 // The decoded body (Content-Length, chunked or until close) goes to on_body
 // piece by piece; on_body returns false to stop early (the call then
