@@ -60,7 +60,7 @@ int ExportLocal(const ToolArgs& args, const query::ParamList& params) {
 
 int ExportRemote(const ToolArgs& args, const query::ParamList& params) {
   HttpUrl url;
-  Status s = ParseHttpUrl(args.Get("url"), &url);
+  Status s = ParseToolUrl(args.Get("url"), &url);
   if (!s.ok()) {
     std::fprintf(stderr, "sundiald export: %s\n", s.ToString().c_str());
     return 2;

@@ -116,7 +116,6 @@ Status ParseHttpUrl(std::string_view url, HttpUrl* out) {
     host = authority.substr(0, colon);
     port = authority.substr(colon + 1);
   }
-  if (host == "localhost") host = "127.0.0.1";
   uint64_t p = 0;
   if (!ParseUint(port, 1, 65535, &p).ok()) return Status::InvalidArgument("bad port in", url);
   std::error_code ec;
@@ -124,6 +123,19 @@ Status ParseHttpUrl(std::string_view url, HttpUrl* out) {
   if (ec) return Status::InvalidArgument("host must be a numeric address in", url);
   out->endpoint = asio::ip::tcp::endpoint(address, static_cast<uint16_t>(p));
   return Status::OK();
+}
+
+Status ParseToolUrl(std::string_view url, HttpUrl* out) {
+  constexpr std::string_view kLocal = "http://localhost";
+  if (url.substr(0, kLocal.size()) == kLocal &&
+      (url.size() == kLocal.size() || url[kLocal.size()] == ':' || url[kLocal.size()] == '/')) {
+    SUNDIAL_RETURN_IF_ERROR(ParseHttpUrl("http://127.0.0.1" + std::string(url.substr(kLocal.size())), out));
+    out->host = std::string(url.substr(7, url.find('/', 7) == std::string_view::npos
+                                              ? std::string_view::npos
+                                              : url.find('/', 7) - 7));
+    return Status::OK();
+  }
+  return ParseHttpUrl(url, out);
 }
 
 TcpClient::~TcpClient() { Close(); }

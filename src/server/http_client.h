@@ -1,8 +1,8 @@
 // A small blocking HTTP/1.1 and line-protocol client for the command-line
 // tools (`sundiald export`, `sundiald import`, `sundiald --health`).
 //
-// Addresses are numeric IPv4 or bracketed IPv6 ("localhost" is taken as
-// 127.0.0.1): the static build cannot use getaddrinfo. Every wait is
+// Addresses are numeric IPv4 or bracketed IPv6: the static build cannot use
+// getaddrinfo. Every wait is
 // bounded by a timeout; errors are Status values naming the peer.
 //
 // Thread-safety: a TcpClient is used by one thread at a time.
@@ -29,6 +29,9 @@ struct HttpUrl {
 // Parses "http://HOST[:PORT][/PATH]" (port 80 by default). InvalidArgument
 // for anything else.
 Status ParseHttpUrl(std::string_view url, HttpUrl* out);
+// The same, also taking the host name "localhost" as 127.0.0.1 (the
+// command-line tools).
+Status ParseToolUrl(std::string_view url, HttpUrl* out);
 
 // One TCP connection with bounded waits.
 class TcpClient {

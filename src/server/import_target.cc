@@ -24,7 +24,7 @@ class RemoteTarget final : public PutTarget {
  public:
   Status Connect(const std::string& url) {
     HttpUrl u;
-    SUNDIAL_RETURN_IF_ERROR(ParseHttpUrl(url, &u));
+    SUNDIAL_RETURN_IF_ERROR(ParseToolUrl(url, &u));
     return client_.Connect(u.endpoint, std::chrono::milliseconds(10000));
   }
 

@@ -174,7 +174,7 @@ Status CopyChunk(const HttpUrl& src, const std::string& metric, int64_t t0, int6
 
 Status Migrate(const MigrateParams& p, BatchSender* sender, ImportReport* report) {
   HttpUrl src;
-  SUNDIAL_RETURN_IF_ERROR(ParseHttpUrl(p.from, &src));
+  SUNDIAL_RETURN_IF_ERROR(ParseToolUrl(p.from, &src));
   std::vector<std::string> metrics;
   SUNDIAL_RETURN_IF_ERROR(ListMetrics(src, p, &metrics));
   MigrateState state;

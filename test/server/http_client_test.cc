@@ -57,7 +57,9 @@ TEST(ChunkedDecoder, StopsWhenTheReceiverSaysSo) {
 
 TEST(ParseHttpUrl, HostsPortsAndPaths) {
   HttpUrl u;
-  ASSERT_TRUE(ParseHttpUrl("http://localhost:4242", &u).ok());
+  EXPECT_FALSE(ParseHttpUrl("http://localhost:4242", &u).ok());
+  ASSERT_TRUE(ParseToolUrl("http://localhost:4242", &u).ok());
+  EXPECT_EQ(u.host, "localhost:4242");
   EXPECT_EQ(u.endpoint.address().to_string(), "127.0.0.1");
   EXPECT_EQ(u.endpoint.port(), 4242);
   EXPECT_EQ(u.path, "/");
