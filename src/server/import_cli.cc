@@ -1,8 +1,6 @@
 // `sundiald import`: bulk import of files, or migration from another server
 // (cli_tools.h).
-#include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include <cerrno>
 #include <chrono>
@@ -11,6 +9,7 @@
 #include <memory>
 
 #include "cli_tools.h"
+#include "file_reader.h"
 #include "batch_sender.h"
 #include "import_report.h"
 #include "import_target.h"
@@ -24,52 +23,32 @@ namespace {
 
 constexpr char kImportUsage[] =
     "usage: sundiald import [--url http://HOST:PORT | --data-dir DIR] [--format auto|tsdb|put|json]\n"
-    "                       [--max-errors N] [--connections 2] FILE...       (FILE - is stdin; .gz is decompressed)\n"
+    "                       [--max-errors N] [--connections 4] FILE...       (FILE - is stdin; .gz is decompressed)\n"
     "       sundiald import [--url URL | --data-dir DIR] --from http://HOST:PORT\n"
     "                       --metrics GLOB[,GLOB...] --start T [--end T] [--chunk 1d] [--state FILE]\n";
 
 // Reads one file (plain or gzip, '-' = stdin) through the parser into sender.
 Status ImportFile(const std::string& path, ingest::ImportFormat format, BatchSender* sender,
                   ImportReport* report) {
-  uint64_t total = 0;
-  gzFile gz = nullptr;
-  if (path == "-") {
-    gz = gzdopen(::dup(STDIN_FILENO), "rb");
-  } else {
-    struct stat st{};
-    if (::stat(path.c_str(), &st) == 0) total = static_cast<uint64_t>(st.st_size);
-    gz = gzopen(path.c_str(), "rb");
-  }
-  if (gz == nullptr) return Status::IOError(path, std::strerror(errno));
-  gzbuffer(gz, 256 * 1024);
+  FileReader reader;
+  SUNDIAL_RETURN_IF_ERROR(reader.Open(path));
   ingest::ImportParser parser(format);
   ingest::ImportRecord record;
-  std::string buf(256 * 1024, '\0');
-  Status status;
   const std::string source = path == "-" ? "<stdin>" : path;
-  for (bool eof = false; !eof && status.ok();) {
-    const int n = gzread(gz, buf.data(), static_cast<unsigned>(buf.size()));
-    if (n < 0) {
-      int errnum = 0;
-      const char* msg = gzerror(gz, &errnum);
-      status = Status::IOError(source, errnum == Z_ERRNO ? std::strerror(errno) : msg);
-      break;
-    }
-    if (n == 0) {
-      eof = true;
-      parser.Finish();
-    } else {
-      parser.Feed(std::string_view(buf.data(), static_cast<size_t>(n)));
-    }
+  std::string block;
+  Status status;
+  for (bool more = true; more && status.ok();) {
+    more = reader.Next(&block);
+    if (more) parser.Feed(block);
+    else parser.Finish();
     while (status.ok() && parser.Next(&record)) {
       if (record.ok) status = sender->Add(record.put, source, record.line);
       else report->Reject(source, record.line, record.error);
     }
-    report->Progress(source, static_cast<uint64_t>(gzoffset(gz)), total);
+    report->Progress(source, reader.offset(), reader.size());
   }
-  gzclose(gz);
-  const Status flushed = status.ok() ? sender->Flush() : Status::OK();
-  return status.ok() ? flushed : status;
+  if (status.ok()) status = reader.status();
+  return status.ok() ? sender->Flush() : status;
 }
 
 Status ParseTime(const std::string& text, Timestamp* out) {
@@ -130,7 +109,7 @@ int RunImportCommand(int argc, char** argv) {
     std::fprintf(stderr, "sundiald import: %s\n%s", s.message().c_str(), kImportUsage);
     return 2;
   }
-  const std::string conns_text = args.Get("connections", "2");
+  const std::string conns_text = args.Get("connections", "4");
   const unsigned long long conns = std::strtoull(conns_text.c_str(), &end, 10);
   if (end == conns_text.c_str() || *end != '\0' || conns < 1 || conns > 64) {
     std::fprintf(stderr, "sundiald import: --connections must be 1..64\n%s", kImportUsage);

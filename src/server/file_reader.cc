@@ -1,0 +1,87 @@
+#include "file_reader.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace sundial::server {
+
+FileReader::~FileReader() {
+  {
+    MutexLock l(&mu_);
+    stop_ = true;
+    cv_.SignalAll();
+  }
+  if (thread_.joinable()) thread_.join();
+  if (gz_ != nullptr) gzclose(static_cast<gzFile>(gz_));
+}
+
+Status FileReader::Open(const std::string& path) {
+  gzFile gz = nullptr;
+  if (path == "-") {
+    name_ = "<stdin>";
+    gz = gzdopen(::dup(STDIN_FILENO), "rb");
+  } else {
+    name_ = path;
+    struct stat st{};
+    if (::stat(path.c_str(), &st) == 0) size_ = static_cast<uint64_t>(st.st_size);
+    gz = gzopen(path.c_str(), "rb");
+  }
+  if (gz == nullptr) return Status::IOError(name_, std::strerror(errno));
+  gzbuffer(gz, kBlockBytes);
+  gz_ = gz;
+  thread_ = std::thread([this] { Run(); });
+  return Status::OK();
+}
+
+void FileReader::Run() {
+  gzFile gz = static_cast<gzFile>(gz_);
+  for (;;) {
+    std::string block(kBlockBytes, '\0');
+    const int n = gzread(gz, block.data(), static_cast<unsigned>(block.size()));
+    Status error;
+    if (n < 0) {
+      int errnum = 0;
+      const char* msg = gzerror(gz, &errnum);
+      error = Status::IOError(name_, errnum == Z_ERRNO ? std::strerror(errno) : msg);
+    }
+    MutexLock l(&mu_);
+    offset_ = static_cast<uint64_t>(gzoffset(gz));
+    if (n <= 0) {
+      status_ = error;
+      eof_ = true;
+      cv_.SignalAll();
+      return;
+    }
+    block.resize(static_cast<size_t>(n));
+    while (blocks_.size() >= kQueueBlocks && !stop_) cv_.Wait();
+    if (stop_) return;
+    blocks_.push_back(std::move(block));
+    cv_.SignalAll();
+  }
+}
+
+bool FileReader::Next(std::string* block) {
+  MutexLock l(&mu_);
+  while (blocks_.empty() && !eof_) cv_.Wait();
+  if (blocks_.empty()) return false;
+  *block = std::move(blocks_.front());
+  blocks_.pop_front();
+  cv_.SignalAll();
+  return true;
+}
+
+Status FileReader::status() {
+  MutexLock l(&mu_);
+  return status_;
+}
+
+uint64_t FileReader::offset() {
+  MutexLock l(&mu_);
+  return offset_;
+}
+
+}  // namespace sundial::server
