@@ -7,16 +7,17 @@
 # and exporting.
 #
 #   bench/import_vs_vm.sh [build-dir]      (default: build-release)
-#   env: HOSTS (100), DURATION (9900 s: 100 hosts x 101 metrics x 990 points
-#        = 10 M points), INTERVAL (10 s; e.g. 95000 spreads the points over
-#        three years, one per series and day), CONNECTIONS (telnet, 4)
+#   env: HOSTS (100), INTERVAL (10 s), STEPS (points per series, 990:
+#        100 hosts x 101 metrics x 990 = 10 M points), CONNECTIONS (telnet
+#        and import, 4). INTERVAL=95000 spreads the points over three years
+#        (one per series about every 26 hours: every day partition is hit).
 # Every server is stopped (by its PID) at the end.
 set -euo pipefail
 
 build=${1:-build-release}
 hosts=${HOSTS:-100}
-duration=${DURATION:-9900}
 interval=${INTERVAL:-10}
+duration=$(( ${STEPS:-990} * interval ))
 conns=${CONNECTIONS:-4}
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -70,12 +71,12 @@ sample_rss() {
 }
 now() { date +%s.%N; }
 
-echo "== sundiald import (one connection)"
+echo "== sundiald import ($conns connections)"
 start_sundial imp
 rm -f "$work/stop"; sample_rss "$pid_imp" >"$work/rss_imp" &
 sampler=$!
 t0=$(now)
-"$build/sundiald" import --url "http://127.0.0.1:$port_imp" "$work/data.tsdb.gz" 2>"$work/import.err" || true
+"$build/sundiald" import --connections "$conns" --url "http://127.0.0.1:$port_imp" "$work/data.tsdb.gz" 2>"$work/import.err" || true
 t1=$(now)
 touch "$work/stop"; wait "$sampler"
 tail -n 1 "$work/import.err"

@@ -1,5 +1,6 @@
 #include "file_reader.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -25,10 +26,15 @@ Status FileReader::Open(const std::string& path) {
     name_ = "<stdin>";
     gz = gzdopen(::dup(STDIN_FILENO), "rb");
   } else {
+    // open() and not gzopen(): with _FILE_OFFSET_BITS=64 it opens files
+    // over 2 GiB on 32-bit systems too.
     name_ = path;
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return Status::IOError(name_, std::strerror(errno));
     struct stat st{};
-    if (::stat(path.c_str(), &st) == 0) size_ = static_cast<uint64_t>(st.st_size);
-    gz = gzopen(path.c_str(), "rb");
+    if (::fstat(fd, &st) == 0) size_ = static_cast<uint64_t>(st.st_size);
+    gz = gzdopen(fd, "rb");
+    if (gz == nullptr) ::close(fd);
   }
   if (gz == nullptr) return Status::IOError(name_, std::strerror(errno));
   gzbuffer(gz, kBlockBytes);
@@ -49,7 +55,10 @@ void FileReader::Run() {
       error = Status::IOError(name_, errnum == Z_ERRNO ? std::strerror(errno) : msg);
     }
     MutexLock l(&mu_);
-    offset_ = static_cast<uint64_t>(gzoffset(gz));
+    // z_off_t may be 32 bits wide on 32-bit systems: the progress line then
+    // shows no offset past 2 GiB of compressed input.
+    const auto at = gzoffset(gz);
+    if (at >= 0) offset_ = static_cast<uint64_t>(at);
     if (n <= 0) {
       status_ = error;
       eof_ = true;

@@ -83,6 +83,15 @@ def test_export_formats(server):
     assert status == 200
     assert body == ("metric,timestamp,value,tags\ncpu,1356998400000,1,host=a\n"
                     "cpu,1356998401000,2.5,host=a\ncpu,1356998401500,-3,dc=x;host=b\n")
+    # POST takes an /api/query body.
+    c = server.http()
+    status, _, data = c.post("/api/export?format=json", body={
+        "start": 1356998000, "queries": [{"aggregator": "sum", "metric": "mem",
+                                          "tags": {"host": "b"}}]})
+    c.close()
+    assert status == 200
+    assert data.decode() == ('{"metric":"mem","tags":{"host":"b"},"timestamp":1356998400,'
+                             '"value":100.0}\n')
     # Errors are OpenTSDB error documents.
     status, body = export(server, "metric=cpu")
     assert status == 400 and "Missing parameter" in body
