@@ -49,10 +49,14 @@ void FileReader::Run() {
     std::string block(kBlockBytes, '\0');
     const int n = gzread(gz, block.data(), static_cast<unsigned>(block.size()));
     Status error;
-    if (n < 0) {
-      int errnum = 0;
+    if (n <= 0) {
+      // At the end zlib reports a gzip stream cut short as Z_BUF_ERROR
+      // ("unexpected end of file") while gzread() returns 0.
+      int errnum = Z_OK;
       const char* msg = gzerror(gz, &errnum);
-      error = Status::IOError(name_, errnum == Z_ERRNO ? std::strerror(errno) : msg);
+      if (n < 0 || errnum != Z_OK) {
+        error = Status::IOError(name_, errnum == Z_ERRNO ? std::strerror(errno) : msg);
+      }
     }
     MutexLock l(&mu_);
     // z_off_t may be 32 bits wide on 32-bit systems: the progress line then
