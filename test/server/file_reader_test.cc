@@ -5,7 +5,7 @@
 #include <zlib.h>
 
 #include <cstdio>
-#include <cstdlib>
+#include <filesystem>
 #include <string>
 
 namespace sundial::server {
@@ -20,7 +20,10 @@ class FileReaderTest : public ::testing::Test {
     // Enough lines for several blocks.
     for (int i = 0; i < 100000; ++i) text_ += "cpu " + std::to_string(1356998400 + i) + " 1 host=a\n";
   }
-  void TearDown() override { std::system(("rm -rf " + dir_).c_str()); }
+  void TearDown() override {
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
 
   std::string ReadAll(const std::string& path, Status* status) {
     FileReader r;
