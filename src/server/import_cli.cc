@@ -2,15 +2,14 @@
 // (cli_tools.h).
 #include <unistd.h>
 
-#include <cerrno>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
+#include <cstdlib>
 #include <memory>
 
+#include "batch_sender.h"
 #include "cli_tools.h"
 #include "file_reader.h"
-#include "batch_sender.h"
 #include "import_report.h"
 #include "import_target.h"
 #include "sundial/ingest/import_parser.h"
