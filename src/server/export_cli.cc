@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <string_view>
 
 #include "cli_tools.h"
 #include "data_dir_lock.h"
@@ -93,6 +94,12 @@ int ExportRemote(const ToolArgs& args, const query::ParamList& params) {
 }  // namespace
 
 int RunExportCommand(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::string_view(argv[i]) == "--help" || std::string_view(argv[i]) == "-h") {
+      std::fputs(kExportUsage, stdout);
+      return 0;
+    }
+  }
   ToolArgs args;
   Status s = ParseToolArgs(argc, argv, {"url", "format", "start", "end"}, &args);
   if (s.ok() && args.Has("url") == args.data_dir_given) {

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <string_view>
 
 #include "batch_sender.h"
 #include "cli_tools.h"
@@ -80,6 +81,12 @@ Status ParseMigrateParams(const ToolArgs& args, MigrateParams* p) {
 }  // namespace
 
 int RunImportCommand(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::string_view(argv[i]) == "--help" || std::string_view(argv[i]) == "-h") {
+      std::fputs(kImportUsage, stdout);
+      return 0;
+    }
+  }
   ToolArgs args;
   Status s = ParseToolArgs(argc, argv,
                            {"url", "format", "max-errors", "from", "metrics", "start", "end",
