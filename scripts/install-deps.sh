@@ -59,6 +59,9 @@ test_packages=(
   # package and container checks (test/integration/test_packaging.py,
   # test_docker_files.py)
   lintian python3-yaml
+  # the built-in web page: a real browser (test/integration/test_web_ui.py)
+  # and its scripts' unit tests (test/server/ui/*_test.js)
+  chromium chromium-driver python3-selenium nodejs
   # ingest benchmark reference server (bench/compare_ingest.sh)
   victoria-metrics
 )

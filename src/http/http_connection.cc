@@ -302,7 +302,13 @@ void HttpConnection::OnSend(uint64_t seq, Reply reply) {
   if (reply.close) slot->close_after = true;
   std::string body = std::move(reply.body);
   bool gzip = false;
-  if (slot->accepts_gzip && body.size() >= options_.gzip_min_bytes) {
+  // A handler that encoded the body itself (a precompressed file) sends its
+  // own Content-Encoding header; such a body is never compressed twice.
+  bool encoded = false;
+  for (const auto& h : reply.headers) {
+    encoded = encoded || EqualsNoCase(h.first, "Content-Encoding");
+  }
+  if (slot->accepts_gzip && !encoded && body.size() >= options_.gzip_min_bytes) {
     std::string packed;
     if (GzipCompress(body, &packed).ok() && packed.size() < body.size()) {
       body.swap(packed);

@@ -3,9 +3,11 @@
 #include "sundial/query/query_engine.h"
 
 #include <algorithm>
+#include <cassert>
 #include <charconv>
 #include <chrono>
 #include <set>
+#include <type_traits>
 #include <utility>
 
 #include "cached_source.h"
@@ -246,8 +248,9 @@ void ComputeTags(const SubPlan& plan, const std::vector<size_t>& members, bool w
 // Writes the group's points within [start, end] to w, printing a cached
 // bucket's text where texts (null, or the one member's cached source) has
 // it. Stops when the budget runs out (budget->status() says why).
+template <typename W>
 void WritePoints(const QuerySpec& spec, CachedDownsampleSource* texts, size_t members,
-                 QueryBudget* budget, GroupAggregator* agg, ResultWriter* w) {
+                 QueryBudget* budget, GroupAggregator* agg, W* w) {
   // Written points are counted by Emit (which also checks the deadline)
   // kEmitBatch at a time, so the limit may be passed by that many; a
   // skipped point is work for Tick, at the cost of a merge step over every
@@ -262,7 +265,10 @@ void WritePoints(const QuerySpec& spec, CachedDownsampleSource* texts, size_t me
       if (!budget->Tick(step_cost)) break;
       continue;
     }
-    if (++unemitted == kEmitBatch && !budget->Emit(std::exchange(unemitted, 0))) break;
+    if (++unemitted == kEmitBatch &&
+        (!budget->Emit(std::exchange(unemitted, 0)) || !budget->status().ok())) {
+      break;
+    }
     if (texts != nullptr && texts->CachedText(p.t, p.v, &text)) {
       w->AddPointText(p.t, text);
     } else {
@@ -275,9 +281,12 @@ void WritePoints(const QuerySpec& spec, CachedDownsampleSource* texts, size_t me
 // Runs one group and writes its result (if any member has data).
 // Adds the group's figures to *total.
 // cache: null, or the bucket cache with what this query reads under.
+// W is ResultWriter (JSON) or CollectWriter (data); only the former
+// prints cached bucket text.
+template <typename W>
 Status RunGroup(storage::Storage* st, const rollup::RollupStore* rollups, const CacheUse* cache,
                 const QuerySpec& spec, const SubPlan& plan, const std::vector<size_t>& members,
-                QueryBudget* budget, ResultWriter* w, ResultStats* total) {
+                QueryBudget* budget, W* w, ResultStats* total) {
   const SubQuery& q = *plan.q;
   const bool timed = spec.show_stats || spec.show_summary;
   const auto t0 = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
@@ -317,7 +326,7 @@ Status RunGroup(storage::Storage* st, const rollup::RollupStore* rollups, const 
       auto src = std::make_unique<CachedDownsampleSource>(st, *cache, plan.series[m].id, ctx,
                                                           budget);
       if (!src->Prime()) continue;
-      texts = src.get();
+      if (std::is_same_v<W, ResultWriter>) texts = src.get();
       downsampled = std::move(src);
     }
     if (downsampled != nullptr) {
@@ -443,6 +452,17 @@ Status QueryEngine::ExecuteSmall(const QuerySpec& spec, const SmallQueryBound& b
 
 namespace {
 
+// The bucket cache's view for one run (empty without a cache); *collected
+// counts what the run's reads let the cache collect. Taken before any raw
+// point is read (bucket_cache.h).
+CacheUse UseCache(BucketCache* cache, storage::Storage* storage, size_t* collected) {
+  if (cache == nullptr) return CacheUse();
+  const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
+  return CacheUse{cache, cache->AdvanceWatermark(now_ms), storage->removals(), collected};
+}
+
 // Phase 1 of Run: selects and groups the series of every sub-query and
 // applies the limits known before reading.
 Status PlanQuery(storage::Storage* storage, const QueryLimits& limits, const QuerySpec& spec,
@@ -464,11 +484,7 @@ Status PlanQuery(storage::Storage* storage, const QueryLimits& limits, const Que
     SUNDIAL_RETURN_IF_ERROR(SelectSeries(storage, q, spec.show_tsuids, budget, &plan));
     total_series += plan.series.size();
     if (limits.max_series != 0 && total_series > limits.max_series) {
-      return Status::ResourceExhausted(
-          "Sorry, you have attempted to fetch more than our limit of " +
-          std::to_string(limits.max_series) +
-          " time series (query.max_series). Please try filtering using more tags or use fewer "
-          "sub-queries.");
+      return Status::ResourceExhausted(SeriesLimitMessage(limits.max_series));
     }
     if (bound != nullptr && total_series > bound->max_series) {
       return Status::Busy("more series than the small-query bound");
@@ -499,14 +515,8 @@ Status QueryEngine::Run(const QuerySpec& spec, const SmallQueryBound* bound,
   std::vector<SubPlan> plans;
   SUNDIAL_RETURN_IF_ERROR(PlanQuery(storage_, limits_, spec, bound, &budget, &plans));
   // Phase 2: stream.
-  CacheUse cache;
   size_t collected = 0;
-  if (cache_ != nullptr) {  // before any raw point is read (bucket_cache.h)
-    const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                               std::chrono::system_clock::now().time_since_epoch())
-                               .count();
-    cache = CacheUse{cache_, cache_->AdvanceWatermark(now_ms), storage_->removals(), &collected};
-  }
+  const CacheUse cache = UseCache(cache_, storage_, &collected);
   CountingSink counted(sink, limits_.max_output_bytes, &budget);
   ResultWriter w(spec, &counted);
   ResultStats total;
@@ -526,6 +536,74 @@ Status QueryEngine::Run(const QuerySpec& spec, const SmallQueryBound* bound,
     return budget.status().ok() ? Status::Unavailable("client went away") : budget.status();
   }
   return Status::OK();
+}
+
+namespace {
+
+// RunGroup's writer for Collect(): hands the points to a ResultCollector
+// and reserves the memory they will hold in budget.
+class CollectWriter {
+ public:
+  // Bytes a collected point holds (timestamp and value).
+  static constexpr uint64_t kPointBytes = 16;
+
+  CollectWriter(ResultCollector* out, QueryBudget* budget) : out_(out), budget_(budget) {}
+
+  void BeginResult(const SubQuery& q, const GroupHeader& h) {
+    out_->BeginResult(q, *h.metric, h.tags, h.aggregate_tags);
+    emitted_ = 0;
+  }
+  void AddPoint(Timestamp t, const Value& v) {
+    if (++unreserved_ == kReserveBatch) {
+      unreserved_ = 0;
+      budget_->Reserve(kReserveBatch * kPointBytes);  // a failure ends the query
+    }
+    out_->AddPoint(t, v);
+    ++emitted_;
+  }
+  // Never called: RunGroup gives cached texts to ResultWriter only.
+  void AddPointText(Timestamp, std::string_view) { assert(false); }
+  bool EndResult(const ResultStats&) { return true; }
+  uint64_t emitted() const { return emitted_; }
+
+ private:
+  static constexpr uint64_t kReserveBatch = 256;
+  ResultCollector* const out_;
+  QueryBudget* const budget_;
+  uint64_t unreserved_ = 0;
+  uint64_t emitted_ = 0;
+};
+
+}  // namespace
+
+Status QueryEngine::Collect(const QuerySpec& spec, const QueryLimits& limits,
+                            ResultCollector* out, CollectStats* stats) const {
+  QueryBudget budget(BudgetFor(limits, nullptr));
+  std::vector<SubPlan> plans;
+  struct Report {
+    const std::vector<SubPlan>& plans;
+    const QueryBudget& budget;
+    CollectStats* stats;
+    ~Report() {
+      if (stats == nullptr) return;
+      stats->series = 0;
+      for (const SubPlan& p : plans) stats->series += p.series.size();
+      stats->raw_points = budget.points();
+    }
+  } report{plans, budget, stats};
+  SUNDIAL_RETURN_IF_ERROR(PlanQuery(storage_, limits, spec, nullptr, &budget, &plans));
+  size_t collected = 0;
+  const CacheUse cache = UseCache(cache_, storage_, &collected);
+  CollectWriter w(out, &budget);
+  ResultStats total;
+  for (const SubPlan& plan : plans) {
+    for (const std::vector<size_t>& g : plan.groups) {
+      const Status s = RunGroup(storage_, rollups_, cache_ != nullptr ? &cache : nullptr, spec,
+                                plan, g, &budget, &w, &total);
+      if (!s.ok()) return budget.status().ok() ? s : budget.status();
+    }
+  }
+  return budget.status();
 }
 
 std::string QueryEngine::AggregatorsJson() {

@@ -292,11 +292,7 @@ void QueryBudget::SetNextChecks() {
 bool QueryBudget::Reserve(uint64_t bytes) {
   memory_ += bytes;
   if (limits_.max_memory == 0 || memory_ <= limits_.max_memory) return status_.ok();
-  Fail(Status::ResourceExhausted(
-      "Sorry, this query needs more than the memory limit of " +
-      std::to_string(limits_.max_memory) +
-      " bytes (query.max_memory). Please query fewer series at once (more tags, fewer "
-      "sub-queries or less grouping) or raise query.max_memory."));
+  Fail(Status::ResourceExhausted(MemoryLimitMessage(limits_.max_memory)));
   return false;
 }
 
@@ -307,10 +303,7 @@ bool QueryBudget::Check() {
       status_ = Status::Busy("more raw points than the small-query bound");
       return false;
     }
-    status_ = Status::ResourceExhausted(
-        "Sorry, you have attempted to fetch more than our limit of " +
-        std::to_string(limits_.max_points) + " data points. Please try filtering using more "
-        "tags or decrease your time range.");
+    status_ = Status::ResourceExhausted(PointsLimitMessage(limits_.max_points));
     return false;
   }
   if (limits_.soft_output_points != 0 && emitted_ > limits_.soft_output_points) {
@@ -337,6 +330,23 @@ bool QueryBudget::Check() {
   }
   SetNextChecks();
   return true;
+}
+
+std::string SeriesLimitMessage(uint64_t limit) {
+  return "Sorry, you have attempted to fetch more than our limit of " + std::to_string(limit) +
+         " time series (query.max_series). Please try filtering using more tags or use fewer "
+         "sub-queries.";
+}
+
+std::string PointsLimitMessage(uint64_t limit) {
+  return "Sorry, you have attempted to fetch more than our limit of " + std::to_string(limit) +
+         " data points. Please try filtering using more tags or decrease your time range.";
+}
+
+std::string MemoryLimitMessage(uint64_t limit) {
+  return "Sorry, this query needs more than the memory limit of " + std::to_string(limit) +
+         " bytes (query.max_memory). Please query fewer series at once (more tags, fewer "
+         "sub-queries or less grouping) or raise query.max_memory.";
 }
 
 std::string OutputPointsMessage(uint64_t limit) {

@@ -102,8 +102,12 @@ class QueryBudget {
   Status status_;
 };
 
-// The ResourceExhausted messages for query.max_output_points and
-// query.max_output_bytes.
+// The ResourceExhausted messages for query.max_output_points,
+// query.max_output_bytes, query.max_series, query.max_points and
+// query.max_memory.
+std::string SeriesLimitMessage(uint64_t limit);
+std::string PointsLimitMessage(uint64_t limit);
+std::string MemoryLimitMessage(uint64_t limit);
 std::string OutputPointsMessage(uint64_t limit);
 std::string OutputBytesMessage(uint64_t limit);
 

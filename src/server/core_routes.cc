@@ -9,9 +9,12 @@ using http::Request;
 using http::ResponderPtr;
 
 void RegisterRoutes(ServiceContext* ctx, http::Router* router) {
+  RegisterUiRoutes(ctx, router);
+  RegisterStatusRoutes(ctx, router);
   RegisterCoreRoutes(ctx, router);
   RegisterIngestRoutes(ctx, router);
   RegisterQueryRoutes(ctx, router);
+  RegisterExpRoutes(ctx, router);
   RegisterExportRoutes(ctx, router);
 }
 

@@ -10,6 +10,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "query_reply.h"
 #include "responder_sink.h"
 #include "routes.h"
 #include "sundial/query/export.h"
@@ -50,14 +51,14 @@ Status ParseRequest(const Request& req, query::ExportRequest* out) {
 void RunExport(const ServiceContext* ctx, const Request& req, const ResponderPtr& resp) {
   query::ExportRequest er;
   Status s = ParseRequest(req, &er);
-  if (!s.ok()) return resp->Send(QueryErrorReply(s));
+  if (!s.ok()) return resp->Send(ErrorReply(s));
   query::QueryLimits limits;
   limits.max_series = ctx->options->query.max_series;
   limits.max_regex_length = ctx->options->query.max_regex_length;
   ResponderSink sink(resp, ctx->workers, ContentType(er.format));
   s = query::Export(ctx->storage, limits, er, &sink);
   if (s.ok()) return sink.Finish();
-  if (!sink.started()) return resp->Send(QueryErrorReply(s));
+  if (!sink.started()) return resp->Send(ErrorReply(s));
   // Dropping the responder unfinished truncates the chunked body, so the
   // client sees an incomplete export rather than a short one.
   spdlog::warn("export failed after streaming started: {}", s.ToString());

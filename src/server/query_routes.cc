@@ -15,6 +15,7 @@
 #include <spdlog/spdlog.h>
 #include <utility>
 
+#include "query_reply.h"
 #include "responder_sink.h"
 #include "routes.h"
 #include "worker_pool.h"
@@ -37,18 +38,6 @@ Timestamp NowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
       .count();
-}
-
-query::QueryLimits Limits(const ServiceContext* ctx) {
-  query::QueryLimits l;
-  l.max_series = ctx->options->query.max_series;
-  l.max_points = ctx->options->query.max_points;
-  l.deadline_ms = ctx->options->query.deadline.count();
-  l.max_output_points = ctx->options->query.max_output_points;
-  l.max_output_bytes = ctx->options->query.max_output_bytes;
-  l.max_memory = ctx->options->query.max_memory;
-  l.max_regex_length = ctx->options->query.max_regex_length;
-  return l;
 }
 
 // Wall time a query may spend on the I/O thread before it moves to the
@@ -87,7 +76,7 @@ void RunQuery(const ServiceContext* ctx, const query::QuerySpec& spec, const Res
   const query::QueryEngine engine(ctx->storage, Limits(ctx), ctx->rollups, ctx->cache);
   const Status s = engine.Execute(spec, &sink);
   if (s.ok()) return sink.Finish();
-  if (!sink.started()) return resp->Send(QueryErrorReply(s));
+  if (!sink.started()) return resp->Send(ErrorReply(s));
   // Mid-stream failure: dropping the responder unfinished ends the
   // response and closes the connection, so the client sees a truncation.
   spdlog::warn("query failed after streaming started: {}", s.ToString());
@@ -100,14 +89,14 @@ void RunQuery(const ServiceContext* ctx, const query::QuerySpec& spec, const Res
 void HandleQuery(ServiceContext* ctx, const Request& req, const ResponderPtr& resp) {
   query::QuerySpec spec;
   Status s = ParseQuery(req, &spec);
-  if (!s.ok()) return resp->Send(QueryErrorReply(s));
+  if (!s.ok()) return resp->Send(ErrorReply(s));
   const QueryOptions& o = ctx->options->query;
   if (o.inline_max_points > 0 && o.inline_max_series > 0) {
     std::string body;
     s = query::QueryEngine(ctx->storage, Limits(ctx), ctx->rollups, ctx->cache)
             .ExecuteSmall(spec, {o.inline_max_series, o.inline_max_points, kInlineMaxUs}, &body);
     if (s.ok()) return resp->Send(Reply::Json(std::move(body)));
-    if (s.code() != Status::Code::kBusy) return resp->Send(QueryErrorReply(s));
+    if (s.code() != Status::Code::kBusy) return resp->Send(ErrorReply(s));
   }
   ctx->workers->Submit([ctx, spec = std::move(spec), resp] { RunQuery(ctx, spec, resp); });
 }
@@ -123,7 +112,7 @@ void RunLast(const ServiceContext* ctx, const Request& req, const ResponderPtr& 
   }
   std::string body;
   if (s.ok()) s = query::QueryEngine(ctx->storage, Limits(ctx)).Last(lr, NowMs(), &body);
-  resp->Send(s.ok() ? Reply::Json(std::move(body)) : QueryErrorReply(s));
+  resp->Send(s.ok() ? Reply::Json(std::move(body)) : ErrorReply(s));
 }
 
 Status ParseSuggest(const Request& req, std::string* type, std::string* q, int64_t* max) {
@@ -172,7 +161,7 @@ void RunSuggest(const ServiceContext* ctx, const Request& req, const ResponderPt
     max = CapResults(ctx, max <= 0 ? 25 : max);
     s = query::QueryEngine(ctx->storage, Limits(ctx)).Suggest(type, q, max, &body);
   }
-  resp->Send(s.ok() ? Reply::Json(std::move(body)) : QueryErrorReply(s));
+  resp->Send(s.ok() ? Reply::Json(std::move(body)) : ErrorReply(s));
 }
 
 void RunLookup(const ServiceContext* ctx, const Request& req, const ResponderPtr& resp) {
@@ -190,7 +179,7 @@ void RunLookup(const ServiceContext* ctx, const Request& req, const ResponderPtr
   lr.limit = CapResults(ctx, lr.limit);
   std::string body;
   if (s.ok()) s = query::QueryEngine(ctx->storage, Limits(ctx)).Lookup(lr, &body);
-  resp->Send(s.ok() ? Reply::Json(std::move(body)) : QueryErrorReply(s));
+  resp->Send(s.ok() ? Reply::Json(std::move(body)) : ErrorReply(s));
 }
 
 // Runs fn(ctx, request, responder) on the worker pool.
@@ -208,28 +197,9 @@ http::Handler OnWorkers(ServiceContext* ctx, Fn fn) {
 
 }  // namespace
 
-// Maps a query/ Status to OpenTSDB's error document (§3.6, §7).
-http::Reply QueryErrorReply(const Status& s) {
-  std::string message, details;
-  query::SplitErrorDetails(s.message(), &message, &details);
-  int code = 500;
-  switch (s.code()) {
-    case Status::Code::kInvalidArgument: code = 400; break;
-    case Status::Code::kNotFound: code = 404; break;
-    case Status::Code::kResourceExhausted: code = 413; break;
-    case Status::Code::kDeadlineExceeded: code = 400; break;
-    default: break;
-  }
-  if (code >= 500) spdlog::warn("query failed: {}", s.ToString());
-  return http::Reply::Error(code, message, details);
-}
-
 void RegisterQueryRoutes(ServiceContext* ctx, http::Router* router) {
   router->Add({Method::kGet, Method::kPost, Method::kDelete}, "/api/query",
               [ctx](Request req, ResponderPtr resp) {
-                if (req.route_rest == "exp" || req.route_rest == "gexp") {
-                  return resp->Send(Reply::Error(501, "Expression queries are not implemented"));
-                }
                 if (req.method == Method::kDelete) {
                   return resp->Send(Reply::Error(
                       400, "Bad request",

@@ -15,11 +15,6 @@
 
 namespace sundial::server {
 
-// Maps a query/ Status to OpenTSDB's error document (§3.6, §7):
-// InvalidArgument and DeadlineExceeded 400, NotFound 404,
-// ResourceExhausted 413, anything else 500 (logged).
-http::Reply QueryErrorReply(const Status& s);
-
 // ChunkSink over a Responder. Holds back the first piece so that a small
 // result goes out as one plain reply; keeps at most one piece in flight.
 //

@@ -1,8 +1,11 @@
 // HTTP route wiring. Each area registers its own endpoints from its own
 // file, so handlers stay next to the module they call:
+//   ui_routes.cc      /, /ui/*: the built-in web page             (server)
+//   status_routes.cc  /api/status: figures for the page's status view
 //   core_routes.cc    /api/version, /api/dropcaches           (server)
 //   ingest_routes.cc  /api/put, /api/stats, /metrics          (ingest)
 //   query_routes.cc   /api/query, /api/suggest, /api/search, ... (query)
+//   exp_routes.cc     /api/query/exp, /api/query/gexp          (query)
 #pragma once
 
 #include "service_context.h"
@@ -13,9 +16,12 @@ namespace sundial::server {
 // Registers every route. ctx must outlive the router's use.
 void RegisterRoutes(ServiceContext* ctx, http::Router* router);
 
+void RegisterUiRoutes(ServiceContext* ctx, http::Router* router);
+void RegisterStatusRoutes(ServiceContext* ctx, http::Router* router);
 void RegisterCoreRoutes(ServiceContext* ctx, http::Router* router);
 void RegisterIngestRoutes(ServiceContext* ctx, http::Router* router);
 void RegisterQueryRoutes(ServiceContext* ctx, http::Router* router);
+void RegisterExpRoutes(ServiceContext* ctx, http::Router* router);
 void RegisterExportRoutes(ServiceContext* ctx, http::Router* router);  // export_routes.cc
 
 }  // namespace sundial::server

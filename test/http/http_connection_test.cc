@@ -47,6 +47,12 @@ class TestServer {
     router_.Add({Method::kPost}, "/api/echo", [](Request req, ResponderPtr r) {
       r->Send(Reply::Json(std::move(req.body)));
     });
+    // A body the handler encoded itself (stands in for a precompressed file).
+    router_.Add({Method::kPost}, "/api/encoded", [](Request req, ResponderPtr r) {
+      Reply reply = Reply::Json(std::move(req.body));
+      reply.headers.emplace_back("Content-Encoding", "gzip");
+      r->Send(std::move(reply));
+    });
     server_ = std::make_unique<testing::LoopbackServer>(&router_, options,
                                                         std::chrono::seconds(20));
   }
@@ -134,6 +140,22 @@ TEST(HttpConnection, GzipResponseWhenAccepted) {
                               "Content-Length: 5000\r\n\r\n" + body);
   EXPECT_NE(out.find("Content-Encoding: gzip"), std::string::npos) << out.substr(0, 300);
   EXPECT_EQ(out.find(body), std::string::npos);
+}
+
+TEST(HttpConnection, BodyWithItsOwnContentEncodingIsSentAsItIs) {
+  TestServer server;
+  const std::string body(5000, 'x');
+  const std::string out = Exchange(
+      server.port(), "POST /api/encoded HTTP/1.1\r\nAccept-Encoding: gzip\r\nConnection: close\r\n"
+                     "Content-Length: 5000\r\n\r\n" + body);
+  EXPECT_NE(out.find("Content-Length: 5000\r\n"), std::string::npos) << out.substr(0, 300);
+  EXPECT_NE(out.find("\r\n\r\n" + body), std::string::npos);
+  size_t encodings = 0;
+  for (size_t p = out.find("Content-Encoding"); p != std::string::npos;
+       p = out.find("Content-Encoding", p + 1)) {
+    ++encodings;
+  }
+  EXPECT_EQ(encodings, 1u) << out.substr(0, 300);
 }
 
 TEST(HttpConnection, BareMethodNotAllowed) {

@@ -29,7 +29,8 @@ class Responder {
   virtual ~Responder() = default;
 
   // Sends a complete reply. A gzip Content-Encoding is applied when the
-  // client accepts it and the body is large enough.
+  // client accepts it and the body is large enough, unless the reply
+  // carries its own Content-Encoding header (a body encoded already).
   virtual void Send(Reply reply) = 0;
 
   // Starts a streamed reply with head's status and headers, using chunked

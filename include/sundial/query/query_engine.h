@@ -24,6 +24,7 @@
 #include "sundial/common/status.h"
 #include "sundial/query/bucket_cache.h"
 #include "sundial/query/query_spec.h"
+#include "sundial/query/result_collector.h"
 #include "sundial/rollup/rollup_store.h"
 #include "sundial/storage/storage.h"
 
@@ -115,6 +116,19 @@ class QueryEngine {
   // Lets a server answer tiny queries on the thread that read them.
   Status ExecuteSmall(const QuerySpec& spec, const SmallQueryBound& bound,
                       std::string* json) const;
+
+  // What a Collect() run used, for callers that share limits across runs.
+  struct CollectStats {
+    uint64_t series = 0;      // series selected
+    uint64_t raw_points = 0;  // raw points read
+  };
+  // Runs spec like Execute, under `limits` instead of limits(), and hands
+  // every result to out as data. The collected points count against
+  // limits.max_memory (16 bytes each) as well as max_output_points. For
+  // callers that compute on several queries' results within one budget;
+  // *stats (may be null) receives what the run used, also on error.
+  Status Collect(const QuerySpec& spec, const QueryLimits& limits, ResultCollector* out,
+                 CollectStats* stats = nullptr) const;
 
   // /api/query/last. now_ms bounds back_scan.
   Status Last(const LastRequest& req, Timestamp now_ms, std::string* json) const;
