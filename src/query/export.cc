@@ -136,6 +136,26 @@ Status SelectExportSeries(storage::Storage* st, const QueryLimits& limits,
   return Status::OK();
 }
 
+// The request's time range cut at partition boundaries, ascending, each
+// inclusive. Exporting one partition at a time keeps one partition in use,
+// where series by series over the whole range would cycle through every
+// partition once per series (and through the engine's open-partition LRU).
+std::vector<std::pair<Timestamp, Timestamp>> ExportWindows(storage::Storage* st,
+                                                           const ExportRequest& req) {
+  std::vector<std::pair<Timestamp, Timestamp>> out;
+  const auto ranges = st->PartitionRanges();
+  if (ranges.empty()) {
+    out.emplace_back(req.start_ms, req.end_ms);
+    return out;
+  }
+  for (const auto& [b, e] : ranges) {
+    const Timestamp w0 = std::max(b, req.start_ms);
+    const Timestamp w1 = std::min(e - 1, req.end_ms);
+    if (w0 <= w1) out.emplace_back(w0, w1);
+  }
+  return out;
+}
+
 }  // namespace
 
 bool ParseExportFormat(std::string_view name, ExportFormat* out) {
@@ -220,25 +240,31 @@ Status Export(storage::Storage* st, const QueryLimits& limits, const ExportReque
   const bool json = req.format == ExportFormat::kJson;
   const bool csv = req.format == ExportFormat::kCsv;
   std::string prefix, suffix;
-  for (SeriesId id : ids) {
-    SeriesKeyRef key;
-    if (!st->GetSeriesKeyRef(id, &key).ok()) continue;
-    SeriesAffixes(req.format, key, &prefix, &suffix);
-    std::unique_ptr<SampleIterator> it = st->NewIterator(id, req.start_ms, req.end_ms);
-    while (it->Next()) {
-      buf.append(prefix);
-      if (csv) AppendInt(it->t(), &buf);
-      else AppendPutTimestamp(it->t(), &buf);
-      buf.append(json ? ",\"value\":" : csv ? "," : " ");
-      AppendValue(it->v(), json, &buf);
-      buf.append(suffix);
-      if (buf.size() >= kChunkBytes) {
-        if (!sink->Write(std::move(buf))) return Status::Unavailable("export client went away");
-        buf.clear();
-        buf.reserve(kChunkBytes + 4096);
+  for (const auto& [w0, w1] : ExportWindows(st, req)) {
+    for (SeriesId id : ids) {
+      std::unique_ptr<SampleIterator> it = st->NewIterator(id, w0, w1);
+      bool first = true;
+      while (it->Next()) {
+        if (first) {
+          SeriesKeyRef key;
+          if (!st->GetSeriesKeyRef(id, &key).ok()) break;
+          SeriesAffixes(req.format, key, &prefix, &suffix);
+          first = false;
+        }
+        buf.append(prefix);
+        if (csv) AppendInt(it->t(), &buf);
+        else AppendPutTimestamp(it->t(), &buf);
+        buf.append(json ? ",\"value\":" : csv ? "," : " ");
+        AppendValue(it->v(), json, &buf);
+        buf.append(suffix);
+        if (buf.size() >= kChunkBytes) {
+          if (!sink->Write(std::move(buf))) return Status::Unavailable("export client went away");
+          buf.clear();
+          buf.reserve(kChunkBytes + 4096);
+        }
       }
+      SUNDIAL_RETURN_IF_ERROR(it->status());
     }
-    SUNDIAL_RETURN_IF_ERROR(it->status());
   }
   if (!buf.empty() && !sink->Write(std::move(buf))) {
     return Status::Unavailable("export client went away");

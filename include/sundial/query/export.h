@@ -11,9 +11,13 @@
 // with the shortest digits that read back to the same double, always with
 // a '.' or an exponent so that they import as floats again.
 //
+// Order: partition by partition (time), and within one partition series by
+// series (ascending id), each in time order.
+//
 // Why its own writer instead of /api/query with `none`: no aggregation, no
-// grouping and no per-group buffers; one series iterator is open at a time,
-// so memory does not grow with the size of the export.
+// grouping and no per-group buffers; one series iterator is open at a time
+// and one partition in use, so memory does not grow with the size of the
+// export or the number of partitions it spans.
 //
 // Thread-safety: Export() is safe to call concurrently.
 #pragma once
