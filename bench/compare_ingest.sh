@@ -15,12 +15,21 @@
 # Set PEERS="vm" to leave InfluxDB out. Defaults: 100 hosts x 101 metrics x
 # 1 h at 10 s (3,636,000 points, 8 tags each), 4 connections, HTTP batches
 # of 5000 points.
+#
+# PROTOS picks the protocols (default "telnet http"); "influx" is InfluxDB
+# line protocol over HTTP: Sundial's /write against VictoriaMetrics'
+# /influx/write (InfluxDB itself is left out of it), with INFLUX_FLAGS
+# (default: 1000 hosts x the 10 cpu fields x 1 h at 10 s = 3,600,000
+# points, 10,000 series, 8 tags, 5000 lines per request), e.g.
+#   PROTOS=influx PEERS=vm bench/compare_ingest.sh build
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${1:-$root/build}"
 shift || true
 extra=("$@")
 runs="${RUNS:-1}"
+protos=(${PROTOS:-telnet http})
+influx_flags=(${INFLUX_FLAGS:---hosts=1000 --metrics=10 --batch=5000})
 load="$build/bench/ingest_load"
 sundiald="$build/sundiald"
 vm="$(command -v victoria-metrics || true)"
@@ -105,6 +114,10 @@ run() {  # run <server> <protocol> <run number>
       wait_http "$http_port" /metrics
       port=$([[ $proto == telnet ]] && echo "$tel_port" || echo "$ot_http_port")
       args=(--stats=vm --stats-port="$http_port")
+      if [[ $proto == influx ]]; then
+        port=$http_port
+        args+=(--path=/influx/write)
+      fi
       ;;
     influx)
       local http_port rpc_port
@@ -125,9 +138,10 @@ run() {  # run <server> <protocol> <run number>
       "$sundiald" --bind 127.0.0.1 --port "$port" --data-dir "$dir" >"$dir.log" 2>&1 &
       server_pid=$!
       wait_http "$port" /api/version
-      args=(--stats=sundial)
+      args=(--stats=sundial --path=/write)
       ;;
   esac
+  [[ $proto == influx ]] && args+=("${influx_flags[@]}")
   local out
   out=$("$load" --protocol="$proto" --port="$port" --pid="$server_pid" "${args[@]}" "${extra[@]}" 2>/dev/null)
   stop_server
@@ -150,8 +164,9 @@ echo "machine: $(nproc) cores, $(uname -r); load generator on the same machine"
 echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg); runs: $runs"
 servers=("${peers[@]}" sundial)
 for ((r = 1; r <= runs; r++)); do
-  for proto in telnet http; do
+  for proto in "${protos[@]}"; do
     for server in "${servers[@]}"; do
+      [[ $proto == influx && $server == influx ]] && continue
       [[ -n "$server" ]] && run "$server" "$proto" "$r"
     done
   done
@@ -160,10 +175,11 @@ echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 echo "medians of $runs run(s): points/s, server CPU s, server CPU us/point, peak RSS MB"
 printf '%-8s %-8s %14s %12s %10s %10s %10s\n' protocol server "points/s" "cpu s" "us/pt" "RSS MB" "sundial x"
-for proto in telnet http; do
+for proto in "${protos[@]}"; do
   s_rate=$(median "sundial-$proto" 0)
   for server in "${servers[@]}"; do
     [[ -n "$server" ]] || continue
+    [[ $proto == influx && $server == influx ]] && continue
     rate=$(median "$server-$proto" 0)
     printf '%-8s %-8s %14.0f %12.3f %10.3f %10.1f %9.2fx\n' "$proto" "$server" "$rate" \
       "$(median "$server-$proto" 1)" "$(median "$server-$proto" 2)" \

@@ -1,7 +1,9 @@
 // ingest_load: the ingest load generator.
 //
 // Pre-generates a DevOps-like data set (ingest_load_data.h) before the clock
-// starts, sends it over N telnet connections or as HTTP /api/put batches,
+// starts, sends it over N telnet connections, as HTTP /api/put batches, or
+// (--protocol=influx) as InfluxDB line protocol, --batch lines per POST to
+// --path (Sundial /write, VictoriaMetrics /influx/write),
 // waits until the server reports every point stored, and prints points/s,
 // the server's CPU seconds (from /proc/<pid>/stat) and its peak RSS (VmHWM
 // and RssAnon from /proc/<pid>/status). Works against Sundial (stored
@@ -10,10 +12,10 @@
 // vm_rows_added_to_storage_total) and InfluxDB 1.x (its OpenTSDB listener;
 // stored points from /debug/vars, the shards' writePointsOk summed).
 //
-//   ingest_load --protocol=telnet --port=4242 --pid=<server pid>
+//   ingest_load --protocol=telnet|http|influx --port=4242 --pid=<server pid>
 //               [--connections=4 --hosts=100 --metrics=101 --duration=3600
 //                --interval=10 --seed=42 --batch=5000 --stats=sundial|vm|influx
-//                --stats-port=<port> --timeout=300]
+//                --stats-port=<port> --timeout=300 --path=/write]
 //   ingest_load --dump=FILE [same data set flags]   (a tsdb import file)
 //
 // The sender threads do nothing but write pre-built bytes, so the client
@@ -50,6 +52,7 @@ struct Args {
   int stats_port = 0;  // 0: same as port
   std::string stats = "sundial";
   std::string dump;  // --dump=PATH: write the data set as a tsdb import file and exit
+  std::string path = "/write";  // --protocol=influx: the write endpoint
   int pid = 0;
   double timeout_s = 300;
   LoadSpec spec;
@@ -72,6 +75,7 @@ bool ParseArgs(int argc, char** argv, Args* a) {
   if (kv.count("protocol")) a->protocol = kv["protocol"], kv.erase("protocol");
   if (kv.count("stats")) a->stats = kv["stats"], kv.erase("stats");
   if (kv.count("dump")) a->dump = kv["dump"], kv.erase("dump");
+  if (kv.count("path")) a->path = kv["path"], kv.erase("path");
   num("port", &a->port);
   num("stats-port", &a->stats_port);
   num("pid", &a->pid);
@@ -96,7 +100,7 @@ bool ParseArgs(int argc, char** argv, Args* a) {
     std::fprintf(stderr, "--stats must be sundial, vm or influx\n");
     return false;
   }
-  return a->protocol == "telnet" || a->protocol == "http";
+  return a->protocol == "telnet" || a->protocol == "http" || a->protocol == "influx";
 }
 
 // Writes the telnet payloads without their "put " prefixes: the same points
@@ -264,6 +268,11 @@ int Run(const Args& a) {
   if (a.protocol == "telnet") {
     telnet = MakeTelnetPayloads(spec);
     for (const auto& s : telnet) bytes += s.size();
+  } else if (a.protocol == "influx") {
+    http = MakeInfluxRequests(spec, "127.0.0.1:" + std::to_string(a.port), a.path);
+    for (const auto& v : http) {
+      for (const auto& s : v) bytes += s.size();
+    }
   } else {
     http = MakeHttpRequests(spec, "127.0.0.1:" + std::to_string(a.port));
     for (const auto& v : http) {

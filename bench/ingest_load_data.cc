@@ -188,4 +188,64 @@ std::vector<std::vector<std::string>> MakeHttpRequests(const LoadSpec& spec,
   return out;
 }
 
+std::vector<std::vector<std::string>> MakeInfluxRequests(const LoadSpec& spec,
+                                                         const std::string& host_header,
+                                                         const std::string& path) {
+  const auto conns = static_cast<size_t>(spec.connections);
+  std::vector<std::vector<std::string>> out(conns);
+  std::vector<std::string> body(conns);
+  std::vector<int> lines(conns, 0);
+  auto finish = [&](size_t conn) {
+    if (lines[conn] == 0) return;
+    std::string req = "POST " + path + " HTTP/1.1\r\nHost: " + host_header +
+                      "\r\nContent-Type: text/plain\r\nContent-Length: " +
+                      std::to_string(body[conn].size()) + "\r\n\r\n";
+    req += body[conn];
+    out[conn].push_back(std::move(req));
+    body[conn].clear();
+    lines[conn] = 0;
+  };
+  // The line being built per connection: its host, time and group.
+  struct Open {
+    const Host* host = nullptr;
+    int64_t ts = -1;
+    std::string group;
+  };
+  std::vector<Open> open(conns);
+  auto end_line = [&](size_t conn) {
+    Open& o = open[conn];
+    if (o.host == nullptr) return;
+    body[conn] += ' ' + std::to_string(o.ts) + "000000000\n";
+    o.host = nullptr;
+    if (++lines[conn] == spec.http_batch) finish(conn);
+  };
+  Generate(spec, [&](int c, const std::string& metric, const Host& host, int64_t ts,
+                     const char* value) {
+    const auto conn = static_cast<size_t>(c);
+    const size_t dot = metric.find('.');
+    const std::string group = metric.substr(0, dot);
+    Open& o = open[conn];
+    std::string& b = body[conn];
+    if (o.host != &host || o.ts != ts || o.group != group) {
+      end_line(conn);
+      o.host = &host;
+      o.ts = ts;
+      o.group = group;
+      b += group;
+      for (const auto& [k, v] : host.tags) b += ',' + k + '=' + v;
+      b += ' ';
+    } else {
+      b += ',';
+    }
+    b += metric.substr(dot + 1);
+    b += '=';
+    b += value;
+  });
+  for (size_t c = 0; c < conns; ++c) {
+    end_line(c);
+    finish(c);
+  }
+  return out;
+}
+
 }  // namespace sundial::bench

@@ -36,4 +36,13 @@ std::vector<std::string> MakeTelnetPayloads(const LoadSpec& spec);
 std::vector<std::vector<std::string>> MakeHttpRequests(const LoadSpec& spec,
                                                        const std::string& host_header);
 
+// Complete HTTP/1.1 POST <path> requests of InfluxDB line protocol, per
+// connection, http_batch lines each, split across connections as above.
+// The metrics of one group become the fields of one line: with
+// metrics=10, "cpu,host=host_0,region=...(8 tags) usage_user=12.5,
+// usage_system=...,... <ns timestamp>" (10 points per line).
+std::vector<std::vector<std::string>> MakeInfluxRequests(const LoadSpec& spec,
+                                                         const std::string& host_header,
+                                                         const std::string& path);
+
 }  // namespace sundial::bench

@@ -64,6 +64,9 @@ test_packages=(
   chromium chromium-driver python3-selenium nodejs
   # ingest benchmark reference server (bench/compare_ingest.sh)
   victoria-metrics
+  # InfluxDB clients (test/integration/test_influx.py): the 1.x client from
+  # Debian, and python3-venv for the 2.x client from PyPI (below)
+  python3-influxdb python3-venv
 )
 [ "$build_only" -eq 1 ] || packages+=("${test_packages[@]}")
 # 32-bit x86 test stage: a cross compiler (not g++-multilib, which conflicts
@@ -175,6 +178,11 @@ want_i386=0
 [ "$native_arch" = amd64 ] && [ "$build_only" -eq 0 ] && want_i386=1
 need=0
 installed "${packages[@]}" || need=1
+influx_venv=/opt/sundial-test-venv  # see install_influx_client below
+if [ "$build_only" -eq 0 ] &&
+   ! "$influx_venv/bin/python" -c 'import influxdb_client' 2>/dev/null; then
+  need=1
+fi
 [ "$want_i386" -eq 1 ] && ! installed "${i386_packages[@]}" && need=1
 want_pi_zero=0
 if [ "$pi_zero" = required ]; then
@@ -252,5 +260,20 @@ if [ "$want_pi_zero" -eq 1 ] && ! install_pi_zero; then
   fi
   echo "install-deps.sh: WARNING: the Pi Zero toolchain could not be installed;" \
        "the pi-zero test stage will be skipped" >&2
+fi
+# The InfluxDB 2.x client (influxdb-client) is not packaged by Debian: it
+# goes from PyPI into a venv at a fixed path that test_influx.py looks for.
+# Why a venv with --system-site-packages and not pip --break-system-packages:
+# it leaves Debian's own Python untouched (no file dpkg owns is replaced),
+# still sees the Debian-packaged modules (python3-influxdb, pytest), and
+# deleting the directory undoes it.
+install_influx_client() {
+  [ -x "$influx_venv/bin/python" ] || python3 -m venv --system-site-packages "$influx_venv" || return 1
+  "$influx_venv/bin/python" -c 'import influxdb_client' 2>/dev/null ||
+    "$influx_venv/bin/pip" install --disable-pip-version-check -q influxdb-client
+}
+if [ "$build_only" -eq 0 ] && ! install_influx_client; then
+  echo "install-deps.sh: WARNING: influxdb-client could not be installed from PyPI;" \
+       "its test in test_influx.py will be skipped" >&2
 fi
 echo "install-deps.sh: done"

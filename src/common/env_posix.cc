@@ -192,6 +192,11 @@ class PosixEnv final : public Env {
     return Status::OK();
   }
 
+  Status LinkFile(const std::string& from, const std::string& to) override {
+    if (link(from.c_str(), to.c_str()) != 0) return PosixError(from + " -> " + to, errno);
+    return Status::OK();
+  }
+
   Status SyncDir(const std::string& dir) override {
     const int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) return PosixError(dir, errno);

@@ -189,6 +189,7 @@ void HttpConnection::StartRequest(Request&& request) {
   slot.accepts_gzip =
       options_.gzip_responses && AcceptsGzip(request.headers.Get("Accept-Encoding"));
   slot.http_minor = request.http_minor;
+  slot.head_only = request.method == Method::kHead;
   if (slot.close_after) read_done_ = true;
   const uint64_t seq = slot.seq;
   if (!options_.cors.domains.empty() && HandleCors(request, &slot)) return;
@@ -320,7 +321,7 @@ void HttpConnection::OnSend(uint64_t seq, Reply reply) {
     slot->out += "Content-Length: ";
     AppendDecimal(body.size(), &slot->out);
     slot->out += "\r\n\r\n";
-    slot->out += body;
+    if (!slot->head_only) slot->out += body;
   } else {
     slot->out += "\r\n";
   }

@@ -11,6 +11,7 @@ std::string_view MethodName(Method m) {
     case Method::kPut: return "PUT";
     case Method::kDelete: return "DELETE";
     case Method::kOptions: return "OPTIONS";
+    case Method::kHead: return "HEAD";
   }
   return "GET";
 }

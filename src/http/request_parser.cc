@@ -10,13 +10,14 @@ namespace sundial::http {
 
 namespace {
 
-bool ToMethod(unsigned m, Method* out) {
+bool ToMethod(unsigned m, bool allow_head, Method* out) {
   switch (m) {
     case HTTP_GET: *out = Method::kGet; return true;
     case HTTP_POST: *out = Method::kPost; return true;
     case HTTP_PUT: *out = Method::kPut; return true;
     case HTTP_DELETE: *out = Method::kDelete; return true;
     case HTTP_OPTIONS: *out = Method::kOptions; return true;
+    case HTTP_HEAD: *out = Method::kHead; return allow_head;
     default: return false;
   }
 }
@@ -115,7 +116,7 @@ struct RequestParser::Callbacks {
     Request& r = self->current_;
     r.http_major = p->http_major;
     r.http_minor = p->http_minor;
-    if (!ToMethod(p->method, &r.method)) {
+    if (!ToMethod(p->method, self->limits_.allow_head, &r.method)) {
       self->Fail(405, "Method not allowed", /*bare=*/true);
       return -1;
     }

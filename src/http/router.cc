@@ -98,6 +98,24 @@ bool Router::CheckApiVersion(std::string_view seg, const ResponderPtr& responder
   return true;
 }
 
+bool Router::IsLiteralVersionRoute(std::string_view request_path) const {
+  const PathSegments path(request_path);
+  if (path.size < 2 || path.segs[1].size() < 2 || AsciiLower(path.segs[1][0]) != 'v') {
+    return false;  // no version segment
+  }
+  for (const Route& r : routes_) {
+    if (r.segments.size() < 2 || r.segments.size() > path.size || r.segments[0] != "api") {
+      continue;
+    }
+    bool match = true;
+    for (size_t k = 1; k < r.segments.size() && match; ++k) {
+      match = EqualsNoCase(path.segs[k], r.segments[k]);
+    }
+    if (match) return true;
+  }
+  return false;
+}
+
 void Router::Dispatch(Request&& request, const ResponderPtr& responder) const noexcept {
   requests_.fetch_add(1, std::memory_order_relaxed);
   const PathSegments path(request.path);
@@ -105,7 +123,10 @@ void Router::Dispatch(Request&& request, const ResponderPtr& responder) const no
   size_t skip = 0;  // 1: segment 1 is a version segment, left out of matching
   if (is_api) {
     request.api_version = 1;
-    if (path.size > 1 && !CheckApiVersion(path.segs[1], responder, &skip)) return;
+    if (path.size > 1 && !IsLiteralVersionRoute(request.path) &&
+        !CheckApiVersion(path.segs[1], responder, &skip)) {
+      return;
+    }
   }
   // The request's segments with the version left out: segs[Seg(k)].
   const size_t count = path.size - skip;
@@ -121,6 +142,17 @@ void Router::Dispatch(Request&& request, const ResponderPtr& responder) const no
       match = EqualsNoCase(seg(k), r.segments[k]);
     }
     if (match) best = &r;
+  }
+  if (request.method == Method::kHead &&
+      (best == nullptr || !best->methods.Contains(Method::kHead))) {
+    // HEAD is served only where a route lists it; elsewhere the bare 405
+    // (and close) that any method OpenTSDB does not know gets.
+    Reply reply;
+    reply.status = 405;
+    reply.content_type.clear();
+    reply.close = true;
+    responder->Send(std::move(reply));
+    return;
   }
   if (best == nullptr || (is_api && best->segments.size() < 2)) {
     responder->Send(is_api ? Reply::EndpointNotFound() : Reply::PageNotFound(request.path));

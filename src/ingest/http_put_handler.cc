@@ -8,7 +8,8 @@ namespace sundial::ingest {
 
 HttpPutHandler::HttpPutHandler(storage::Storage* storage, const IngestOptions* options,
                                const PointRules* rules, IngestStats* stats)
-    : storage_(storage), rules_(rules), stats_(stats), resolver_(storage, options, rules) {}
+    : rules_(rules), stats_(stats),
+      writer_(storage, options, rules, stats, Protocol::kHttpPut, TagPolicy::kAtLeastOne) {}
 
 bool HttpPutHandler::CheckPoint(const JsonPutPoint& p, std::string* error) {
   // IncomingDataPoint.validate(), in order.
@@ -25,13 +26,13 @@ bool HttpPutHandler::CheckPoint(const JsonPutPoint& p, std::string* error) {
     invalid = "Missing tags";
   }
   if (invalid != nullptr) {
-    ++illegal_arguments_;
+    writer_.Reject(PutErrorKind::kIllegalArgument);
     *error = invalid;
     return false;
   }
   ParsedValue value;
   if (!FastParseValue(p.value, &value) && !ParseValue(p.value, &value, &error_.message)) {
-    ++invalid_values_;
+    writer_.Reject(PutErrorKind::kInvalidValue);
     return *error = "Unable to parse value to a number", false;
   }
   // Only a non-finite float or an oversized timestamp fails rows 9-10; the
@@ -41,28 +42,26 @@ bool HttpPutHandler::CheckPoint(const JsonPutPoint& p, std::string* error) {
     DistinctTags(p, parser_.tags(), &tags_);
     if (!rules_->CheckValueAndTimestamp(p.metric, p.timestamp, value, tags_.data(),
                                         tags_.size(), &error_)) {
-      ++illegal_arguments_;
+      writer_.Reject(PutErrorKind::kIllegalArgument);
       return *error = error_.message, false;
     }
   }
-  SeriesId id = resolver_.Lookup(p.metric, p.tags_raw);
+  SeriesId id = writer_.Lookup(p.metric, p.tags_raw);
   if (id == kInvalidSeriesId) DistinctTags(p, parser_.tags(), &tags_);
   if (id == kInvalidSeriesId &&
-      !resolver_.Resolve(p.metric, tags_.data(), tags_.size(), p.metric, p.tags_raw, &id,
-                         &error_)) {
+      !writer_.Resolve(p.metric, tags_.data(), tags_.size(), p.metric, p.tags_raw, &id,
+                       &error_)) {
+    writer_.Reject(error_.kind);
     switch (error_.kind) {
       case PutErrorKind::kUnknownMetric:
-        ++unknown_metrics_;
         return *error = "Unknown metric", false;
       case PutErrorKind::kStorage:
-        stats_->storage_errors.fetch_add(1, std::memory_order_relaxed);
         return *error = "Storage exception: " + error_.message, false;
       default:
-        ++illegal_arguments_;
         return *error = error_.message, false;
     }
   }
-  AddPoint(&batch_, id, PutTimestampToMs(p.timestamp), value.value);
+  writer_.Add(id, PutTimestampToMs(p.timestamp), value.value);
   return true;
 }
 
@@ -94,37 +93,20 @@ void HttpPutHandler::Handle(std::string_view body, bool want_details, HttpPutOut
     return;
   }
   out->points = points.size();
-  batch_.clear();
-  batch_.reserve(points.size());
   std::string error;
   constexpr size_t kLookahead = 8;  // prefetch the series of a later point
   for (size_t i = 0; i < points.size(); ++i) {
     if (i + kLookahead < points.size()) {
       const JsonPutPoint& ahead = points[i + kLookahead];
-      if (ahead.has_metric && ahead.has_tags) resolver_.Prefetch(ahead.metric, ahead.tags_raw);
+      if (ahead.has_metric && ahead.has_tags) writer_.Prefetch(ahead.metric, ahead.tags_raw);
     }
     const JsonPutPoint& p = points[i];
     if (!CheckPoint(p, &error)) AddFailure(p, error, want_details, out);
   }
-  constexpr auto kRelaxed = std::memory_order_relaxed;
-  stats_->http_points.fetch_add(points.size(), kRelaxed);
-  if (!batch_.empty()) {
-    out->storage_status = storage_->Append(batch_.data(), batch_.size());
-    if (out->storage_status.ok()) {
-      out->success = batch_.size();
-      stats_->points_stored.fetch_add(batch_.size(), kRelaxed);
-    } else {
-      stats_->storage_errors.fetch_add(batch_.size(), kRelaxed);
-    }
-  }
-  if (invalid_values_) stats_->invalid_values.fetch_add(invalid_values_, kRelaxed);
-  if (illegal_arguments_) stats_->illegal_arguments.fetch_add(illegal_arguments_, kRelaxed);
-  if (unknown_metrics_) stats_->unknown_metrics.fetch_add(unknown_metrics_, kRelaxed);
-  invalid_values_ = illegal_arguments_ = unknown_metrics_ = 0;
-  if (resolver_.misses() != misses_published_) {
-    stats_->series_cache_misses.fetch_add(resolver_.misses() - misses_published_, kRelaxed);
-    misses_published_ = resolver_.misses();
-  }
+  stats_->http_points.fetch_add(points.size(), std::memory_order_relaxed);
+  size_t n = 0;
+  out->storage_status = writer_.Flush(&n);
+  if (out->storage_status.ok()) out->success = n;
 }
 
 }  // namespace sundial::ingest

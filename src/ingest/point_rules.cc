@@ -151,9 +151,10 @@ bool PointRules::CheckValueAndTimestamp(std::string_view metric, int64_t ts,
 }
 
 bool PointRules::CheckMetricAndTags(std::string_view metric, const storage::TagRef* tags,
-                                    size_t num_tags, PutError* error) const {
+                                    size_t num_tags, PutError* error,
+                                    bool require_tag) const {
   error->kind = PutErrorKind::kIllegalArgument;
-  if (num_tags == 0) {
+  if (num_tags == 0 && require_tag) {
     error->message = "Need at least one tag (metric=";
     error->message += metric;
     error->message += ", tags={})";
@@ -179,6 +180,52 @@ bool PointRules::CheckMetricAndTags(std::string_view metric, const storage::TagR
     const std::string name_what = "tag name with value [" + std::string(TagValueText(value)) + "]";
     if (!names_.Validate(name_what, key, &error->message)) return false;
     if (!names_.Validate("tag value with key [" + key + "]", value, &error->message)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+namespace {
+
+// s is non-empty and has no byte < 0x20 and no DEL.
+bool PlainText(std::string_view what, std::string_view s, std::string* error) {
+  if (s.empty()) {
+    *error = "Invalid " + std::string(what) + ": empty string";
+    return false;
+  }
+  for (char c : s) {
+    const auto b = static_cast<unsigned char>(c);
+    if (b < 0x20 || b == 0x7f) {
+      *error = "Invalid " + std::string(what) + " (\"" + std::string(s) + "\"): control character";
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+bool PointRules::CheckTagCountAndText(std::string_view metric, const storage::TagRef* tags,
+                                      size_t num_tags, PutError* error,
+                                      bool require_tag) const {
+  error->kind = PutErrorKind::kIllegalArgument;
+  if (num_tags == 0 && require_tag) {
+    error->message = "Need at least one tag (metric=" + std::string(metric) + ", tags={})";
+    return false;
+  }
+  if (num_tags > max_tags_) {
+    error->message = "Too many tags: " + std::to_string(num_tags) +
+                     " maximum allowed: " + std::to_string(max_tags_) +
+                     ", tags: " + FormatJavaTagMap(tags, num_tags);
+    return false;
+  }
+  if (!PlainText("metric name", metric, &error->message)) return false;
+  for (size_t i = 0; i < num_tags; ++i) {
+    if (!PlainText("tag name", tags[i].key, &error->message)) return false;
+    if (IsNullTagValue(tags[i].value) ||
+        !PlainText("tag value with key [" + std::string(tags[i].key) + "]", tags[i].value,
+                   &error->message)) {
       return false;
     }
   }

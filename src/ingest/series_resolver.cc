@@ -3,15 +3,20 @@
 namespace sundial::ingest {
 
 SeriesResolver::SeriesResolver(storage::Storage* storage, const IngestOptions* options,
-                               const PointRules* rules)
-    : storage_(storage), options_(options), rules_(rules),
+                               const PointRules* rules, bool require_tag, bool opentsdb_names)
+    : storage_(storage), options_(options), rules_(rules), require_tag_(require_tag),
+      opentsdb_names_(opentsdb_names),
       cache_(options->series_cache_entries) {}
 
 bool SeriesResolver::Resolve(std::string_view metric, const storage::TagRef* tags,
                              size_t num_tags, std::string_view metric_text,
                              std::string_view tag_text, SeriesId* id, PutError* error) {
   ++misses_;
-  if (!rules_->CheckMetricAndTags(metric, tags, num_tags, error)) return false;
+  const bool names_ok =
+      opentsdb_names_
+          ? rules_->CheckMetricAndTags(metric, tags, num_tags, error, require_tag_)
+          : rules_->CheckTagCountAndText(metric, tags, num_tags, error, require_tag_);
+  if (!names_ok) return false;
   if (!options_->auto_create_metrics) {
     uint32_t uid;
     if (!storage_->LookupUid(storage::NameKind::kMetric, metric, &uid).ok()) {

@@ -37,12 +37,6 @@ inline size_t NextSpace(std::string_view s, size_t from) {
            : std::string_view::npos;
 }
 
-// True if the line's first token is exactly "put".
-inline bool IsPutCommand(std::string_view line) {
-  return line.size() >= 3 && line[0] == 'p' && line[1] == 'u' && line[2] == 't' &&
-         (line.size() == 3 || line[3] == ' ' || line[3] == '\n' || line[3] == '\r');
-}
-
 void SetError(PutError* error, PutErrorKind kind, std::string_view msg) {
   error->kind = kind;
   error->message.assign(msg.data(), msg.size());
@@ -71,18 +65,13 @@ void AppendTelnetError(const PutError& error, std::string* reply) {
 
 TelnetPutHandler::TelnetPutHandler(storage::Storage* storage, const IngestOptions* options,
                                    const PointRules* rules, IngestStats* stats)
-    : storage_(storage), options_(options), rules_(rules), stats_(stats),
-      resolver_(storage, options, rules) {}
+    : rules_(rules), stats_(stats),
+      writer_(storage, options, rules, stats, Protocol::kPut, TagPolicy::kAtLeastOne) {}
 
 TelnetPutHandler::~TelnetPutHandler() { PublishStats(); }
 
 void TelnetPutHandler::Reject(const PutError& error, std::string* reply) {
-  switch (error.kind) {
-    case PutErrorKind::kInvalidValue: ++invalid_values_; break;
-    case PutErrorKind::kIllegalArgument: ++illegal_arguments_; break;
-    case PutErrorKind::kUnknownMetric: ++unknown_metrics_; break;
-    case PutErrorKind::kStorage: stats_->storage_errors.fetch_add(1); break;
-  }
+  writer_.Reject(error.kind);
   AppendTelnetError(error, reply);
 }
 
@@ -169,7 +158,7 @@ void TelnetPutHandler::HandlePut(std::string_view line, std::string* reply) {
     return Reject(error, reply);
   }
   // Rows 6 and 7, skipped when these exact series bytes resolved before.
-  SeriesId id = resolver_.Lookup(metric, tag_text);
+  SeriesId id = writer_.Lookup(metric, tag_text);
   const bool cached = id != kInvalidSeriesId;
   if (!cached && !ParseTags(tag_text, &error)) return Reject(error, reply);
   // Rows 8-10.
@@ -189,11 +178,11 @@ void TelnetPutHandler::HandlePut(std::string_view line, std::string* reply) {
   }
   // Rows 11-15 and the series, on a cache miss.
   if (!cached &&
-      !resolver_.Resolve(metric, tags_.data(), tags_.size(), metric, tag_text, &id, &error)) {
+      !writer_.Resolve(metric, tags_.data(), tags_.size(), metric, tag_text, &id, &error)) {
     return Reject(error, reply);
   }
-  AddPoint(&batch_, id, PutTimestampToMs(ts), value.value);
-  if (batch_.size() >= options_->max_batch_points) (void)Flush(reply);
+  writer_.Add(id, PutTimestampToMs(ts), value.value);
+  if (writer_.full()) (void)Flush(reply);
 }
 
 size_t TelnetPutHandler::HandlePutLines(std::string_view lines, std::string* reply) {
@@ -209,34 +198,19 @@ size_t TelnetPutHandler::HandlePutLines(std::string_view lines, std::string* rep
 }
 
 Status TelnetPutHandler::Flush(std::string* reply) {
-  Status s;
-  if (!batch_.empty()) {
-    s = storage_->Append(batch_.data(), batch_.size());
-    if (s.ok()) {
-      stats_->points_stored.fetch_add(batch_.size(), std::memory_order_relaxed);
-    } else {
-      stats_->storage_errors.fetch_add(batch_.size(), std::memory_order_relaxed);
-      PutError error{PutErrorKind::kStorage, s.ToString()};
-      for (size_t i = 0; i < batch_.size(); ++i) AppendTelnetError(error, reply);
-    }
-    batch_.clear();
-  }
   PublishStats();
+  size_t n = 0;
+  const Status s = writer_.Flush(&n);
+  if (!s.ok()) {
+    const PutError error{PutErrorKind::kStorage, s.ToString()};
+    for (size_t i = 0; i < n; ++i) AppendTelnetError(error, reply);
+  }
   return s;
 }
 
 void TelnetPutHandler::PublishStats() {
-  constexpr auto kRelaxed = std::memory_order_relaxed;
-  if (lines_) stats_->telnet_puts.fetch_add(lines_, kRelaxed);
-  if (invalid_values_) stats_->invalid_values.fetch_add(invalid_values_, kRelaxed);
-  if (illegal_arguments_) stats_->illegal_arguments.fetch_add(illegal_arguments_, kRelaxed);
-  if (unknown_metrics_) stats_->unknown_metrics.fetch_add(unknown_metrics_, kRelaxed);
-  const size_t misses = resolver_.misses();
-  if (misses != misses_published_) {
-    stats_->series_cache_misses.fetch_add(misses - misses_published_, kRelaxed);
-    misses_published_ = misses;
-  }
-  lines_ = invalid_values_ = illegal_arguments_ = unknown_metrics_ = 0;
+  if (lines_) stats_->telnet_puts.fetch_add(lines_, std::memory_order_relaxed);
+  lines_ = 0;
 }
 
 }  // namespace sundial::ingest

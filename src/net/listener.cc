@@ -7,6 +7,26 @@
 
 namespace sundial::net {
 
+bool DetectProtocol(std::string_view b, Protocol* protocol) {
+  static constexpr std::string_view kMethods[] = {"GET",     "HEAD",  "POST",  "PUT",    "DELETE",
+                                                  "OPTIONS", "PATCH", "TRACE", "CONNECT"};
+  *protocol = Protocol::kLine;
+  if (b.empty() || b[0] < 'A' || b[0] > 'Z') return true;  // the common telnet case
+  bool may_grow = false;
+  for (std::string_view m : kMethods) {
+    if (b.size() <= m.size()) {  // still a prefix of the method?
+      may_grow |= m.substr(0, b.size()) == b;
+      continue;
+    }
+    if (b.substr(0, m.size()) != m || b[m.size()] != ' ') continue;
+    if (b.size() == m.size() + 1) return false;  // the target's first byte is missing
+    const char t = b[m.size() + 1];
+    if (t == '/' || t == '*') *protocol = Protocol::kHttp;
+    return true;
+  }
+  return !may_grow;
+}
+
 namespace {
 
 // A connection whose first bytes have not arrived yet. It counts against the
@@ -45,15 +65,26 @@ class Sniffer : public Session, public std::enable_shared_from_this<Sniffer> {
 
  private:
   void OnRead(const std::error_code& ec, size_t n) {
-    timer_.cancel();
     if (ec || n == 0 || !socket_.is_open()) {
       Close();
       return;
     }
-    const Protocol protocol = DetectProtocol(buf_[0]);
+    received_ += n;
+    Protocol protocol;
+    if (!DetectProtocol(std::string_view(buf_.data(), received_), &protocol) &&
+        received_ < buf_.size()) {
+      // A prefix of "METHOD /": read on (the idle timer keeps running).
+      auto self = shared_from_this();
+      socket_.async_read_some(
+          asio::buffer(&buf_[received_], buf_.size() - received_),
+          [self](const std::error_code& read_ec, size_t m) { self->OnRead(read_ec, m); });
+      return;
+    }
+    timer_.cancel();
     // Unregister first so the new session takes over the slot.
     manager_->Remove(this);
-    factory_->StartSession(protocol, std::move(socket_), std::string_view(buf_.data(), n));
+    factory_->StartSession(protocol, std::move(socket_),
+                           std::string_view(buf_.data(), received_));
   }
 
   void Close() {
@@ -64,6 +95,7 @@ class Sniffer : public Session, public std::enable_shared_from_this<Sniffer> {
 
   asio::ip::tcp::socket socket_;
   std::string buf_;
+  size_t received_ = 0;  // bytes of buf_ filled
   ConnectionManager* const manager_;
   SessionFactory* const factory_;
   asio::steady_timer timer_;

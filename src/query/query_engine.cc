@@ -504,6 +504,20 @@ Status PlanQuery(storage::Storage* storage, const QueryLimits& limits, const Que
 
 }  // namespace
 
+Status QueryEngine::MatchSeries(const QuerySpec& spec, std::vector<SeriesId>* ids) const {
+  QueryBudget budget(BudgetFor(limits_, nullptr));
+  ids->clear();
+  for (const SubQuery& q : spec.queries) {
+    SubPlan plan;
+    plan.q = &q;
+    SUNDIAL_RETURN_IF_ERROR(SelectSeries(storage_, q, false, &budget, &plan));
+    for (const SeriesEntry& e : plan.series) ids->push_back(e.id);
+  }
+  std::sort(ids->begin(), ids->end());
+  ids->erase(std::unique(ids->begin(), ids->end()), ids->end());
+  return Status::OK();
+}
+
 Status QueryEngine::Run(const QuerySpec& spec, const SmallQueryBound* bound,
                         ChunkSink* sink) const {
   const bool timed = spec.show_summary;

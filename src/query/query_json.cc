@@ -241,6 +241,7 @@ Status ParseTopField(const std::string& k, const Json& v, RawTop* top, QuerySpec
   else if (k == "useCalendar") ok = AsBool(v, &spec->use_calendar);
   else if (k == "showStats") ok = AsBool(v, &spec->show_stats);
   else if (k == "showSummary") ok = AsBool(v, &spec->show_summary);
+  else if (k == "delete") ok = AsBool(v, &spec->delete_data);
   return ok ? Status::OK() : FieldError(k.c_str());
 }
 

@@ -66,7 +66,7 @@ Status ParseTsuidSubQuery(std::string_view t, SubQuery* out) {
 // The query-string keys ParseQueryParams reads.
 enum class Key : uint8_t {
   kOther, kStart, kEnd, kTz, kTimezone, kSubQuery, kMs, kArrays, kShowTsuids, kShowQuery,
-  kNoAnnotations, kGlobalAnnotations, kShowStats, kShowSummary,
+  kNoAnnotations, kGlobalAnnotations, kShowStats, kShowSummary, kDelete,
 };
 
 Key ClassifyKey(std::string_view k) {
@@ -75,7 +75,9 @@ Key ClassifyKey(std::string_view k) {
     case 2: return k == "ms" ? Key::kMs : k == "tz" ? Key::kTz : Key::kOther;
     case 3: return k == "end" ? Key::kEnd : Key::kOther;
     case 5: return k == "start" ? Key::kStart : k == "tsuid" ? Key::kSubQuery : Key::kOther;
-    case 6: return k == "arrays" ? Key::kArrays : k == "tsuids" ? Key::kSubQuery : Key::kOther;
+    case 6:
+      if (k == "delete") return Key::kDelete;
+      return k == "arrays" ? Key::kArrays : k == "tsuids" ? Key::kSubQuery : Key::kOther;
     case 8: return k == "timezone" ? Key::kTimezone : Key::kOther;
     case 10:
       if (k == "show_query") return Key::kShowQuery;
@@ -115,6 +117,7 @@ Status ParseQueryParams(const ParamList& params, Timestamp now_ms, QuerySpec* ou
       case Key::kGlobalAnnotations: spec.global_annotations = true; break;
       case Key::kShowStats: spec.show_stats = true; break;
       case Key::kShowSummary: spec.show_summary = true; break;
+      case Key::kDelete: spec.delete_data = kv.second.empty() || kv.second == "true"; break;
     }
   }
   if (start == nullptr || start->empty()) {

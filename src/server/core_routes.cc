@@ -13,9 +13,12 @@ void RegisterRoutes(ServiceContext* ctx, http::Router* router) {
   RegisterStatusRoutes(ctx, router);
   RegisterCoreRoutes(ctx, router);
   RegisterIngestRoutes(ctx, router);
+  RegisterInfluxRoutes(ctx, router);
   RegisterQueryRoutes(ctx, router);
   RegisterExpRoutes(ctx, router);
   RegisterExportRoutes(ctx, router);
+  RegisterDeleteRoutes(ctx, router);
+  RegisterSnapshotRoutes(ctx, router);
 }
 
 void RegisterCoreRoutes(ServiceContext* /*ctx*/, http::Router* router) {

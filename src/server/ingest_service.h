@@ -18,7 +18,9 @@
 #include "sundial/ingest/http_put_handler.h"
 #include "sundial/ingest/ingest_options.h"
 #include "sundial/ingest/ingest_stats.h"
+#include "sundial/ingest/line_protocol_handler.h"
 #include "sundial/ingest/point_rules.h"
+#include "sundial/ingest/point_writer.h"
 #include "sundial/ingest/telnet_put_handler.h"
 #include "sundial/storage/storage.h"
 
@@ -34,12 +36,26 @@ class IngestService {
   // A handler for one telnet connection. REQUIRES: storage() != nullptr.
   std::unique_ptr<ingest::TelnetPutHandler> NewTelnetHandler();
 
+  // A write path for one connection or handler of another protocol
+  // (point_writer.h). REQUIRES: storage() != nullptr.
+  std::unique_ptr<ingest::PointWriter> NewWriter(
+      ingest::Protocol protocol, ingest::TagPolicy tag_policy,
+      ingest::NamePolicy name_policy = ingest::NamePolicy::kOpenTsdb);
+
   // Borrows an HTTP put handler; give it back with Release().
   // REQUIRES: storage() != nullptr.
   std::unique_ptr<ingest::HttpPutHandler> AcquireHttpHandler();
   void Release(std::unique_ptr<ingest::HttpPutHandler> handler);
 
+  // The same for HTTP line-protocol writes (/write, /api/v2/write).
+  std::unique_ptr<ingest::LineProtocolHandler> AcquireLineProtocolHandler();
+  void Release(std::unique_ptr<ingest::LineProtocolHandler> handler);
+  // A line-protocol handler for one telnet connection.
+  std::unique_ptr<ingest::LineProtocolHandler> NewLineProtocolHandler();
+
   storage::Storage* storage() const { return storage_; }
+  const ingest::IngestOptions& options() const { return options_; }
+  const ingest::PointRules& rules() const { return rules_; }
   ingest::IngestStats* stats() { return &stats_; }
   const ingest::IngestStats& stats() const { return stats_; }
 
@@ -50,6 +66,7 @@ class IngestService {
   ingest::IngestStats stats_;
   Mutex mu_;
   std::vector<std::unique_ptr<ingest::HttpPutHandler>> idle_ GUARDED_BY(mu_);
+  std::vector<std::unique_ptr<ingest::LineProtocolHandler>> idle_influx_ GUARDED_BY(mu_);
 };
 
 }  // namespace sundial::server

@@ -189,6 +189,11 @@ const std::vector<OptionSpec> kOptionTable = {
      }},
     {"ingest.auto_create_metrics", "true", "accept points for new metric names (false: OpenTSDB's 'unknown metric' error)",
      [](std::string_view v, Options* o) { return ParseBool(v, &o->ingest.auto_create_metrics); }},
+    {"influx.separator", ".", "InfluxDB line protocol: text between measurement and field in a metric name (cpu + usage_user -> cpu.usage_user)",
+     [](std::string_view v, Options* o) {
+       o->ingest.influx_separator = std::string(v);
+       return Status::OK();
+     }},
     {"telnet.reply_buffer", "256KiB", "reply bytes queued per telnet connection; error text beyond it is dropped, and commands wait while half of it is unsent",
      [](std::string_view v, Options* o) {
        return SizeT(v, 4096, 64ull << 20, &o->line.max_pending_reply);
@@ -293,6 +298,10 @@ const std::vector<OptionSpec> kOptionTable = {
      [](std::string_view v, Options* o) {
        return ParseUint(v, 0, UINT64_MAX, &o->query.max_results);
      }},
+    {"query.allow_delete", "false",
+     "allow deleting data: the delete flag of /api/query and DELETE /api/series (README "
+     "\"Deleting data\"); when false they answer 400",
+     [](std::string_view v, Options* o) { return ParseBool(v, &o->query.allow_delete); }},
     {"query.cache_size", "8MiB",
      "memory for downsampled buckets kept between queries, so that repeated and sliding "
      "dashboard queries read only what changed (0 = off)",

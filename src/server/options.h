@@ -56,6 +56,7 @@ struct QueryOptions {
   uint64_t max_memory = 0;         // 0 = unlimited
   size_t max_regex_length = 0;     // 0 = query::kMaxRegexLength
   uint64_t max_results = 0;        // suggest/lookup/last results; 0 = unlimited
+  bool allow_delete = false;       // /api/query "delete" and DELETE /api/series
 };
 
 struct RollupServerOptions {
@@ -77,7 +78,12 @@ struct Options {
   size_t max_connections = 0;     // 0 = unlimited
   size_t max_connections_per_address = 0;  // 0 = unlimited
   net::LineOptions line;
-  http::HttpOptions http;
+  // HEAD is parsed: InfluxDB clients send HEAD /ping (influx_routes.cc).
+  http::HttpOptions http = [] {
+    http::HttpOptions o;
+    o.limits.allow_head = true;
+    return o;
+  }();
   storage::StorageOptions storage;
   ingest::IngestOptions ingest;
   QueryOptions query;

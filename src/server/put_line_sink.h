@@ -10,6 +10,7 @@
 #include <memory>
 #include <string_view>
 
+#include "sundial/ingest/telnet_put_handler.h"
 #include "sundial/net/line_handler.h"
 
 namespace sundial::server {
@@ -18,10 +19,7 @@ struct ServiceContext;
 
 // True if the line's command (its first space-separated token) is exactly
 // "put". `line` may be followed by more lines.
-inline bool IsPutLine(std::string_view line) {
-  return line.size() >= 4 && line[0] == 'p' && line[1] == 'u' && line[2] == 't' &&
-         (line[3] == ' ' || line[3] == '\n' || line[3] == '\r');
-}
+inline bool IsPutLine(std::string_view line) { return ingest::IsPutCommand(line); }
 
 // One per telnet connection (so it may keep per-connection caches without
 // locks); called on that connection's I/O thread only.
@@ -37,6 +35,19 @@ class PutLineSink {
   // reply buffer drops them. Points must reach the WAL before it returns
   // (DESIGN.md §3: before the next read of the connection).
   virtual size_t HandlePutLines(std::string_view lines, net::ReplyBuffer* reply) = 0;
+
+  // A line (without its line end) that is neither a put line nor a telnet
+  // command. If it looks like InfluxDB line protocol
+  // (ingest::LooksLikeLineProtocol) the sink parses it, buffers its points,
+  // appends an error line ("influx: unable to parse '<line>': <reason>") to
+  // *reply if it is bad, and returns true; otherwise returns false and the
+  // session answers "unknown command".
+  virtual bool HandleLineProtocol(std::string_view /*line*/, net::ReplyBuffer* /*reply*/) {
+    return false;
+  }
+  // Appends the points HandleLineProtocol buffered to storage. The session
+  // calls it before it returns from a read buffer (before the next read).
+  virtual void FlushLineProtocol(net::ReplyBuffer* /*reply*/) {}
 };
 
 class PutLineSinkFactory {

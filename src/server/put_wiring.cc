@@ -1,6 +1,8 @@
 // The telnet put-line sink: each connection parses its runs of `put` lines
-// with its own ingest::TelnetPutHandler and appends them to storage in one
-// batch before the connection reads again.
+// with its own ingest::TelnetPutHandler, and its InfluxDB line-protocol lines
+// with its own ingest::LineProtocolHandler (made on the first such line), and
+// appends them to storage before the connection reads again.
+#include <chrono>
 #include <string>
 
 #include "ingest_service.h"
@@ -11,29 +13,64 @@ namespace sundial::server {
 
 namespace {
 
+// Appends error lines to reply; over the cap as a whole, as many whole
+// lines as fit.
+void AppendErrorLines(const std::string& errors, net::ReplyBuffer* reply) {
+  if (errors.empty() || reply->Append(errors)) return;
+  for (size_t p = 0; p < errors.size();) {
+    const size_t e = errors.find('\n', p);
+    if (!reply->Append(std::string_view(errors).substr(p, e + 1 - p))) break;
+    p = e + 1;
+  }
+}
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 class IngestPutSink : public PutLineSink {
  public:
-  explicit IngestPutSink(std::unique_ptr<ingest::TelnetPutHandler> handler)
-      : handler_(std::move(handler)) {}
+  IngestPutSink(IngestService* ingest, std::unique_ptr<ingest::TelnetPutHandler> handler)
+      : ingest_(ingest), handler_(std::move(handler)) {}
+
+  bool HandleLineProtocol(std::string_view line, net::ReplyBuffer* reply) override {
+    if (!ingest::LooksLikeLineProtocol(line)) return false;
+    if (influx_ == nullptr) influx_ = ingest_->NewLineProtocolHandler();
+    if (influx_->pending() == 0) now_ms_ = NowMs();  // one receive time per read buffer
+    if (!influx_->HandleLine(line, ingest::Precision::kNanosecond, now_ms_, &error_)) {
+      error_.insert(0, "influx: ");
+      error_.push_back('\n');
+      reply->Append(error_);
+    }
+    return true;
+  }
+
+  void FlushLineProtocol(net::ReplyBuffer* reply) override {
+    if (influx_ == nullptr || influx_->pending() == 0) return;
+    const Status s = influx_->Flush(nullptr);
+    // Nothing of the buffer was stored: one line says so (put answers one
+    // line per point; line protocol has no per-point replies).
+    if (!s.ok()) reply->Append("influx: storage error: " + s.ToString() + "\n");
+  }
 
   size_t HandlePutLines(std::string_view lines, net::ReplyBuffer* reply) override {
     errors_.clear();
     const size_t pos = handler_->HandlePutLines(lines, &errors_);
     (void)handler_->Flush(&errors_);  // failures are reported in errors_
-    if (!errors_.empty() && !reply->Append(errors_)) {
-      // Over the cap as a whole: keep as many whole lines as fit.
-      for (size_t p = 0; p < errors_.size();) {
-        const size_t e = errors_.find('\n', p);
-        if (!reply->Append(std::string_view(errors_).substr(p, e + 1 - p))) break;
-        p = e + 1;
-      }
-    }
+    AppendErrorLines(errors_, reply);
     return pos;
   }
 
  private:
+  IngestService* const ingest_;
   const std::unique_ptr<ingest::TelnetPutHandler> handler_;
   std::string errors_;  // error lines of one call
+  // Line protocol on this connection: made on its first line.
+  std::unique_ptr<ingest::LineProtocolHandler> influx_;
+  std::string error_;
+  int64_t now_ms_ = 0;
 };
 
 class UnavailablePutSink : public PutLineSink {
@@ -47,6 +84,11 @@ class UnavailablePutSink : public PutLineSink {
     }
     return pos;
   }
+  bool HandleLineProtocol(std::string_view line, net::ReplyBuffer* reply) override {
+    if (!ingest::LooksLikeLineProtocol(line)) return false;
+    reply->Append("influx: storage is not available\n");
+    return true;
+  }
 };
 
 class PutSinkFactory : public PutLineSinkFactory {
@@ -56,7 +98,7 @@ class PutSinkFactory : public PutLineSinkFactory {
     if (ingest_ == nullptr || ingest_->storage() == nullptr) {
       return std::make_unique<UnavailablePutSink>();
     }
-    return std::make_unique<IngestPutSink>(ingest_->NewTelnetHandler());
+    return std::make_unique<IngestPutSink>(ingest_, ingest_->NewTelnetHandler());
   }
 
  private:

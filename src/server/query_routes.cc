@@ -59,7 +59,9 @@ int64_t CapResults(const ServiceContext* ctx, int64_t asked) {
 }
 
 Status ParseQuery(const Request& req, query::QuerySpec* spec) {
-  if (req.method == Method::kGet) return query::ParseQueryParams(req.params.items(), NowMs(), spec);
+  const bool params_only = req.method == Method::kGet ||
+                           (req.method == Method::kDelete && req.body.empty());
+  if (params_only) return query::ParseQueryParams(req.params.items(), NowMs(), spec);
   SUNDIAL_RETURN_IF_ERROR(query::ParseQueryJson(req.body, NowMs(), spec));
   spec->arrays = req.params.Has("arrays");
   spec->ms_resolution = spec->ms_resolution || req.params.Has("ms");
@@ -90,6 +92,9 @@ void HandleQuery(ServiceContext* ctx, const Request& req, const ResponderPtr& re
   query::QuerySpec spec;
   Status s = ParseQuery(req, &spec);
   if (!s.ok()) return resp->Send(ErrorReply(s));
+  if (spec.delete_data || req.method == Method::kDelete) {
+    return HandleDeleteQuery(ctx, std::move(spec), resp);
+  }
   const QueryOptions& o = ctx->options->query;
   if (o.inline_max_points > 0 && o.inline_max_series > 0) {
     std::string body;
@@ -197,10 +202,11 @@ http::Handler OnWorkers(ServiceContext* ctx, Fn fn) {
 
 }  // namespace
 
+
 void RegisterQueryRoutes(ServiceContext* ctx, http::Router* router) {
   router->Add({Method::kGet, Method::kPost, Method::kDelete}, "/api/query",
               [ctx](Request req, ResponderPtr resp) {
-                if (req.method == Method::kDelete) {
+                if (req.method == Method::kDelete && !ctx->options->query.allow_delete) {
                   return resp->Send(Reply::Error(
                       400, "Bad request",
                       "Deleting data is not enabled (tsd.http.query.allow_delete=false)"));

@@ -10,6 +10,8 @@
 
 #include "service_context.h"
 #include "sundial/http/router.h"
+#include "sundial/query/query_engine.h"
+#include "sundial/query/query_spec.h"
 
 namespace sundial::server {
 
@@ -20,8 +22,14 @@ void RegisterUiRoutes(ServiceContext* ctx, http::Router* router);
 void RegisterStatusRoutes(ServiceContext* ctx, http::Router* router);
 void RegisterCoreRoutes(ServiceContext* ctx, http::Router* router);
 void RegisterIngestRoutes(ServiceContext* ctx, http::Router* router);
+void RegisterInfluxRoutes(ServiceContext* ctx, http::Router* router);  // influx_routes.cc
 void RegisterQueryRoutes(ServiceContext* ctx, http::Router* router);
 void RegisterExpRoutes(ServiceContext* ctx, http::Router* router);
 void RegisterExportRoutes(ServiceContext* ctx, http::Router* router);  // export_routes.cc
+// delete_routes.cc: DELETE /api/series, and /api/query with "delete".
+void RegisterDeleteRoutes(ServiceContext* ctx, http::Router* router);
+void HandleDeleteQuery(ServiceContext* ctx, query::QuerySpec spec, const http::ResponderPtr& resp);
+// snapshot_routes.cc: /api/snapshot.
+void RegisterSnapshotRoutes(ServiceContext* ctx, http::Router* router);
 
 }  // namespace sundial::server

@@ -69,6 +69,7 @@ Status Server::Start() {
   ingest_options.max_tags = options_.ingest.max_tags;
   ingest_options.auto_create_metrics = options_.ingest.auto_create_metrics;
   ingest_options.allow_specialchars = options_.ingest.allow_specialchars;
+  ingest_options.influx_separator = options_.ingest.influx_separator;
   ingest_ = std::make_unique<IngestService>(ingest_options, storage_.get());
 
   workers_ = std::make_unique<WorkerPool>(options_.query.threads, options_.query.spare_threads);

@@ -39,6 +39,19 @@ std::vector<StatRecord> CollectStats(const ServiceContext& ctx) {
   add("datapoints.added", in ? in->points_stored.load() : 0, "type", "all");
   add("http.put.datapoints", in ? in->http_points.load() : 0);
   add("ingest.series_cache.misses", in ? in->series_cache_misses.load() : 0);
+  // Points per wire protocol: accepted = in the WAL, rejected = refused.
+  for (size_t i = 0; i < ingest::kProtocolCount; ++i) {
+    const auto p = static_cast<ingest::Protocol>(i);
+    add("ingest.points.accepted", in ? in->of(p).accepted.load() : 0, "protocol",
+        std::string(ingest::ProtocolName(p)));
+  }
+  for (size_t i = 0; i < ingest::kProtocolCount; ++i) {
+    const auto p = static_cast<ingest::Protocol>(i);
+    add("ingest.points.rejected", in ? in->of(p).rejected.load() : 0, "protocol",
+        std::string(ingest::ProtocolName(p)));
+  }
+  add("ingest.influx.requests", in ? in->influx_requests.load() : 0);
+  add("ingest.influx.string_fields_skipped", in ? in->influx_string_fields.load() : 0);
   const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
                           std::chrono::system_clock::now().time_since_epoch())
                           .count();

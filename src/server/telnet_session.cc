@@ -19,6 +19,18 @@ std::string_view FirstToken(std::string_view line) {
   return line.substr(0, line.find(' '));
 }
 
+// The commands of opentsdb-compat.md §2.7; a line starting with one is
+// never taken for line protocol.
+bool IsTelnetCommand(std::string_view cmd) {
+  static constexpr std::string_view kCommands[] = {"put",  "version", "help",      "exit",
+                                                   "dropcaches", "stats", "rollup", "histogram",
+                                                   "diediedie"};
+  for (std::string_view c : kCommands) {
+    if (cmd == c) return true;
+  }
+  return false;
+}
+
 size_t CountTokens(std::string_view line) {
   size_t n = 1;
   for (char c : line) n += (c == ' ');
@@ -33,6 +45,14 @@ TelnetSession::TelnetSession(ServiceContext* ctx, std::unique_ptr<PutLineSink> p
 
 net::LineHandler::Action TelnetSession::HandleLines(std::string_view lines,
                                                     net::ReplyBuffer* reply, size_t* consumed) {
+  const Action action = HandleLinesUnflushed(lines, reply, consumed);
+  put_sink_->FlushLineProtocol(reply);  // before the next read (DESIGN.md §3)
+  return action;
+}
+
+net::LineHandler::Action TelnetSession::HandleLinesUnflushed(std::string_view lines,
+                                                             net::ReplyBuffer* reply,
+                                                             size_t* consumed) {
   size_t pos = 0;
   *consumed = lines.size();
   while (pos < lines.size()) {
@@ -43,14 +63,19 @@ net::LineHandler::Action TelnetSession::HandleLines(std::string_view lines,
       pos += used > 0 ? used : rest.find('\n') + 1;  // never loop forever
       continue;
     }
+    const size_t nl = rest.find('\n');  // complete lines: always found
+    std::string_view line = rest.substr(0, nl);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    // Line protocol, like put lines, is handled even when replies back up.
+    if (!IsTelnetCommand(FirstToken(line)) && put_sink_->HandleLineProtocol(line, reply)) {
+      pos += nl + 1;
+      continue;
+    }
     if (reply->congested()) {
       *consumed = pos;
       return Action::kPause;
     }
-    const size_t nl = rest.find('\n');  // complete lines: always found
-    std::string_view line = rest.substr(0, nl);
     pos += nl + 1;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (HandleCommand(line, reply) == Action::kClose) return Action::kClose;
   }
   return Action::kContinue;

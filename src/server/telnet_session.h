@@ -1,7 +1,9 @@
 // TelnetSession: the telnet-style command dispatcher of one connection.
 //
 // Walks the complete lines of a read buffer once: runs of `put` lines go to
-// the connection's PutLineSink in one call; every other line is a command
+// the connection's PutLineSink in one call; a line whose first token is not
+// a command and that looks like InfluxDB line protocol goes to the sink's
+// HandleLineProtocol (stored before the next read); every other line is a command
 // (opentsdb-compat.md §2.7): version, help, exit, dropcaches, stats,
 // rollup, histogram, diediedie (only when enabled), and anything else is
 // answered "unknown command: <cmd>.  Try `help'.". Commands are
@@ -30,6 +32,8 @@ class TelnetSession : public net::LineHandler {
   Action HandleLines(std::string_view lines, net::ReplyBuffer* reply, size_t* consumed) override;
 
  private:
+  // HandleLines without the final flush of buffered line protocol.
+  Action HandleLinesUnflushed(std::string_view lines, net::ReplyBuffer* reply, size_t* consumed);
   // One non-put line, without its line end.
   Action HandleCommand(std::string_view line, net::ReplyBuffer* reply);
 

@@ -41,6 +41,7 @@ Status StorageImpl::WriteColdFile(Partition* part, const std::string& tmp_path,
   for (SeriesId id : part->SeriesIds()) {
     refs.clear();
     part->PagesOf(id, part->start(), last, &refs);
+    const PartitionFiles files = FilesOf(part);
     std::vector<SeriesIterator::Source> sources;
     uint32_t ooo = 0;
     for (const PageRef& r : refs) {
@@ -50,6 +51,7 @@ Status StorageImpl::WriteColdFile(Partition* part, const std::string& tmp_path,
       src.priority = (r.flags & kPageFlagOutOfOrder) != 0 ? ++ooo : 0;
       src.part = part;
       src.ref = r;
+      src.deleted = tombstones_.RangesFor(id, files, r.cold, r.offset);  // dropped for good
       sources.push_back(std::move(src));
     }
     SeriesIterator it(id, part->start(), last, std::move(sources), {}, &damage);
@@ -73,12 +75,34 @@ Status StorageImpl::WriteColdFile(Partition* part, const std::string& tmp_path,
   return writer.Finish();
 }
 
+Status StorageImpl::RewriteCold(PartitionRef part) {
+  uint32_t cold_id = 0;
+  const Timestamp start = part->start();
+  if (!part->ColdId(&cold_id) || !tombstones_.HasPartition(start)) return Status::OK();
+  const std::string tmp = part->dir() + "/cold.tmp";
+  Status s = WriteColdFile(part.get(), tmp, cold_id);
+  part.reset();  // the switch needs the partition unpinned
+  if (s.ok()) s = partitions_->Exclusive(start, [&](Partition* p) { return p->ReplaceCold(tmp); });
+  if (!s.ok()) {
+    (void)env_->RemoveFile(tmp);
+    return s;
+  }
+  // A crash before the next checkpoint may bring these tombstones back
+  // with the checkpoint's state: they then name this cold file again, but
+  // it holds none of the points they cover, and only a compaction with a
+  // page file (a new id) ever adds points to it.
+  tombstones_.RemoveIf([start](const Tombstone& t) { return t.part_start == start; });
+  compactions_.fetch_add(1, std::memory_order_relaxed);
+  return Status::OK();
+}
+
 Status StorageImpl::CompactPartition(Timestamp start) {
   PartitionRef part;
   for (auto& p : partitions_->Overlapping(start, start)) {
     if (p->start() == start) part = std::move(p);
   }
-  if (!part || !part->HasPageFile()) return Status::OK();
+  if (!part) return Status::OK();
+  if (!part->HasPageFile()) return RewriteCold(std::move(part));
   SUNDIAL_RETURN_IF_ERROR(part->Sync());  // the index, before pages move
   const uint32_t id = part->PageFileId();
   const uint64_t size = part->Mark();  // the page file's length now
@@ -93,6 +117,9 @@ Status StorageImpl::CompactPartition(Timestamp start) {
     (void)env_->RemoveFile(tmp);
     return s;
   }
+  // The new cold file holds no deleted point, and neither the old cold
+  // file nor the page file the tombstones named exists any more.
+  tombstones_.RemoveIf([start](const Tombstone& t) { return t.part_start == start; });
   compactions_.fetch_add(1, std::memory_order_relaxed);
   return Status::OK();
 }

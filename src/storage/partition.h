@@ -112,6 +112,8 @@ class Partition {
   // Whether a page file exists (pages not yet compacted), and its id.
   bool HasPageFile();
   uint32_t PageFileId();
+  // Whether a cold file exists; *id is the id of the page file it replaced.
+  bool ColdId(uint32_t* id);
   // Installs the finished cold file at tmp_path (see the top of this
   // file), which holds every page of the page file with id replaced_id
   // when it was replaced_size bytes long: renames it to "cold" and removes
@@ -120,6 +122,12 @@ class Partition {
   // REQUIRES: no reader holds PageRefs of this partition (PartitionSet::
   // Exclusive).
   Status InstallCold(const std::string& tmp_path, uint32_t replaced_id, uint64_t replaced_size);
+  // Replaces the cold file of a partition without a page file by the one
+  // at tmp_path (written with the same replaced page file id): a rewrite
+  // that dropped deleted points. InvalidArgument, with nothing changed, if
+  // a page file exists now or there is no cold file.
+  // REQUIRES: as InstallCold.
+  Status ReplaceCold(const std::string& tmp_path);
   const std::string& dir() const { return dir_; }
   // Test hook: the next page goes at offset (see PageFile::TEST_SetEnd).
   Status TEST_SetPageFileEnd(uint64_t offset);

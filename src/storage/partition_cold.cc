@@ -84,9 +84,27 @@ bool Partition::HasPageFile() {
   return pages_ != nullptr;
 }
 
+bool Partition::ColdId(uint32_t* id) {
+  MutexLock lock(&mu_);
+  *id = cold_ ? cold_->replaced_page_file_id() : 0;
+  return cold_ != nullptr;
+}
+
 uint32_t Partition::PageFileId() {
   MutexLock lock(&mu_);
   return pages_ ? pages_->file_id() : 0;
+}
+
+Status Partition::ReplaceCold(const std::string& tmp_path) {
+  MutexLock lock(&mu_);
+  if (pages_ || !cold_) return Status::InvalidArgument(dir_, "not a cold-only partition");
+  const std::string path = dir_ + "/cold";
+  SUNDIAL_RETURN_IF_ERROR(env_->RenameFile(tmp_path, path));
+  SUNDIAL_RETURN_IF_ERROR(env_->SyncDir(dir_));
+  std::unique_ptr<ColdFile> fresh;
+  SUNDIAL_RETURN_IF_ERROR(ColdFile::Open(env_, path, start_, end_, &fresh));
+  cold_ = std::move(fresh);
+  return Status::OK();
 }
 
 Status Partition::InstallCold(const std::string& tmp_path, uint32_t replaced_id,

@@ -55,6 +55,11 @@ class SeriesDict {
   Status Resolve(std::string_view metric, const TagRef* tags, size_t num_tags, SeriesId* id,
                  bool* created);
 
+  // The log's length now (a record boundary): what a snapshot copies.
+  uint64_t LogSize() const EXCLUDES(mu_) {
+    ReaderLock lock(&mu_);
+    return file_end_;
+  }
   // fsyncs the log if anything was written since the last Sync.
   Status Sync();
 

@@ -90,8 +90,10 @@ void SeriesIterator::Open(Source* src) {
     c->buf.swap(src->bytes);
   }
   c->dec.Reset(c->buf);
-  if (src->arrival_order) {
-    // The open out-of-order page is small: sort it, last write wins.
+  if (src->arrival_order || !src->deleted.empty()) {
+    // The open out-of-order page is small: sort it, last write wins. A
+    // page with deleted ranges goes the same way (sealed pages are sorted
+    // already) and loses the deleted points.
     std::vector<Sample> pts;
     Timestamp ts[Cursor::kBatch];
     Value vs[Cursor::kBatch];
@@ -102,6 +104,11 @@ void SeriesIterator::Open(Source* src) {
                      [](const Sample& a, const Sample& b) { return a.t < b.t; });
     for (size_t i = 0; i < pts.size(); ++i) {
       if (i + 1 < pts.size() && pts[i + 1].t == pts[i].t) continue;
+      const Timestamp t = pts[i].t;
+      if (std::any_of(src->deleted.begin(), src->deleted.end(),
+                      [t](const auto& r) { return t >= r.first && t <= r.second; })) {
+        continue;
+      }
       c->sorted.push_back(pts[i]);
     }
     c->use_sorted = true;

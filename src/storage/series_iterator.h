@@ -55,6 +55,8 @@ class SeriesIterator final : public SampleIterator {
     PageRef ref;
     std::string bytes;  // an in-memory page otherwise
     bool arrival_order = false;  // bytes is an open out-of-order page
+    // Deleted ranges [first, second] (tombstones.h): their points are skipped.
+    std::vector<std::pair<Timestamp, Timestamp>> deleted;
   };
 
   // damage (borrowed, may be null) hears of damaged pages, which are

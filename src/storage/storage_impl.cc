@@ -79,6 +79,7 @@ Status StorageImpl::Recover() {
   MutexLock run(&maint_run_mu_);  // nothing else runs yet; it keeps the analysis honest
   const std::string& dir = options_.data_dir;
   SUNDIAL_RETURN_IF_ERROR(env_->CreateDir(dir));
+  RemovePartialSnapshots();  // a crash during a snapshot leaves one
   std::vector<std::string> warnings;
   dict_ = std::make_unique<SeriesDict>(env_.get(), dir + "/series.log",
                                        [this](SeriesId id) { series_.Create(id); });
@@ -105,6 +106,7 @@ Status StorageImpl::Recover() {
       return;
     }
     if (!ApplyPoint(p.series, s, p.t, p.v)) ++unapplied;
+    tombstones_.Unhide(p.series);  // written again after a delete emptied it
     if (p.t < late_mark) late.push_back(p);
   };
   Status wal_open;
@@ -119,6 +121,10 @@ Status StorageImpl::Recover() {
           ok = DecodeWalBatchV1(payload, apply);
         } else if (type == kWalPageRecord) {
           ok = DecodeCheckpointPage(payload, apply);
+        } else if (type == kWalDeleteRecord) {
+          ReplayDelete(payload, &ok);
+        } else if (type == kWalDeleteStateRecord) {
+          ReplayDeleteState(payload, &ok);
         }
         if (!late.empty()) observer->OnLateAppend(late.data(), late.size());
         // Replay seals pages; write them as we go rather than hoard them.
@@ -240,6 +246,9 @@ Status StorageImpl::Append(const SeriesPoint* points, size_t n) {
     LateAppendObserver* const observer = options_.late_observer;
     if (observer != nullptr && oldest < observer->late_watermark()) {
       observer->OnLateAppend(points, n);
+    }
+    if (tombstones_.any_hidden()) {
+      for (size_t i = 0; i < n; ++i) tombstones_.Unhide(points[i].series);
     }
     if (unapplied > 0) {
       // In the WAL but not in memory: not acknowledged, and writes stop so
@@ -431,15 +440,21 @@ std::vector<std::pair<Timestamp, Timestamp>> StorageImpl::PartitionRanges() {
 // ---- Dictionary queries ----
 
 std::vector<SeriesId> StorageImpl::SeriesOfMetric(std::string_view metric) {
-  return dict_->SeriesOfMetric(metric);
+  std::vector<SeriesId> ids = dict_->SeriesOfMetric(metric);
+  tombstones_.FilterHidden(&ids);
+  return ids;
 }
 std::vector<SeriesId> StorageImpl::SeriesWithTag(std::string_view key, std::string_view value) {
-  return dict_->SeriesWithTag(key, value);
+  std::vector<SeriesId> ids = dict_->SeriesWithTag(key, value);
+  tombstones_.FilterHidden(&ids);
+  return ids;
 }
 std::vector<SeriesId> StorageImpl::SeriesOfMetricWithTag(std::string_view metric,
                                                          std::string_view key,
                                                          const std::vector<std::string>& values) {
-  return dict_->SeriesOfMetricWithTag(metric, key, values);
+  std::vector<SeriesId> ids = dict_->SeriesOfMetricWithTag(metric, key, values);
+  tombstones_.FilterHidden(&ids);
+  return ids;
 }
 Status StorageImpl::GetSeriesKey(SeriesId id, SeriesKey* out) {
   return dict_->GetSeriesKey(id, out);

@@ -44,12 +44,23 @@
 #include "storage/partition_set.h"
 #include "storage/series_dict.h"
 #include "storage/series_iterator.h"
+#include "storage/tombstones.h"
 #include "storage/wal.h"
 #include "sundial/common/mutex.h"
 #include "sundial/compress/page_builder.h"
 #include "sundial/storage/storage.h"
 
 namespace sundial::storage {
+
+class SnapshotPlanner;  // storage_snapshot.cc
+
+// Snapshot names (storage_snapshot.cc): the UTC time as
+// "YYYYMMDDTHHMMSS.mmmZ" (a "-<n>" suffix keeps names unique), and back to
+// epoch ms (0 if name is not of that shape).
+std::string SnapshotName(int64_t ms);
+int64_t SnapshotNameTime(const std::string& name);
+// Letters, digits, '-', '_', '.'; no "..", not "*.partial", at most 128.
+bool ValidSnapshotName(const std::string& name);
 
 // A tiny lock for one series: one byte, spins briefly then yields.
 class CAPABILITY("mutex") SpinLock {
@@ -196,7 +207,14 @@ class StorageImpl final : public Storage {
   StorageHealth health() override;
   std::vector<std::string> recovery_warnings() override;
   std::vector<std::pair<Timestamp, Timestamp>> PartitionRanges() override;
-  uint64_t removals() override { return partitions_->removals(); }
+  uint64_t removals() override {
+    return partitions_->removals() + deletes_.load(std::memory_order_relaxed);
+  }
+  Status DeleteRange(const std::vector<SeriesId>& ids, Timestamp start, Timestamp end,
+                     bool hide_empty, size_t* hidden) override;
+  Status Snapshot(const std::string& name, SnapshotInfo* out) override;
+  std::vector<SnapshotInfo> ListSnapshots() override;
+  Status RemoveSnapshot(const std::string& name) override;
 
   // Seals every head and out-of-order page and writes all pending pages
   // (what a clean shutdown does first). For tests and benchmarks.
@@ -256,6 +274,32 @@ class StorageImpl final : public Storage {
   Status Shutdown() EXCLUDES(maint_run_mu_);
   void AddWarning(std::string w);
 
+  // Deletion (storage_delete.cc, tombstones.h).
+  // Removes the points of [start, end] from the series' pages in memory.
+  void RemoveFromMemory(SeriesId id, MemSeries* s, Timestamp start, Timestamp end)
+      REQUIRES(s->lock);
+  void FilterPending(MemSeries* s, PendingPage* p, Timestamp start, Timestamp end)
+      REQUIRES(s->lock);
+  static PartitionFiles FilesOf(Partition* part);
+  // Tombstones for op in every partition holding one of its series, as
+  // the partitions' files are now.
+  Status AddTombstones(const DeleteOp& op) REQUIRES(maint_run_mu_);
+  // Tells the late observer about every hour op may have changed.
+  void ReportDeleted(const DeleteOp& op);
+  bool HasNoPoints(SeriesId id);
+  // What follows the memory part of a delete (live or replayed).
+  Status ApplyDelete(const DeleteOp& op, size_t* hidden) REQUIRES(maint_run_mu_);
+  void ReplayDelete(std::string_view payload, bool* ok) REQUIRES(maint_run_mu_);
+  void ReplayDeleteState(std::string_view payload, bool* ok);
+  // Appends the deletion state record to *rec if there is any state.
+  void AppendDeleteState(std::string* rec);
+  // Snapshots (storage_snapshot.cc).
+  std::string SnapshotRoot() const { return options_.data_dir + "/snapshots"; }
+  // Links and lists what the snapshot copies, under the maintenance mutex.
+  Status PlanSnapshot(SnapshotPlanner* plan, SnapshotInfo* info) EXCLUDES(maint_run_mu_);
+  // Removes snapshots left unfinished by a crash (Open).
+  void RemovePartialSnapshots();
+
   // Health (storage_health.cc). Writes are refused while blocked_ is set.
   // Ok, or why writes are refused now.
   Status WriteBlocked() EXCLUDES(health_mu_);
@@ -278,6 +322,12 @@ class StorageImpl final : public Storage {
   // Compaction (compaction.cc): rewrites the partition starting at start
   // into a cold file. Busy (retry later) while readers use it.
   Status CompactPartition(Timestamp start) REQUIRES(maint_run_mu_);
+  // Rewrites the cold file of a partition without a page file that has
+  // tombstones, dropping the deleted points (compaction.cc).
+  Status RewriteCold(PartitionRef part) REQUIRES(maint_run_mu_);
+  // Compaction's candidates: partitions ending at or before cutoff that
+  // have a page file or tombstones, ascending.
+  std::vector<Timestamp> CompactionCandidates(Timestamp cutoff) REQUIRES(maint_run_mu_);
   // Writes the cold file of part to tmp_path.
   Status WriteColdFile(Partition* part, const std::string& tmp_path, uint32_t replaced_id)
       REQUIRES(maint_run_mu_);
@@ -290,6 +340,8 @@ class StorageImpl final : public Storage {
   std::unique_ptr<SeriesDict> dict_;
   std::unique_ptr<Wal> wal_;
   std::unique_ptr<PartitionSet> partitions_;
+  TombstoneSet tombstones_;
+  std::atomic<uint64_t> deletes_{0};
 
   // Shared by Append (WAL write + apply), exclusive for a WAL rotation, so
   // that a checkpoint sees every point of the segments it replaces.

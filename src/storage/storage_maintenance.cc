@@ -73,7 +73,7 @@ void StorageImpl::CompactNext(Timestamp cutoff) {
   // One partition per check bounds the work of a pass. A partition in use
   // is tried again at the next check; one that fails is left alone until
   // the next start, with a warning.
-  for (Timestamp start : partitions_->WithPageFiles(cutoff)) {
+  for (Timestamp start : CompactionCandidates(cutoff)) {
     if (compact_failed_.count(start) != 0) continue;
     Status s = CompactPartition(start);
     if (!s.ok() && s.code() != Status::Code::kBusy) {
@@ -82,6 +82,17 @@ void StorageImpl::CompactNext(Timestamp cutoff) {
     }
     return;
   }
+}
+
+std::vector<Timestamp> StorageImpl::CompactionCandidates(Timestamp cutoff) {
+  std::vector<Timestamp> out = partitions_->WithPageFiles(cutoff);
+  if (tombstones_.empty()) return out;
+  for (const auto& r : partitions_->Ranges()) {
+    if (r.second <= cutoff && tombstones_.HasPartition(r.first)) out.push_back(r.first);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
 }
 
 Status StorageImpl::WritePending() {
@@ -187,6 +198,7 @@ Status StorageImpl::Checkpoint() {
     std::string payload, rec;
     partitions_->Marks(&payload);
     AppendLogRecord(&rec, kWalMarksRecord, payload);
+    AppendDeleteState(&rec);  // after the marks, which must come first
     SUNDIAL_RETURN_IF_ERROR(w->Add(rec));
     Status s;
     series_.ForEach([&](SeriesId id, MemSeries* series) {
@@ -241,6 +253,7 @@ Status StorageImpl::Shutdown() {
   std::string payload, marks;
   partitions_->Marks(&payload);
   AppendLogRecord(&marks, kWalMarksRecord, payload);
+  AppendDeleteState(&marks);
   return wal_->Reset(marks);
 }
 
@@ -256,7 +269,7 @@ void StorageImpl::TEST_SealIdle() {
 
 Status StorageImpl::TEST_Compact(Timestamp cutoff) {
   MutexLock run(&maint_run_mu_);
-  for (Timestamp start : partitions_->WithPageFiles(cutoff)) {
+  for (Timestamp start : CompactionCandidates(cutoff)) {
     SUNDIAL_RETURN_IF_ERROR(CompactPartition(start));
   }
   return Status::OK();

@@ -45,9 +45,11 @@ std::unique_ptr<SampleIterator> StorageImpl::NewIterator(SeriesId id, Timestamp 
   uint32_t sealed_ooo = 0;
   std::vector<PageRef> refs;
   std::vector<PartitionRef> pins = partitions_->Overlapping(start, end);
+  const bool tombstones = !tombstones_.empty();
   for (auto& part : pins) {
     refs.clear();
     part->PagesOf(id, start, end, &refs);
+    const PartitionFiles files = tombstones ? FilesOf(part.get()) : PartitionFiles();
     for (const PageRef& r : refs) {
       SeriesIterator::Source src;
       src.min_t = r.min_t;
@@ -55,6 +57,7 @@ std::unique_ptr<SampleIterator> StorageImpl::NewIterator(SeriesId id, Timestamp 
       src.priority = (r.flags & kPageFlagOutOfOrder) ? ++sealed_ooo : 0;
       src.part = part.get();
       src.ref = r;
+      if (tombstones) src.deleted = tombstones_.RangesFor(id, files, r.cold, r.offset);
       sources.push_back(std::move(src));
     }
   }
@@ -88,12 +91,26 @@ Status StorageImpl::LastPoint(SeriesId id, Sample* out) {
   }
   if (best == kMinTimestamp) return Status::NotFound("series has no points");
   auto it = NewIterator(id, best, best);
-  if (!it->Next()) {
-    return it->status().ok() ? Status::NotFound("series has no points") : it->status();
+  if (it->Next()) {
+    out->t = it->t();
+    out->v = it->v();
+    return Status::OK();
   }
-  out->t = it->t();
-  out->v = it->v();
-  return Status::OK();
+  if (!it->status().ok()) return it->status();
+  // The newest point was deleted (tombstones.h): scan back partition by
+  // partition for the newest one left.
+  bool found = false;
+  for (auto r = ranges.rbegin(); r != ranges.rend() && !found; ++r) {
+    if (r->first > best) continue;
+    auto scan = NewIterator(id, r->first, std::min(best, r->second - 1));
+    while (scan->Next()) {
+      out->t = scan->t();
+      out->v = scan->v();
+      found = true;
+    }
+    if (!scan->status().ok()) return scan->status();
+  }
+  return found ? Status::OK() : Status::NotFound("series has no points");
 }
 
 }  // namespace sundial::storage

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "storage/record_log.h"
+#include "storage/tombstones.h"
 #include "sundial/common/coding.h"
 #include "sundial/common/decimal.h"
 #include "sundial/compress/page_iterator.h"
@@ -162,6 +163,11 @@ bool DecodeCheckpointPage(std::string_view in,
 Wal::Wal(Env* env, std::string dir, uint64_t segment_bytes)
     : env_(env), dir_(std::move(dir)), segment_bytes_(segment_bytes) {}
 
+bool ParseWalFileName(const std::string& name, bool* checkpoint, uint64_t* seq) {
+  *checkpoint = ParseSeqName(name, ".ckpt", seq);
+  return *checkpoint || ParseSeqName(name, ".wal", seq);
+}
+
 std::string Wal::SegmentPath(uint64_t seq) const { return dir_ + "/" + SeqName(seq, ".wal"); }
 std::string Wal::CheckpointPath(uint64_t seq) const {
   return dir_ + "/" + SeqName(seq, ".ckpt");
@@ -214,8 +220,9 @@ void Wal::ReplayFile(const std::string& path, std::string_view magic,
   std::string_view payload;
   const bool checkpoint = magic == kCheckpointMagic;
   while (reader.Next(&type, &payload)) {
-    if (type != kWalPointsRecord && type != kWalPointsRecordV1 &&
-        !(checkpoint && (type == kWalPageRecord || type == kWalMarksRecord))) {
+    if (type != kWalPointsRecord && type != kWalPointsRecordV1 && type != kWalDeleteRecord &&
+        !(checkpoint && (type == kWalPageRecord || type == kWalMarksRecord ||
+                         type == kWalDeleteStateRecord))) {
       warnings->push_back(path + ": unknown record type skipped");
       ++*corrupt_records;
       continue;

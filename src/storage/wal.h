@@ -32,6 +32,8 @@
 //     varint32 series id, u8 kind (0 in-order, 1 out-of-order sorted,
 //     2 out-of-order in arrival order), then the page (compress/
 //     page_format.h) to the end of the record
+// Record type 5 (segments) is a delete and type 6 (checkpoints) the
+// deletion state; their formats are in tombstones.h.
 // Replaying the same batch twice is harmless: for equal timestamps the last
 // write wins, and replay preserves write order.
 //
@@ -74,6 +76,10 @@ bool DecodeWalBatchV1(std::string_view payload,
 bool DecodeCheckpointPage(std::string_view payload,
                           const std::function<void(const SeriesPoint&)>& fn);
 
+// Whether name is a segment ("<seq>.wal") or a finished checkpoint
+// ("<seq>.ckpt") file name, and its number.
+bool ParseWalFileName(const std::string& name, bool* checkpoint, uint64_t* seq);
+
 class Wal {
  public:
   Wal(Env* env, std::string dir, uint64_t segment_bytes);
@@ -109,6 +115,13 @@ class Wal {
   Status SyncTo(uint64_t lsn);
   // fsyncs everything appended so far.
   Status Sync();
+  // The current segment's number and end (a record boundary): what a
+  // snapshot copies of it. 0, 0 if no segment is open.
+  void Position(uint64_t* seq, uint64_t* end) EXCLUDES(mu_) {
+    MutexLock lock(&mu_);
+    *seq = file_ ? seq_ : 0;
+    *end = file_ ? offset_ : 0;
+  }
   // True when the current segment has outgrown segment_bytes.
   bool WantsRotation() const { return wants_rotation_.load(std::memory_order_relaxed); }
 

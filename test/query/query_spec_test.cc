@@ -330,3 +330,30 @@ TEST(QuerySpec, PostErrors) {
 
 }  // namespace
 }  // namespace sundial::query
+
+namespace sundial::query {
+namespace {
+
+TEST(QuerySpec, DeleteFlag) {
+  const auto get = [](const std::string& v) {
+    QuerySpec spec;
+    EXPECT_TRUE(ParseQueryParams({{"start", "1"}, {"m", "sum:x"}, {"delete", v}}, kNow, &spec).ok());
+    return spec.delete_data;
+  };
+  EXPECT_TRUE(get(""));  // &delete
+  EXPECT_TRUE(get("true"));
+  EXPECT_FALSE(get("false"));
+  QuerySpec spec;
+  ASSERT_TRUE(ParseQueryParams({{"start", "1"}, {"m", "sum:x"}}, kNow, &spec).ok());
+  EXPECT_FALSE(spec.delete_data);
+  ASSERT_TRUE(ParseQueryJson(R"({"start":1,"delete":true,"queries":[{"aggregator":"sum","metric":"x"}]})",
+                             kNow, &spec)
+                  .ok());
+  EXPECT_TRUE(spec.delete_data);
+  EXPECT_FALSE(ParseQueryJson(R"({"start":1,"delete":"maybe","queries":[{"aggregator":"sum","metric":"x"}]})",
+                              kNow, &spec)
+                   .ok());
+}
+
+}  // namespace
+}  // namespace sundial::query

@@ -88,6 +88,40 @@ void FuzzWalRecords(const uint8_t* data, size_t size) {
   }
 }
 
+void FuzzDeleteRecords(const uint8_t* data, size_t size) {
+  const std::string_view in(reinterpret_cast<const char*>(data), size);
+  DeleteOp op;
+  if (DecodeDeleteOp(in, &op)) {
+    std::string again;
+    EncodeDeleteOp(op, &again);
+    DeleteOp op2;
+    if (!DecodeDeleteOp(again, &op2) || op2.series != op.series || op2.start != op.start ||
+        op2.end != op.end || op2.hide_empty != op.hide_empty) {
+      std::abort();
+    }
+  }
+  std::vector<Tombstone> list, list2;
+  std::vector<SeriesId> hidden, hidden2;
+  if (DecodeDeleteState(in, &list, &hidden)) {
+    std::string again;
+    EncodeDeleteState(list, hidden, &again);
+    if (!DecodeDeleteState(again, &list2, &hidden2) || list2.size() != list.size() ||
+        hidden2 != hidden) {
+      std::abort();
+    }
+    TombstoneSet set;
+    set.Reset(list, hidden);
+    PartitionFiles f;
+    for (const Tombstone& t : list) {
+      f.part_start = t.part_start;
+      f.page_file_id = t.page_file_id;
+      (void)set.RangesFor(t.series, f, false, 0);
+    }
+  }
+  (void)SnapshotNameTime(std::string(in));
+  (void)ValidSnapshotName(std::string(in));
+}
+
 void FuzzDataDir(const uint8_t* data, size_t size) {
   const char* base = std::getenv("TMPDIR");
   std::string dir = std::string(base != nullptr ? base : "/tmp") + "/sundial-fuzz-XXXXXX";

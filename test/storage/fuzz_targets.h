@@ -28,4 +28,9 @@ void FuzzColdFile(const uint8_t* data, size_t size);
 // resolved again, a series is created, and it is all done a second time.
 void FuzzSeriesLog(const uint8_t* data, size_t size);
 
+// Input = a delete record's or a deletion state record's payload
+// (tombstones.h), and a snapshot directory name: decoded; what decodes is
+// encoded again and must decode to the same thing.
+void FuzzDeleteRecords(const uint8_t* data, size_t size);
+
 }  // namespace sundial::storage

@@ -88,6 +88,12 @@ class Env {
   // Removes an empty directory.
   virtual Status RemoveDir(const std::string& dir) = 0;
   virtual Status RenameFile(const std::string& from, const std::string& to) = 0;
+  // Makes `to` a second name (hard link) of the existing file `from`. An
+  // error (for Envs or file systems without hard links too) leaves no `to`.
+  virtual Status LinkFile(const std::string& from, const std::string& to) {
+    (void)from;
+    return Status::IOError(to, "hard links are not supported");
+  }
   // fsyncs a directory so that creations, renames and removals in it last.
   virtual Status SyncDir(const std::string& dir) = 0;
   virtual bool FileExists(const std::string& path) = 0;
@@ -129,6 +135,9 @@ class EnvWrapper : public Env {
   Status RemoveDir(const std::string& d) override { return target_->RemoveDir(d); }
   Status RenameFile(const std::string& from, const std::string& to) override {
     return target_->RenameFile(from, to);
+  }
+  Status LinkFile(const std::string& from, const std::string& to) override {
+    return target_->LinkFile(from, to);
   }
   Status SyncDir(const std::string& d) override { return target_->SyncDir(d); }
   bool FileExists(const std::string& p) override { return target_->FileExists(p); }

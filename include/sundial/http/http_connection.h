@@ -129,6 +129,7 @@ class HttpConnection : public net::Session, public std::enable_shared_from_this<
     bool chunked = false;     // streaming with chunked encoding
     bool head_written = false;
     bool accepts_gzip = false;
+    bool head_only = false;   // a HEAD request: the reply has no body
     uint16_t http_minor = 1;
     std::string cors_origin;  // non-empty: add the CORS headers
     std::unique_ptr<GzipStream> gzip;  // compresses a streamed body

@@ -14,9 +14,11 @@
 
 namespace sundial::http {
 
-// The methods OpenTSDB accepts at all (opentsdb-compat.md §3.2). Any other
-// method is answered with a bare 405 before routing.
-enum class Method : uint8_t { kGet = 0, kPost, kPut, kDelete, kOptions };
+// The methods OpenTSDB accepts at all (opentsdb-compat.md §3.2), and HEAD
+// (for InfluxDB's HEAD /ping; routes that do not list it answer 405, and a
+// reply to HEAD carries its headers only). Any other method is answered
+// with a bare 405 before routing.
+enum class Method : uint8_t { kGet = 0, kPost, kPut, kDelete, kOptions, kHead };
 
 // "GET", "POST", ...
 std::string_view MethodName(Method m);

@@ -24,6 +24,9 @@ namespace sundial::http {
 
 struct ParserLimits {
   uint64_t max_body_bytes = 64ull << 20;  // after decoding; 413 beyond
+  // Parse HEAD requests (for the router, which serves HEAD only on routes
+  // that list it); when false HEAD is a bare 405 like any unknown method.
+  bool allow_head = false;
 };
 
 struct ParseError {

@@ -86,6 +86,10 @@ class Router {
     Handler handler;
   };
 
+  // True if the path matches a route that was added with a literal version
+  // segment (e.g. /api/v2/write, InfluxDB's): that segment is then part of
+  // the path, not an OpenTSDB API version.
+  bool IsLiteralVersionRoute(std::string_view request_path) const;
   static bool CheckApiVersion(std::string_view seg, const ResponderPtr& responder, size_t* skip);
 
   std::vector<Route> routes_;

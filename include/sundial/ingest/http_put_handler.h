@@ -18,8 +18,8 @@
 #include "sundial/ingest/ingest_options.h"
 #include "sundial/ingest/ingest_stats.h"
 #include "sundial/ingest/point_rules.h"
+#include "sundial/ingest/point_writer.h"
 #include "sundial/ingest/put_json_parser.h"
-#include "sundial/ingest/series_resolver.h"
 #include "sundial/storage/storage.h"
 
 namespace sundial::ingest {
@@ -60,18 +60,12 @@ class HttpPutHandler {
   void AddFailure(const JsonPutPoint& p, std::string_view error, bool want_details,
                   HttpPutOutcome* out);
 
-  storage::Storage* const storage_;
   const PointRules* const rules_;
   IngestStats* const stats_;
-  SeriesResolver resolver_;
+  PointWriter writer_;
   PutJsonParser parser_;
-  std::vector<storage::SeriesPoint> batch_;
   std::vector<storage::TagRef> tags_;  // scratch: one point's distinct tags
   PutError error_;                     // scratch
-  size_t misses_published_ = 0;
-  uint64_t invalid_values_ = 0;
-  uint64_t illegal_arguments_ = 0;
-  uint64_t unknown_metrics_ = 0;
 };
 
 }  // namespace sundial::ingest

@@ -22,6 +22,8 @@ struct IngestOptions {
   size_t max_batch_points = 65536;
   // Series a connection remembers in its resolve cache before it starts over.
   size_t series_cache_entries = 1u << 16;
+  // Line protocol: a field becomes the metric <measurement><sep><field>.
+  std::string influx_separator = ".";
 };
 
 }  // namespace sundial::ingest

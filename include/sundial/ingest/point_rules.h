@@ -97,11 +97,19 @@ class PointRules {
                               const storage::TagRef* tags, size_t num_tags,
                               PutError* error) const;
 
-  // Rows 11-14: 1..max_tags tags, then the metric's characters, then each
-  // tag's key and value characters in Java HashMap iteration order.
-  // REQUIRES: tag keys are distinct.
+  // Rows 11-14: 1..max_tags tags (0..max_tags when !require_tag), then the
+  // metric's characters, then each tag's key and value characters in Java
+  // HashMap iteration order. REQUIRES: tag keys are distinct.
   bool CheckMetricAndTags(std::string_view metric, const storage::TagRef* tags,
-                          size_t num_tags, PutError* error) const;
+                          size_t num_tags, PutError* error, bool require_tag = true) const;
+
+  // The relaxed check for protocols whose names are not OpenTSDB's (line
+  // protocol): 0..max_tags tags (1..max_tags if require_tag), and every
+  // name non-empty without ASCII control characters; any other byte is
+  // allowed. Errors are kIllegalArgument in the texts above, or
+  // "Invalid <what> (\"<s>\"): control character".
+  bool CheckTagCountAndText(std::string_view metric, const storage::TagRef* tags,
+                            size_t num_tags, PutError* error, bool require_tag) const;
 
   size_t max_tags() const { return max_tags_; }
   const NameRules& names() const { return names_; }

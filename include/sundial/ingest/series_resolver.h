@@ -29,8 +29,12 @@ namespace sundial::ingest {
 
 class SeriesResolver {
  public:
+  // require_tag: reject a series without tags (OpenTSDB's rule); false
+  // lets a series have none. opentsdb_names: names must pass OpenTSDB's
+  // character rules (CheckMetricAndTags); false: only the relaxed
+  // CheckTagCountAndText.
   SeriesResolver(storage::Storage* storage, const IngestOptions* options,
-                 const PointRules* rules);
+                 const PointRules* rules, bool require_tag = true, bool opentsdb_names = true);
 
   // Cached id of the series whose key bytes are (metric_text, tag_text),
   // or kInvalidSeriesId.
@@ -43,7 +47,8 @@ class SeriesResolver {
     cache_.Prefetch(metric_text, tag_text);
   }
 
-  // On a cache miss: runs rows 11-15 (tag count, names, unknown metric),
+  // On a cache miss: runs rows 11-15 (tag count, names, unknown metric;
+  // zero tags pass when require_tag is false),
   // resolves the series in storage and caches it under the key bytes
   // (metric_text, tag_text). REQUIRES: tag keys distinct; Lookup() missed.
   bool Resolve(std::string_view metric, const storage::TagRef* tags, size_t num_tags,
@@ -56,6 +61,8 @@ class SeriesResolver {
   storage::Storage* const storage_;
   const IngestOptions* const options_;
   const PointRules* const rules_;
+  const bool require_tag_;
+  const bool opentsdb_names_;
   SeriesCache cache_;
   size_t misses_ = 0;
 };

@@ -29,7 +29,7 @@
 #include "sundial/ingest/ingest_options.h"
 #include "sundial/ingest/ingest_stats.h"
 #include "sundial/ingest/point_rules.h"
-#include "sundial/ingest/series_resolver.h"
+#include "sundial/ingest/point_writer.h"
 #include "sundial/storage/storage.h"
 
 namespace sundial::ingest {
@@ -59,7 +59,7 @@ class TelnetPutHandler {
   Status Flush(std::string* reply);
 
   // Points buffered and not yet flushed.
-  size_t pending() const { return batch_.size(); }
+  size_t pending() const { return writer_.pending(); }
 
  private:
   // Splits the tag tokens into tags_ (rows 6 and 7). Returns false with
@@ -68,22 +68,21 @@ class TelnetPutHandler {
   void Reject(const PutError& error, std::string* reply);
   void PublishStats();
 
-  storage::Storage* const storage_;
-  const IngestOptions* const options_;
   const PointRules* const rules_;
   IngestStats* const stats_;
-  SeriesResolver resolver_;
-  std::vector<storage::SeriesPoint> batch_;
+  PointWriter writer_;
   std::vector<storage::TagRef> tags_;  // scratch, views into the current line
   PutError error_;                     // scratch, reused
   std::string scratch_;                // dotted timestamps
-  // Counters published to stats_ on Flush (atomics once per buffer).
-  uint64_t lines_ = 0;
-  uint64_t invalid_values_ = 0;
-  uint64_t illegal_arguments_ = 0;
-  uint64_t unknown_metrics_ = 0;
-  size_t misses_published_ = 0;
+  uint64_t lines_ = 0;                 // published to stats_ on Flush
 };
+
+// True if the line's command (its first space-separated token) is exactly
+// "put". `line` may be followed by more lines.
+inline bool IsPutCommand(std::string_view line) {
+  return line.size() >= 3 && line[0] == 'p' && line[1] == 'u' && line[2] == 't' &&
+         (line.size() == 3 || line[3] == ' ' || line[3] == '\n' || line[3] == '\r');
+}
 
 // Formats a rejected point as the telnet protocol reports it, e.g.
 // "put: illegal argument: empty value\n".

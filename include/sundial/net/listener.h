@@ -1,9 +1,14 @@
 // Listener: accepts TCP connections, sniffs the protocol from the first
 // byte, and hands each connection to a SessionFactory.
 //
-// Protocol detection (opentsdb-compat.md §1): if the first byte of a
-// connection is an ASCII capital letter 'A'..'Z' the connection speaks
-// HTTP/1.x for its whole life, otherwise the telnet-style line protocol.
+// Protocol detection (opentsdb-compat.md §1, refined): a connection speaks
+// HTTP/1.x for its whole life if it starts with an HTTP request line, that
+// is an HTTP method (GET HEAD POST PUT DELETE OPTIONS PATCH TRACE CONNECT),
+// one space and a request target starting with '/' or '*' (origin or
+// asterisk form; absolute URIs, for proxies, are not served). Otherwise it speaks the telnet-style line protocol, so
+// InfluxDB line protocol whose measurement starts with a capital letter
+// (`POSTAL_codes,zip=1 n=1`, `GETTER value=1`) is not taken for HTTP. The
+// listener reads until it can decide (at most 9 bytes).
 //
 // Each new connection is admitted by the ConnectionManager's limits (per
 // address, total, evicting the longest-idle connection when full); one that
@@ -33,10 +38,10 @@ namespace sundial::net {
 
 enum class Protocol { kHttp, kLine };
 
-// The byte rule above.
-inline Protocol DetectProtocol(char first_byte) {
-  return (first_byte >= 'A' && first_byte <= 'Z') ? Protocol::kHttp : Protocol::kLine;
-}
+// The rule above, applied to the bytes received so far. Returns false if
+// they are a prefix of a request line that more bytes could complete or
+// refute; otherwise true with *protocol set. REQUIRES: !first_bytes.empty().
+bool DetectProtocol(std::string_view first_bytes, Protocol* protocol);
 
 class SessionFactory {
  public:

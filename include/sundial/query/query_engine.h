@@ -130,6 +130,9 @@ class QueryEngine {
   Status Collect(const QuerySpec& spec, const QueryLimits& limits, ResultCollector* out,
                  CollectStats* stats = nullptr) const;
 
+  // The series every sub-query of spec selects (names resolved and filters
+  // applied as Execute does), ascending, each once: what a delete removes.
+  Status MatchSeries(const QuerySpec& spec, std::vector<SeriesId>* ids) const;
   // /api/query/last. now_ms bounds back_scan.
   Status Last(const LastRequest& req, Timestamp now_ms, std::string* json) const;
 

@@ -76,6 +76,9 @@ struct QuerySpec {
   bool use_calendar = false;
   bool show_stats = false;    // "stats" per result
   bool show_summary = false;  // trailing {"statsSummary":...} element
+  // "delete": remove the matched points after answering (the server
+  // decides whether that is allowed; the engine only reads).
+  bool delete_data = false;
 };
 
 // Decoded query-string parameters in request order (repeated keys kept).

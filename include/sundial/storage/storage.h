@@ -172,6 +172,19 @@ struct StorageHealth {
   std::string cause = "none";
 };
 
+// One snapshot of the data dir (Storage::Snapshot).
+struct SnapshotInfo {
+  std::string name;
+  std::string path;
+  int64_t created_ms = 0;    // when it was taken (epoch ms)
+  uint64_t bytes = 0;        // bytes of its files (hard-linked ones included)
+  // Filled by Snapshot() only:
+  uint64_t files_linked = 0;
+  uint64_t files_copied = 0;
+  uint64_t bytes_copied = 0;
+  int64_t pause_us = 0;      // taking the WAL position (appends wait at most this)
+};
+
 class Storage {
  public:
   // Opens (creating if needed) the engine at options.data_dir, replays the
@@ -261,8 +274,38 @@ class Storage {
   // inside these ranges). Empty for engines without partitions.
   virtual std::vector<std::pair<Timestamp, Timestamp>> PartitionRanges() { return {}; }
 
+  // ---- Deletion and snapshots (README "Deleting data", "Backup and restore") ----
+
+  // Removes the points of series ids with start <= t <= end appended
+  // before the call; points appended after it stay. Durable like Append:
+  // the delete is in the WAL before anything is removed, so a crash leaves
+  // it done or not done. With hide_empty, series left without points are
+  // not listed by SeriesOfMetric/SeriesWithTag/SeriesOfMetricWithTag until
+  // a point is written to them again; *hidden (may be null) counts them.
+  virtual Status DeleteRange(const std::vector<SeriesId>& ids, Timestamp start, Timestamp end,
+                             bool hide_empty, size_t* hidden) {
+    (void)ids, (void)start, (void)end, (void)hide_empty, (void)hidden;
+    return Status::Unavailable("this storage cannot delete");
+  }
+  // Writes a consistent copy of the data dir, as it was at one moment
+  // during the call, to <data_dir>/snapshots/<name> while appends go on
+  // (they wait only while the WAL position is taken). An empty name makes
+  // one from the UTC time (out->name). InvalidArgument for a bad name
+  // ('/', ".."), Busy if it exists; on error (a full disk: the message has
+  // "No space left") the partial copy is removed.
+  virtual Status Snapshot(const std::string& name, SnapshotInfo* out) {
+    (void)name, (void)out;
+    return Status::Unavailable("this storage cannot take snapshots");
+  }
+  // The finished snapshots, by name.
+  virtual std::vector<SnapshotInfo> ListSnapshots() { return {}; }
+  // NotFound if there is no such snapshot; InvalidArgument for a bad name.
+  virtual Status RemoveSnapshot(const std::string& name) {
+    return Status::NotFound("no such snapshot", name);
+  }
+
   // How many times stored points were removed (retention dropping
-  // partitions) so far. It changes after the points are gone, so anything
+  // partitions, deletions) so far. It changes after the points are gone, so anything
   // derived from points read after an earlier value may be stale once it
   // differs. 0 for engines that never remove points.
   virtual uint64_t removals() { return 0; }

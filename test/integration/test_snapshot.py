@@ -1,0 +1,208 @@
+"""Online snapshots end to end: POST /api/snapshot while a writer sends
+puts, then a second server started on a `cp -a` copy answers with exactly
+the batches acknowledged up to the snapshot moment; listing and removing
+snapshots; a kill -9 during a snapshot; a full disk (507, nothing left)."""
+import json
+import os
+import random
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+
+import pytest
+
+from test_hostile_disk import can_mount_tmpfs, fill
+
+T_NOW = int(time.time())
+T0 = T_NOW - T_NOW % 3600 - 2 * 86400  # two days ago: several partitions
+
+
+def series_points(server, metric, start, end):
+    status, res = server.http().get_json(
+        f"/api/query?start={start}&end={end}&m=none:{metric}{{w=*}}")
+    if status == 400 and "No such name" in json.dumps(res):
+        return set()
+    assert status == 200, res
+    return {(r["tags"]["w"], int(t)) for r in res for t in r["dps"]}
+
+
+class Writer(threading.Thread):
+    """Sends batches of puts (each one /api/put?sync), recording when each
+    was sent and acknowledged. Batch k holds times T0 + k * 100 .. + 99."""
+
+    def __init__(self, server, metric, batches, first=0):
+        super().__init__()
+        self.server, self.metric, self.batches, self.first = server, metric, batches, first
+        self.sent, self.acked, self.latency = [], [], []
+        self.stop = False
+
+    def run(self):
+        c = self.server.http()
+        rnd = random.Random(3)
+        for k in range(self.first, self.first + self.batches):
+            if self.stop:
+                return
+            pts = [{"metric": self.metric, "timestamp": T0 + k * 100 + i,
+                    "value": rnd.random(), "tags": {"w": str(k % 3)}} for i in range(100)]
+            self.sent.append(time.monotonic())
+            status, _, _ = c.post("/api/put?sync", pts)
+            now = time.monotonic()
+            assert status == 204
+            self.acked.append(now)
+            self.latency.append(now - self.sent[-1])
+
+
+def batch_set(metric_k):
+    return {(str(k % 3), T0 + k * 100 + i) for k in metric_k for i in range(100)}
+
+
+def copy_snapshot(path):
+    dst = tempfile.mkdtemp(prefix="sundial-restore-")
+    subprocess.run(["cp", "-a", path, os.path.join(dst, "data")], check=True)
+    return os.path.join(dst, "data")
+
+
+def test_snapshot_during_ingest_restores_acknowledged_points(server_factory):
+    s = server_factory(["--rollup-build-interval", "100ms", "--rollup-grace", "0"])
+    # Data before: sealed pages, some compacted-looking old partitions.
+    w0 = Writer(s, "snap.m", 300)
+    w0.run()
+    s.restart()
+    w = Writer(s, "snap.m", 100000, first=300)
+    w.start()
+    while len(w.acked) < 50:
+        time.sleep(0.01)
+    req_sent = time.monotonic()
+    acked_before = 300 + sum(1 for a in list(w.acked) if a <= req_sent)
+    status, _, body = s.http().post("/api/snapshot")
+    resp_at = time.monotonic()
+    assert status == 200, body
+    snap = json.loads(body)
+    sent_before_resp = 300 + sum(1 for t in list(w.sent) if t <= resp_at)
+    time.sleep(0.2)
+    w.stop = True
+    w.join(timeout=60)
+    print(f"snapshot: {snap['bytes']} bytes, {snap['filesLinked']} linked, "
+          f"{snap['filesCopied']} copied, appends paused {snap['pauseMicros']} us; "
+          f"put latency max {max(w.latency) * 1000:.1f} ms over {len(w.latency)} batches")
+    assert snap["path"] == os.path.join(s.data_dir, "snapshots", snap["name"])
+    assert os.path.isdir(snap["path"])
+    assert snap["pauseMicros"] < 1000000
+    # A server on a copy of the snapshot.
+    restored = copy_snapshot(snap["path"])
+    s2 = server_factory(data_dir=restored,
+                        args=["--rollup-build-interval", "100ms", "--rollup-grace", "0",
+                              "--query-inline-max-points", "0"])
+    got = series_points(s2, "snap.m", T0, T0 + 10 ** 7)
+    k = len({t for _, t in got}) // 100
+    assert got == batch_set(range(k)), "not a prefix of whole batches"
+    assert acked_before <= k <= sent_before_resp, (acked_before, k, sent_before_resp)
+    # Hourly counts (rollups where built, raw otherwise) agree with the points.
+    want = {}
+    for _, t in got:
+        want[t - t % 3600] = want.get(t - t % 3600, 0) + 1
+    for _ in range(2):  # before and after a rollup pass
+        status, res = s2.http().get_json(
+            f"/api/query?start={T0}&end={T0 + 10 ** 7}&m=sum:1h-count:snap.m")
+        assert status == 200, res
+        assert {int(t): int(v) for t, v in res[0]["dps"].items()} == want
+        time.sleep(0.5)
+    # The original still has everything, and keeps its snapshot out of its data.
+    assert len(series_points(s, "snap.m", T0, T0 + 10 ** 7)) == 100 * (300 + len(w.acked))
+    s2.stop()
+
+
+def test_snapshot_list_delete_and_names(server_factory):
+    s = server_factory()
+    t = s.telnet()
+    t.send("".join(f"put snap.l {T0 + i} {i} host=a\n" for i in range(1000)) + "version\n")
+    t.read_until("net.opentsdb")
+    names = []
+    for _ in range(2):
+        status, _, body = s.http().post("/api/snapshot")
+        assert status == 200, body
+        names.append(json.loads(body)["name"])
+    assert names[0] != names[1]
+    status, listed = s.http().get_json("/api/snapshot")
+    assert status == 200
+    assert [x["name"] for x in listed] == sorted(names)
+    for x in listed:
+        assert x["bytes"] > 0 and abs(x["created"] / 1000 - time.time()) < 120, x
+    status, _, body = s.http().request("DELETE", "/api/snapshot/" + names[0])
+    assert status == 200, body
+    assert not os.path.exists(os.path.join(s.data_dir, "snapshots", names[0]))
+    status, _, _ = s.http().request("DELETE", "/api/snapshot/" + names[0])
+    assert status == 404
+    for bad in ("a..b", "x/y", "..", "%2e%2e"):
+        status, _, body = s.http().request("DELETE", "/api/snapshot/" + bad)
+        assert status in (400, 404), (bad, status, body)
+        assert os.path.isdir(os.path.join(s.data_dir, "snapshots", names[1]))
+    status, _, _ = s.http().request("DELETE", "/api/snapshot/a..b")
+    assert status == 400
+    # The engine ignores snapshots/: a restart, the disk-use stats.
+    s.restart()
+    status, listed = s.http().get_json("/api/snapshot")
+    assert [x["name"] for x in listed] == [names[1]]
+    status, res = s.http().get_json(f"/api/query?start={T0}&m=sum:snap.l")
+    assert status == 200 and len(res[0]["dps"]) == 1000
+
+
+def test_kill_during_snapshot_leaves_usable_data_dir(server_factory):
+    s = server_factory()
+    rnd = random.Random(9)
+    c = s.http()
+    for k in range(40):
+        pts = [{"metric": "snap.k", "timestamp": T0 + k * 5000 + i, "value": rnd.random(),
+                "tags": {"host": "a"}} for i in range(5000)]
+        assert c.post("/api/put?sync", pts)[0] == 204
+    result = []
+
+    def snapshot():
+        try:
+            result.append(s.http().post("/api/snapshot")[0])
+        except OSError:
+            result.append("killed")
+
+    th = threading.Thread(target=snapshot)
+    th.start()
+    time.sleep(0.02)
+    s.stop(signal.SIGKILL)
+    th.join(timeout=30)
+    s.restart()
+    snaps = os.path.join(s.data_dir, "snapshots")
+    left = os.listdir(snaps) if os.path.isdir(snaps) else []
+    assert not [n for n in left if n.endswith(".partial")], left
+    status, listed = s.http().get_json("/api/snapshot")
+    assert status == 200 and len(listed) == len(left)
+    status, res = s.http().get_json(f"/api/query?start={T0}&end={T0 + 300000}&m=sum:snap.k")
+    assert status == 200 and len(res[0]["dps"]) == 200000
+
+
+def test_snapshot_on_full_disk_is_507_and_leaves_nothing(server_factory):
+    mnt = tempfile.mkdtemp(prefix="sundial-snapfull-")
+    if not can_mount_tmpfs(mnt):
+        os.rmdir(mnt)
+        pytest.skip("cannot mount a tmpfs here")
+    try:
+        s = server_factory(data_dir=os.path.join(mnt, "data"),
+                           args=["--storage-resume-free-bytes", "64KiB"])
+        rnd = random.Random(4)
+        c = s.http()
+        for k in range(4):
+            pts = [{"metric": "snap.f", "timestamp": T0 + k * 10000 + i, "value": rnd.random(),
+                    "tags": {"host": "a"}} for i in range(10000)]
+            assert c.post("/api/put?sync", pts)[0] == 204
+        fill(os.path.join(mnt, "ballast"))
+        status, _, body = s.http().post("/api/snapshot")
+        assert status == 507, (status, body)
+        snaps = os.path.join(s.data_dir, "snapshots")
+        assert os.listdir(snaps) == [], os.listdir(snaps)
+        os.remove(os.path.join(mnt, "ballast"))
+        status, _, body = s.http().post("/api/snapshot")
+        assert status == 200, body
+        s.stop()
+    finally:
+        subprocess.run(["umount", "-l", mnt], capture_output=True)
+        os.rmdir(mnt)
