@@ -17,6 +17,7 @@
 //               [--connections=4 --hosts=100 --metrics=101 --duration=3600
 //                --interval=10 --seed=42 --batch=5000 --stats=sundial|vm|influx
 //                --stats-port=<port> --timeout=300 --path=/write]
+//   ingest_load --dump=FILE [same data set flags]   (a tsdb import file)
 //
 // The sender threads do nothing but write pre-built bytes, so the client
 // costs little CPU; its own CPU time is printed too.
@@ -51,6 +52,7 @@ struct Args {
   int port = 4242;
   int stats_port = 0;  // 0: same as port
   std::string stats = "sundial";
+  std::string dump;  // --dump=PATH: write the data set as a tsdb import file and exit
   std::string path = "/write";  // --protocol=influx: the write endpoint
   int pid = 0;
   double timeout_s = 300;
@@ -73,6 +75,7 @@ bool ParseArgs(int argc, char** argv, Args* a) {
   };
   if (kv.count("protocol")) a->protocol = kv["protocol"], kv.erase("protocol");
   if (kv.count("stats")) a->stats = kv["stats"], kv.erase("stats");
+  if (kv.count("dump")) a->dump = kv["dump"], kv.erase("dump");
   if (kv.count("path")) a->path = kv["path"], kv.erase("path");
   num("port", &a->port);
   num("stats-port", &a->stats_port);
@@ -100,6 +103,26 @@ bool ParseArgs(int argc, char** argv, Args* a) {
   }
   return a->protocol == "telnet" || a->protocol == "http" || a->protocol == "influx" ||
          a->protocol == "remote_write";
+}
+
+// Writes the telnet payloads without their "put " prefixes: the same points
+// as a `tsdb import` file, for `sundiald import` (bench/import_vs_vm.sh).
+int Dump(const Args& a) {
+  std::FILE* f = std::fopen(a.dump.c_str(), "wb");
+  if (f == nullptr) {
+    std::perror(a.dump.c_str());
+    return 1;
+  }
+  for (const std::string& payload : MakeTelnetPayloads(a.spec)) {
+    for (size_t p = 0; p < payload.size();) {
+      size_t nl = payload.find('\n', p);
+      if (nl == std::string::npos) nl = payload.size() - 1;
+      const size_t skip = payload.compare(p, 4, "put ") == 0 ? 4 : 0;
+      std::fwrite(payload.data() + p + skip, 1, nl + 1 - p - skip, f);
+      p = nl + 1;
+    }
+  }
+  return std::fclose(f) == 0 ? 0 : 1;
 }
 
 int Connect(int port) {
@@ -324,5 +347,6 @@ int Run(const Args& a) {
 int main(int argc, char** argv) {
   sundial::bench::Args args;
   if (!sundial::bench::ParseArgs(argc, argv, &args)) return 1;
+  if (!args.dump.empty()) return sundial::bench::Dump(args);
   return sundial::bench::Run(args);
 }

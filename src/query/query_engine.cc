@@ -15,6 +15,7 @@
 #include "query_limits.h"
 #include "query_writer.h"
 #include "rollup_source.h"
+#include "series_match.h"
 #include "series_source.h"
 #include "sundial/query/json_format.h"
 
@@ -65,22 +66,6 @@ const std::string_view* TagValue(const SeriesKeyRef& key, std::string_view tagk)
     if (kv.first == tagk) return &kv.second;
   }
   return nullptr;
-}
-
-bool PassesFilters(const SubQuery& q, const SeriesKeyRef& key) {
-  for (const TagFilter& f : q.filters) {
-    const std::string_view* v = TagValue(key, f.tagk());
-    if (v == nullptr || !f.Match(*v)) return false;
-  }
-  if (q.explicit_tags) {
-    std::set<std::string_view> want;
-    for (const TagFilter& f : q.filters) want.insert(f.tagk());
-    if (want.size() != key.tags.size()) return false;
-    for (const auto& kv : key.tags) {
-      if (want.count(kv.first) == 0) return false;
-    }
-  }
-  return true;
 }
 
 // The first literal_or filter, whose literals narrow the candidates with
@@ -400,6 +385,22 @@ Status RunGroup(storage::Storage* st, const rollup::RollupStore* rollups, const 
 }
 
 }  // namespace
+
+bool PassesFilters(const SubQuery& q, const SeriesKeyRef& key) {
+  for (const TagFilter& f : q.filters) {
+    const std::string_view* v = TagValue(key, f.tagk());
+    if (v == nullptr || !f.Match(*v)) return false;
+  }
+  if (q.explicit_tags) {
+    std::set<std::string_view> want;
+    for (const TagFilter& f : q.filters) want.insert(f.tagk());
+    if (want.size() != key.tags.size()) return false;
+    for (const auto& kv : key.tags) {
+      if (want.count(kv.first) == 0) return false;
+    }
+  }
+  return true;
+}
 
 namespace {
 

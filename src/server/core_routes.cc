@@ -16,6 +16,7 @@ void RegisterRoutes(ServiceContext* ctx, http::Router* router) {
   RegisterInfluxRoutes(ctx, router);
   RegisterQueryRoutes(ctx, router);
   RegisterExpRoutes(ctx, router);
+  RegisterExportRoutes(ctx, router);
   RegisterDeleteRoutes(ctx, router);
   RegisterSnapshotRoutes(ctx, router);
   RegisterRemoteWriteRoutes(ctx, router);

@@ -11,7 +11,7 @@
 #include <asio/ip/address.hpp>
 #include <asio/ip/tcp.hpp>
 
-#include "option_values.h"
+#include "http_client.h"
 
 namespace sundial::server {
 
@@ -19,44 +19,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-struct Target {
-  asio::ip::tcp::endpoint endpoint;
-  std::string host;  // as written, for the Host header
-  std::string path;
-};
-
-Status ParseUrl(std::string_view url, Target* out) {
-  constexpr std::string_view kScheme = "http://";
-  if (url.substr(0, kScheme.size()) != kScheme) {
-    return Status::InvalidArgument("health URL must start with http://, got", url);
-  }
-  std::string_view rest = url.substr(kScheme.size());
-  const size_t slash = rest.find('/');
-  std::string_view authority = rest.substr(0, slash);
-  out->path = slash == std::string_view::npos ? "/" : std::string(rest.substr(slash));
-  out->host = std::string(authority);
-  std::string_view host = authority;
-  std::string_view port = "80";
-  if (!authority.empty() && authority.front() == '[') {
-    const size_t close = authority.find(']');
-    if (close == std::string_view::npos) return Status::InvalidArgument("bad IPv6 host in", url);
-    host = authority.substr(1, close - 1);
-    if (close + 1 < authority.size()) {
-      if (authority[close + 1] != ':') return Status::InvalidArgument("bad host in", url);
-      port = authority.substr(close + 2);
-    }
-  } else if (const size_t colon = authority.find(':'); colon != std::string_view::npos) {
-    host = authority.substr(0, colon);
-    port = authority.substr(colon + 1);
-  }
-  uint64_t p = 0;
-  if (!ParseUint(port, 1, 65535, &p).ok()) return Status::InvalidArgument("bad port in", url);
-  std::error_code ec;
-  const asio::ip::address address = asio::ip::make_address(std::string(host), ec);
-  if (ec) return Status::InvalidArgument("host must be a numeric address in", url);
-  out->endpoint = asio::ip::tcp::endpoint(address, static_cast<uint16_t>(p));
-  return Status::OK();
-}
+using Target = HttpUrl;
 
 // Waits for `events` on fd until deadline; false on timeout or error.
 bool WaitFor(int fd, short events, Clock::time_point deadline) {
@@ -128,7 +91,7 @@ std::string DefaultHealthUrl(const Options& options) {
 
 Status CheckHealth(std::string_view url, std::chrono::milliseconds timeout) {
   Target target;
-  SUNDIAL_RETURN_IF_ERROR(ParseUrl(url, &target));
+  SUNDIAL_RETURN_IF_ERROR(ParseHttpUrl(url, &target));
   const auto deadline = Clock::now() + timeout;
   const int fd = ::socket(target.endpoint.protocol().family(),
                           SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);

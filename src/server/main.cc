@@ -4,10 +4,12 @@
 #include <chrono>
 #include <cstdio>
 #include <exception>
+#include <string_view>
 
 #include <spdlog/spdlog.h>
 
 #include "build_info.h"
+#include "cli_tools.h"
 #include "health_check.h"
 #include "logging.h"
 #include "options.h"
@@ -16,6 +18,8 @@
 int main(int argc, char** argv) {
   using namespace sundial::server;
   try {
+    if (argc > 1 && std::string_view(argv[1]) == "import") return RunImportCommand(argc - 1, argv + 1);
+    if (argc > 1 && std::string_view(argv[1]) == "export") return RunExportCommand(argc - 1, argv + 1);
     Options options = DefaultOptions();
     CliAction action = CliAction::kRun;
     const sundial::Status s = ParseCommandLine(argc, argv, &options, &action);

@@ -29,6 +29,7 @@ void RegisterIngestRoutes(ServiceContext* ctx, http::Router* router);
 void RegisterInfluxRoutes(ServiceContext* ctx, http::Router* router);  // influx_routes.cc
 void RegisterQueryRoutes(ServiceContext* ctx, http::Router* router);
 void RegisterExpRoutes(ServiceContext* ctx, http::Router* router);
+void RegisterExportRoutes(ServiceContext* ctx, http::Router* router);  // export_routes.cc
 // delete_routes.cc: DELETE /api/series, and /api/query with "delete".
 void RegisterDeleteRoutes(ServiceContext* ctx, http::Router* router);
 void HandleDeleteQuery(ServiceContext* ctx, query::QuerySpec spec, const http::ResponderPtr& resp);
