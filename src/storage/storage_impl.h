@@ -197,6 +197,7 @@ class StorageImpl final : public Storage {
   std::vector<std::string> recovery_warnings() override;
   std::vector<std::pair<Timestamp, Timestamp>> PartitionRanges() override;
   uint64_t removals() override { return partitions_->removals(); }
+  Status NewWalReader(const WalPosition& from, std::unique_ptr<WalReader>* out) override;
 
   // Seals every head and out-of-order page and writes all pending pages
   // (what a clean shutdown does first). For tests and benchmarks.
