@@ -47,7 +47,7 @@ packages=(
   build-essential cmake ninja-build pkg-config
   # libraries
   libasio-dev libzstd-dev libspdlog-dev libfmt-dev nlohmann-json3-dev
-  libhttp-parser-dev zlib1g-dev libre2-dev
+  libhttp-parser-dev zlib1g-dev libre2-dev libsnappy-dev
   # packaging (.deb via CPack: dpkg-shlibdeps) and binary checks
   dpkg-dev file binutils
 )
@@ -75,7 +75,7 @@ i386_packages=(
   g++-i686-linux-gnu
   libzstd-dev:i386 libspdlog-dev:i386 libfmt-dev:i386
   libgtest-dev:i386 libgmock-dev:i386 libhttp-parser2.9:i386 zlib1g:i386
-  libre2-dev:i386
+  libre2-dev:i386 libsnappy-dev:i386
 )
 # Raspberry Pi Zero (ARMv6): the armel toolchain and the armel architecture
 # in apt. scripts/build-pi-zero.sh downloads the static :armel libraries it

@@ -227,6 +227,7 @@ Status ParseTarget(std::string_view url, TargetSpec* out) {
     }
     if (!upstream_query.empty()) path += "?" + upstream_query;
   }
+  spec.path = path;
   const bool v6 = spec.host.find(':') != std::string::npos;
   spec.display = std::string(scheme) + "://" + (v6 ? "[" + spec.host + "]" : spec.host) + ":" +
                  std::to_string(spec.port) + path;

@@ -12,6 +12,7 @@ void RegisterRoutes(ServiceContext* ctx, http::Router* router) {
   RegisterCoreRoutes(ctx, router);
   RegisterIngestRoutes(ctx, router);
   RegisterQueryRoutes(ctx, router);
+  RegisterRelayRoutes(ctx, router);
 }
 
 void RegisterCoreRoutes(ServiceContext* /*ctx*/, http::Router* router) {

@@ -16,5 +16,6 @@ void RegisterRoutes(ServiceContext* ctx, http::Router* router);
 void RegisterCoreRoutes(ServiceContext* ctx, http::Router* router);
 void RegisterIngestRoutes(ServiceContext* ctx, http::Router* router);
 void RegisterQueryRoutes(ServiceContext* ctx, http::Router* router);
+void RegisterRelayRoutes(ServiceContext* ctx, http::Router* router);  // relay_routes.cc
 
 }  // namespace sundial::server

@@ -12,6 +12,7 @@
 #include "sundial/http/router.h"
 #include "sundial/net/session.h"
 #include "sundial/query/bucket_cache.h"
+#include "sundial/relay/relay.h"
 #include "sundial/rollup/rollup_store.h"
 #include "sundial/storage/storage.h"
 #include "worker_pool.h"
@@ -32,6 +33,7 @@ struct ServiceContext {
   storage::Storage* storage = nullptr;        // null while no storage is open
   const rollup::RollupStore* rollups = nullptr;  // null when rollups are off
   query::BucketCache* cache = nullptr;          // null when the bucket cache is off
+  const relay::Relay* relay = nullptr;        // null when no relay target is configured
   IngestService* ingest = nullptr;            // the write path (ingest_service.h)
   WorkerPool* workers = nullptr;              // for work that must leave I/O threads
   ServerStats* stats = nullptr;
