@@ -151,6 +151,11 @@ Status ParseHostPort(std::string_view url, std::string_view hp, TargetSpec* spec
   }
   uint64_t p = 0;
   if (spec->host.empty()) return Bad(url, "empty host");
+  for (char c : spec->host) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '.' || c == '-' || c == '_' || c == ':' || c == '%';
+    if (!ok) return Bad(url, "bad character in the host name");
+  }
   if (!ParseScaled(port, {{"", 1}}, &p) || p < 1 || p > 65535) {
     return Bad(url, "port must be 1..65535");
   }
