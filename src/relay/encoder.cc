@@ -103,6 +103,40 @@ void AppendLabel(std::string_view name, std::string_view value, std::string* out
   PutBytesField(1, label, out);
 }
 
+// The Label fields of a series, sorted by name (__name__ = the metric).
+const std::string& LabelsWire(const SeriesNames& names) {
+  if (!names.labels_wire.empty()) return names.labels_wire;
+  std::vector<std::pair<std::string, std::string>> labels;
+  labels.emplace_back("__name__", PrometheusName(names.metric, true));
+  for (const auto& [k, v] : names.tags) labels.emplace_back(PrometheusName(k, false), v);
+  std::sort(labels.begin(), labels.end());
+  for (const auto& [k, v] : labels) AppendLabel(k, v, &names.labels_wire);
+  return names.labels_wire;
+}
+
+size_t VarintLength(uint64_t v) {
+  size_t n = 1;
+  while (v >= 0x80) {
+    v >>= 7;
+    ++n;
+  }
+  return n;
+}
+
+// One Sample field: value (field 1, fixed64) and timestamp (field 2, varint).
+void AppendSample(const RelayPoint& p, std::string* out) {
+  const double v = p.v.is_int() ? static_cast<double>(p.v.int_value()) : p.v.float_value();
+  const uint64_t t = static_cast<uint64_t>(p.t);
+  PutTag(2, 2, out);
+  PutVarint32(out, static_cast<uint32_t>(1 + 8 + 1 + VarintLength(t)));
+  PutTag(1, 1, out);
+  char bits[8];
+  EncodeFixed64(bits, DoubleToBits(v));
+  out->append(bits, 8);
+  PutTag(2, 0, out);
+  PutVarint64(out, t);
+}
+
 void AppendRemoteWrite(const RelayPoint* points, size_t n, std::string* out) {
   // Group by series, in order of first appearance; samples keep their order.
   std::unordered_map<const SeriesNames*, size_t> index;
@@ -114,24 +148,8 @@ void AppendRemoteWrite(const RelayPoint* points, size_t n, std::string* out) {
   }
   std::string ts;
   for (const auto& [names, members] : groups) {
-    ts.clear();
-    std::vector<std::pair<std::string, std::string>> labels;
-    labels.emplace_back("__name__", PrometheusName(names->metric, true));
-    for (const auto& [k, v] : names->tags) labels.emplace_back(PrometheusName(k, false), v);
-    std::sort(labels.begin(), labels.end());
-    for (const auto& [k, v] : labels) AppendLabel(k, v, &ts);
-    for (size_t i : members) {
-      const RelayPoint& p = points[i];
-      const double v = p.v.is_int() ? static_cast<double>(p.v.int_value()) : p.v.float_value();
-      std::string sample;
-      PutTag(1, 1, &sample);
-      char bits[8];
-      EncodeFixed64(bits, DoubleToBits(v));
-      sample.append(bits, 8);
-      PutTag(2, 0, &sample);
-      PutVarint64(&sample, static_cast<uint64_t>(p.t));
-      PutBytesField(2, sample, &ts);
-    }
+    ts.assign(LabelsWire(*names));
+    for (size_t i : members) AppendSample(points[i], &ts);
     PutBytesField(1, ts, out);
   }
 }

@@ -29,6 +29,9 @@ namespace sundial::relay {
 struct SeriesNames {
   std::string metric;
   std::vector<std::pair<std::string, std::string>> tags;
+  // remote-write: the encoded Label fields, built on first use (the
+  // encoder's cache; one thread per target uses it).
+  mutable std::string labels_wire;
 };
 
 // One point to send; names borrowed from the relay's cache.

@@ -10,7 +10,7 @@
 namespace sundial::relay {
 namespace {
 
-const SeriesNames kCpu{"sys.cpu.user", {{"cpu", "0"}, {"host", "web 1"}}};
+const SeriesNames kCpu{"sys.cpu.user", {{"cpu", "0"}, {"host", "web 1"}}, {}};
 
 TEST(Encoder, TelnetLinesUseSecondsWhenWhole) {
   const RelayPoint pts[] = {{&kCpu, 1700000000000, Value::Int(42)},
@@ -34,7 +34,7 @@ TEST(Encoder, PutJsonKeepsIntegersAndQuotesNonFinite) {
 }
 
 TEST(Encoder, InfluxEscapesAndLeavesOutNonFinite) {
-  const SeriesNames odd{"a,b c", {{"k=1", "v,2"}}};
+  const SeriesNames odd{"a,b c", {{"k=1", "v,2"}}, {}};
   const RelayPoint pts[] = {{&odd, 5, Value::Int(3)},
                             {&odd, 6, Value::Float(std::numeric_limits<double>::infinity())},
                             {&odd, 7, Value::Float(1.25)}};
@@ -56,7 +56,7 @@ std::string_view Field(std::string_view* in, uint32_t want_field) {
 }
 
 TEST(Encoder, RemoteWriteGroupsSamplesPerSeries) {
-  const SeriesNames other{"m", {}};
+  const SeriesNames other{"m", {}, {}};
   const RelayPoint pts[] = {{&kCpu, 1000, Value::Int(1)},
                             {&other, 1500, Value::Float(2.5)},
                             {&kCpu, 2000, Value::Int(3)}};

@@ -9,7 +9,7 @@ namespace {
 
 using std::chrono::milliseconds;
 
-const SeriesNames kM{"m", {{"h", "a"}}};
+const SeriesNames kM{"m", {{"h", "a"}}, {}};
 
 TEST(Sender, ClassifiesReplies) {
   testing::LoopbackUpstream up(true, {"HTTP/1.1 503 Busy\r\nContent-Length: 4\r\n\r\nbusy",
