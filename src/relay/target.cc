@@ -146,13 +146,13 @@ const SeriesNames* Relay::Target::Names(SeriesId id) {
     n = std::make_unique<SeriesNames>();
     n->metric = std::string(key.metric);
     for (const auto& [k, v] : key.tags) n->tags.emplace_back(std::string(k), std::string(v));
-    for (const auto& [k, v] : spec_.add_tags) {
+    for (const auto& extra : spec_.add_tags) {
       auto same = std::find_if(n->tags.begin(), n->tags.end(),
-                               [&](const auto& kv) { return kv.first == k; });
+                               [&](const auto& kv) { return kv.first == extra.first; });
       if (same != n->tags.end()) {
-        same->second = v;
+        same->second = extra.second;
       } else {
-        n->tags.emplace_back(k, v);
+        n->tags.push_back(extra);
       }
     }
     std::sort(n->tags.begin(), n->tags.end());
