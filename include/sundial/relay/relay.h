@@ -13,8 +13,9 @@
 // Delivery: a batch is acknowledged by a 2xx reply (HTTP protocols) or by a
 // complete write to the socket (telnet, which has no replies: a batch in
 // flight when the connection breaks can be lost; prefer http). Network
-// errors and 5xx/429 are retried with capped exponential backoff; any other
-// 4xx rejects the batch, which is counted, reported and skipped. After a
+// errors, timeouts, 5xx, 408, 429 and 3xx are retried with capped
+// exponential backoff; any other 4xx rejects the batch, which is counted,
+// reported and skipped. After a
 // restart the batch in flight is sent again (duplicates, never gaps).
 //
 // Threads: one per target, started by Start(), stopped by Stop(). Status()
