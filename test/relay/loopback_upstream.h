@@ -65,7 +65,8 @@ class LoopbackUpstream {
           bufs.emplace_back();
         }
       }
-      for (size_t i = 0; i < conns.size(); ++i) {
+      // Only the connections that were polled (a new one waits a turn).
+      for (size_t i = 0; i + 1 < p.size(); ++i) {
         if (!(p[i + 1].revents & (POLLIN | POLLHUP))) continue;
         char buf[65536];
         const ssize_t n = ::recv(conns[i], buf, sizeof(buf), 0);
