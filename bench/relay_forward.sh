@@ -91,10 +91,12 @@ run() {  # run <config> <run number>
   if [[ $cfg != none ]]; then
     local points
     points=$(field points "$out")
-    for _ in $(seq 6000); do  # at most 10 minutes
-      pending=$(curl -sf "http://127.0.0.1:$port/api/relay" |
-        python3 -c 'import json,sys; print(sum(t["pendingBytes"] for t in json.load(sys.stdin)["targets"]))')
-      [[ $pending == 0 ]] && break
+    for _ in $(seq 6000); do  # at most 10 minutes: until every point was delivered
+      done_=$(curl -sf "http://127.0.0.1:$port/api/relay" | python3 -c '
+import json, sys
+t = json.load(sys.stdin)["targets"][0]
+print(int(t["pendingBytes"] == 0 and t["pointsSent"] + t["pointsRejected"] >= int(sys.argv[1])))' "$points")
+      [[ $done_ == 1 ]] && break
       sleep 0.1
     done
     local t1 rows

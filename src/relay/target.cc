@@ -115,10 +115,19 @@ void Relay::Target::Run() {
       CheckBudget();
       UpdateLag();
     }
-    if (batch_done_ == batch_.size() && batch_end_ == acked_ && !FillBatch()) {
-      Persist(false);
-      if (!Sleep(kIdlePoll)) break;
-      continue;
+    if (batch_done_ == batch_.size() && batch_end_ == acked_) {
+      if (!FillBatch()) {  // caught up with the WAL
+        pending_bytes_.store(0, std::memory_order_relaxed);
+        Persist(false);
+        if (!Sleep(kIdlePoll)) break;
+        continue;
+      }
+      if (pending_bytes_.load(std::memory_order_relaxed) == 0) {  // until CheckBudget measures
+        pending_bytes_.store(batch_end_.segment == acked_.segment
+                                 ? batch_end_.offset - std::min(batch_end_.offset, acked_.offset)
+                                 : 1,
+                             std::memory_order_relaxed);
+      }
     }
     if (batch_done_ == batch_.size()) {  // everything in it delivered or skipped
       acked_ = batch_end_;
