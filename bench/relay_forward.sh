@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Relay benchmark: Sundial ingesting the DevOps data set (ingest_load, telnet)
-# with no relay target, and with one target forwarding to VictoriaMetrics
-# (remote_write, or its OpenTSDB /api/put listener); plus VictoriaMetrics
+# with no relay target, with one target whose upstream is down ("down": the
+# relay's cost alone), and with one target forwarding to VictoriaMetrics
+# (remote_write "rw", or its OpenTSDB /api/put listener "http"); plus VictoriaMetrics
 # taking the same load itself, as the reference. All in one run, on loopback,
 # each server fresh. Prints per configuration: local ingest points/s and
 # Sundial's CPU, and for relay runs the forwarding throughput (points the
@@ -9,7 +10,7 @@
 # nothing pending), then the ratios.
 #
 #   bench/relay_forward.sh [build dir] [extra ingest_load flags...]
-#   RUNS=3 TARGETS="none rw http" bench/relay_forward.sh build --duration=1800
+#   RUNS=3 TARGETS="none down rw http" bench/relay_forward.sh build --duration=1800
 #
 # Needs the Debian package victoria-metrics. Defaults: 100 hosts x 101
 # metrics x 1 h at 10 s (3,636,000 points), 4 telnet connections.
@@ -19,7 +20,7 @@ build="${1:-$root/build}"
 shift || true
 extra=("$@")
 runs="${RUNS:-1}"
-targets=(${TARGETS:-none rw http})
+targets=(${TARGETS:-none down rw http})
 load="$build/bench/ingest_load"
 sundiald="$build/sundiald"
 vm="$(command -v victoria-metrics || true)"
@@ -71,7 +72,11 @@ run() {  # run <config> <run number>
     return
   fi
   local relay_args=()
-  if [[ $cfg != none ]]; then
+  if [[ $cfg == down ]]; then
+    # A target whose upstream is down: the relay's own cost in Sundial, with
+    # no upstream competing for the CPU.
+    relay_args=(--relay-targets "remote-write://127.0.0.1:$(free_port)/api/v1/write")
+  elif [[ $cfg != none ]]; then
     start_vm "$dir/vm"
     case $cfg in
       rw) relay_args=(--relay-targets "remote-write://127.0.0.1:$vm_http/api/v1/write?batch=5000") ;;
@@ -88,7 +93,7 @@ run() {  # run <config> <run number>
   local t0 out fwd=0
   t0=$(now)
   out=$("$load" --protocol=telnet --port="$port" --pid="$spid" --stats=sundial "${extra[@]}" 2>/dev/null)
-  if [[ $cfg != none ]]; then
+  if [[ $cfg != none && $cfg != down ]]; then
     local points
     points=$(field points "$out")
     for _ in $(seq 6000); do  # at most 10 minutes: until every point was delivered
@@ -101,7 +106,11 @@ print(int(t["pendingBytes"] == 0 and t["pointsSent"] + t["pointsRejected"] >= in
     done
     local t1 rows
     t1=$(now)
-    rows=$(vm_rows "$vm_http")
+    for _ in $(seq 100); do  # VictoriaMetrics counts rows once they reach its storage
+      rows=$(vm_rows "$vm_http")
+      [[ ${rows%.*} -ge $points ]] && break
+      sleep 0.1
+    done
     fwd=$(python3 -c "print(float('${rows:-0}') / ($t1 - $t0))")
     out+=" forwarded=$rows forward_seconds=$(python3 -c "print(round($t1 - $t0, 3))") forward_points_per_s=$(printf '%.0f' "$fwd")"
     [[ ${rows%.*} -ge $points ]] || echo "warning: the upstream stored $rows of $points points" >&2
