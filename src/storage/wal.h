@@ -8,6 +8,9 @@
 //                      the time segment <seq> was started; replay starts
 //                      with it and continues with segments >= <seq>
 //   *.tmp              an unfinished checkpoint, removed on open
+// A segment covered by a checkpoint is removed unless a WalRetention
+// (sundial/storage/wal_reader.h; the relay's unsent data) still needs it;
+// such kept segments are read by WalReader only, never replayed.
 //
 // Segment and checkpoint format, version 1: a record log (record_log.h) with
 // magic "SUNDWAL1" (segments) or "SUNDCKP1" (checkpoints). Record type 4,
