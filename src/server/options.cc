@@ -81,6 +81,12 @@ Status SetTimestampMs(std::string_view v, Timestamp* out) {
   return Status::OK();
 }
 
+Status SetPositiveDuration(std::string_view v, milliseconds* out) {
+  SUNDIAL_RETURN_IF_ERROR(ParseDuration(v, out));
+  if (out->count() < 1) return Status::InvalidArgument("expected a duration above 0, got", v);
+  return Status::OK();
+}
+
 // The table. Keep each help text to one line; it lands in --help, the
 // config file and the README.
 const std::vector<OptionSpec> kOptionTable = {
@@ -324,21 +330,9 @@ const std::vector<OptionSpec> kOptionTable = {
     {"relay.batch_size", "1000", "points per request to an upstream (a target's batch= overrides it)",
      [](std::string_view v, Options* o) { return Uint32(v, 1, 1000000, &o->relay.batch_points); }},
     {"relay.timeout", "10s", "connect, send and reply time allowed per request to an upstream",
-     [](std::string_view v, Options* o) {
-       milliseconds d{0};
-       SUNDIAL_RETURN_IF_ERROR(ParseDuration(v, &d));
-       if (d.count() < 1) return Status::InvalidArgument("relay timeout must be positive, got", v);
-       o->relay.timeout = d;
-       return Status::OK();
-     }},
+     [](std::string_view v, Options* o) { return SetPositiveDuration(v, &o->relay.timeout); }},
     {"relay.max_backoff", "30s", "longest wait between retries to an unreachable or failing upstream",
-     [](std::string_view v, Options* o) {
-       milliseconds d{0};
-       SUNDIAL_RETURN_IF_ERROR(ParseDuration(v, &d));
-       if (d.count() < 1) return Status::InvalidArgument("relay max backoff must be positive, got", v);
-       o->relay.max_backoff = d;
-       return Status::OK();
-     }},
+     [](std::string_view v, Options* o) { return SetPositiveDuration(v, &o->relay.max_backoff); }},
     {"log.level", "info", "log level: trace, debug, info, warn, error, critical, off", &SetLogLevel},
     {"log.file", "", "also log to this file, rotated by size (empty = stderr only); SIGHUP reopens it",
      [](std::string_view v, Options* o) {
