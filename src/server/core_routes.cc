@@ -23,6 +23,7 @@ void RegisterRoutes(ServiceContext* ctx, http::Router* router) {
   RegisterAnnotationRoutes(ctx, router);
   RegisterUidRoutes(ctx, router);
   RegisterStatsRoutes(ctx, router);
+  RegisterRelayRoutes(ctx, router);
 }
 
 void RegisterCoreRoutes(ServiceContext* /*ctx*/, http::Router* router) {

@@ -81,6 +81,12 @@ Status SetTimestampMs(std::string_view v, Timestamp* out) {
   return Status::OK();
 }
 
+Status SetPositiveDuration(std::string_view v, milliseconds* out) {
+  SUNDIAL_RETURN_IF_ERROR(ParseDuration(v, out));
+  if (out->count() < 1) return Status::InvalidArgument("expected a duration above 0, got", v);
+  return Status::OK();
+}
+
 // The table. Keep each help text to one line; it lands in --help, the
 // config file and the README.
 const std::vector<OptionSpec> kOptionTable = {
@@ -169,7 +175,7 @@ const std::vector<OptionSpec> kOptionTable = {
      &SetWalSync},
     {"wal.segment_size", "64MiB", "size at which a new WAL segment file is started",
      [](std::string_view v, Options* o) {
-       return ParseBytes(v, 1 << 20, 1ull << 32, &o->storage.wal_segment_bytes);
+       return ParseBytes(v, 64 * 1024, 1ull << 32, &o->storage.wal_segment_bytes);
      }},
     {"ingest.max_tags", "8", "most tags a data point may have (OpenTSDB: tsd.storage.max_tags)",
      [](std::string_view v, Options* o) {
@@ -332,6 +338,22 @@ const std::vector<OptionSpec> kOptionTable = {
      }},
     {"rollup.grace", "10m", "an hour is rolled up this long after it ended; points arriving later are folded in by a rebuild",
      [](std::string_view v, Options* o) { return SetTimestampMs(v, &o->rollup.store.grace_ms); }},
+    // The relay (README "Scaling out"): forwards what the WAL accepted.
+    {"relay.targets", "",
+     "comma-separated upstream URLs to forward every accepted point to: telnet://h:p, "
+     "http://h:p (/api/put), remote-write://h:p/path, influx://h:p/write?db=NAME (empty = off)",
+     [](std::string_view v, Options* o) { return relay::ParseTargetList(v, &o->relay.targets); }},
+    {"relay.max_pending_bytes", "1GiB",
+     "per target, unsent WAL kept on disk; beyond it the oldest unsent segments are dropped and counted",
+     [](std::string_view v, Options* o) {
+       return ParseBytes(v, 1024, 1ull << 50, &o->relay.max_pending_bytes);
+     }},
+    {"relay.batch_size", "1000", "points per request to an upstream (a target's batch= overrides it)",
+     [](std::string_view v, Options* o) { return Uint32(v, 1, 1000000, &o->relay.batch_points); }},
+    {"relay.timeout", "10s", "connect, send and reply time allowed per request to an upstream",
+     [](std::string_view v, Options* o) { return SetPositiveDuration(v, &o->relay.timeout); }},
+    {"relay.max_backoff", "30s", "longest wait between retries to an unreachable or failing upstream",
+     [](std::string_view v, Options* o) { return SetPositiveDuration(v, &o->relay.max_backoff); }},
     {"log.level", "info", "log level: trace, debug, info, warn, error, critical, off", &SetLogLevel},
     {"log.file", "", "also log to this file, rotated by size (empty = stderr only); SIGHUP reopens it",
      [](std::string_view v, Options* o) {

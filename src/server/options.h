@@ -26,6 +26,7 @@
 #include "sundial/ingest/ingest_options.h"
 #include "sundial/net/line_connection.h"
 #include "sundial/net/listener.h"
+#include "sundial/relay/relay.h"
 #include "sundial/rollup/rollup_store.h"
 #include "sundial/storage/storage.h"
 
@@ -95,6 +96,7 @@ struct Options {
   RollupServerOptions rollup;
   TelnetOptions telnet;
   GraphiteOptions graphite;
+  relay::RelayOptions relay;     // dir and log are filled in by the server
   LogOptions log;
 };
 

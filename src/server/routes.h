@@ -39,5 +39,6 @@ void RegisterRemoteWriteRoutes(ServiceContext* ctx, http::Router* router);
 void RegisterAnnotationRoutes(ServiceContext* ctx, http::Router* router);
 void RegisterUidRoutes(ServiceContext* ctx, http::Router* router);
 void RegisterStatsRoutes(ServiceContext* ctx, http::Router* router);
+void RegisterRelayRoutes(ServiceContext* ctx, http::Router* router);  // relay_routes.cc
 
 }  // namespace sundial::server

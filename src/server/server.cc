@@ -54,10 +54,13 @@ Status Server::Start() {
     late_observers_.Add(cache_.get());
   }
   if (!late_observers_.empty()) storage_options.late_observer = &late_observers_;
+  SUNDIAL_RETURN_IF_ERROR(OpenRelay());
+  if (relay_) storage_options.wal_retention = relay_.get();
   Notify("STATUS=Loading the index and replaying the write-ahead log in " +
          options_.storage.data_dir);
   SUNDIAL_RETURN_IF_ERROR(storage::Storage::Open(storage_options, &storage_));
   if (rollups_) rollups_->Start(storage_.get());
+  if (relay_) SUNDIAL_RETURN_IF_ERROR(relay_->Start(storage_.get()));
   const std::vector<std::string> warnings = storage_->recovery_warnings();
   for (const std::string& warning : warnings) spdlog::warn("recovery: {}", warning);
   if (const storage::StorageHealth h = storage_->health(); h.read_only) {
@@ -89,6 +92,7 @@ Status Server::Start() {
   ctx_.storage = storage_.get();
   ctx_.rollups = rollups_.get();
   ctx_.cache = cache_.get();
+  ctx_.relay = relay_.get();
   ctx_.ingest = ingest_.get();
   ctx_.remote_write = remote_write_.get();
   ctx_.workers = workers_.get();
@@ -140,6 +144,25 @@ Status Server::OpenRollups() {
   ro.retention_ms = options_.storage.retention_ms;
   SUNDIAL_RETURN_IF_ERROR(rollup::RollupStore::Open(ro, &rollups_));
   late_observers_.Add(rollups_.get());
+  return Status::OK();
+}
+
+Status Server::OpenRelay() {
+  if (options_.relay.targets.empty()) return Status::OK();
+  relay::RelayOptions ro = options_.relay;
+  ro.dir = options_.storage.data_dir + "/relay";
+  ro.log = [](relay::LogLevel level, const std::string& msg) {
+    if (level == relay::LogLevel::kError) {
+      spdlog::error("{}", msg);
+    } else if (level == relay::LogLevel::kWarn) {
+      spdlog::warn("{}", msg);
+    } else {
+      spdlog::info("{}", msg);
+    }
+  };
+  relay_env_ = NewPosixEnv();
+  SUNDIAL_RETURN_IF_ERROR(relay::Relay::Open(ro, relay_env_.get(), &relay_));
+  for (const relay::TargetSpec& t : ro.targets) spdlog::info("relay target {}", t.display);
   return Status::OK();
 }
 
@@ -197,6 +220,7 @@ void Server::Stop() {
   io_pool_->Join();
   if (workers_) workers_->Stop();
   if (rollups_) rollups_->Stop();
+  if (relay_) relay_->Stop();  // persists positions before storage keeps the WAL they need
   storage_.reset();  // seals and syncs
   rollups_.reset();
   spdlog::info("sundiald stopped");

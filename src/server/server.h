@@ -63,6 +63,8 @@ class Server : private net::SessionFactory {
   // Opens the rollup store (if enabled) and adds it to the storage's
   // late-point observers.
   Status OpenRollups();
+  // Opens the relay (if relay.targets is set) and loads its positions.
+  Status OpenRelay();
   void WaitForSignal();
   void Stop();
   // Sends a notify message; a failure is logged, never fatal.
@@ -75,6 +77,9 @@ class Server : private net::SessionFactory {
   std::unique_ptr<rollup::RollupStore> rollups_;
   std::unique_ptr<query::BucketCache> cache_;  // null when query.cache_size is 0
   LateObservers late_observers_;
+  // Outlive storage_: the relay decides which WAL segments it keeps.
+  std::unique_ptr<Env> relay_env_;
+  std::unique_ptr<relay::Relay> relay_;  // null without relay.targets
   std::unique_ptr<storage::Storage> storage_;
   // Annotations and uid/ts meta (meta.log in the data dir).
   std::unique_ptr<Env> meta_env_;

@@ -13,6 +13,7 @@
 #include "sundial/net/session.h"
 #include "sundial/query/annotations.h"
 #include "sundial/query/bucket_cache.h"
+#include "sundial/relay/relay.h"
 #include "sundial/rollup/rollup_store.h"
 #include "sundial/storage/meta_store.h"
 #include "sundial/storage/storage.h"
@@ -36,6 +37,7 @@ struct ServiceContext {
   storage::Storage* storage = nullptr;        // null while no storage is open
   const rollup::RollupStore* rollups = nullptr;  // null when rollups are off
   query::BucketCache* cache = nullptr;          // null when the bucket cache is off
+  const relay::Relay* relay = nullptr;        // null when no relay target is configured
   IngestService* ingest = nullptr;            // the write path (ingest_service.h)
   RemoteWriteService* remote_write = nullptr; // /api/v1/write (remote_write_service.h)
   WorkerPool* workers = nullptr;              // for work that must leave I/O threads

@@ -95,6 +95,7 @@ std::vector<StatRecord> CollectStats(const ServiceContext& ctx) {
     add("rollup.watermark", s.watermark > 0 ? static_cast<uint64_t>(s.watermark / 1000) : 0, {},
         {}, false);
   }
+  AppendRelayStats(ctx, &r);
   return r;
 }
 

@@ -29,6 +29,8 @@ struct StatRecord {
 };
 
 std::vector<StatRecord> CollectStats(const ServiceContext& ctx);
+// The relay's per-target records (tag target=<id>); relay_routes.cc.
+void AppendRelayStats(const ServiceContext& ctx, std::vector<StatRecord>* out);
 
 std::string StatsJson(const std::vector<StatRecord>& records, int64_t now_s,
                       const std::string& host);

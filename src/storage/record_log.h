@@ -63,6 +63,15 @@ class LogReader {
     buf_offset_ = kLogFileHeaderSize;
     status_ = Status::OK();
   }
+  // Continues reading at a record boundary `offset` (>= the header size)
+  // found earlier with end_of_valid(), without reading the header.
+  void Seek(uint64_t offset) {
+    buf_.clear();
+    pos_ = 0;
+    buf_offset_ = offset;
+    end_of_valid_ = offset;
+    status_ = Status::OK();
+  }
   // The next valid record. Returns false at the end of the file or on a
   // read error (see status()). The payload view stays valid until the next
   // call.

@@ -90,7 +90,8 @@ Status StorageImpl::Recover() {
                                                options_.partition_duration_ms,
                                                options_.mmap_window_bytes,
                                                options_.max_open_partitions);
-  wal_ = std::make_unique<Wal>(env_.get(), dir + "/wal", options_.wal_segment_bytes);
+  wal_ = std::make_unique<Wal>(env_.get(), dir + "/wal", options_.wal_segment_bytes,
+                               options_.wal_retention);
   std::string marks;
   bool have_marks = false;
   SUNDIAL_RETURN_IF_ERROR(wal_->ReadCheckpointMarks(&marks, &have_marks));

@@ -14,7 +14,7 @@
 namespace sundial::storage {
 namespace {
 
-constexpr char kSegmentMagic[] = "SUNDWAL1";
+constexpr const char* kSegmentMagic = kWalSegmentMagic;
 constexpr char kCheckpointMagic[] = "SUNDCKP1";
 constexpr size_t kCheckpointChunk = 256 * 1024;
 
@@ -38,6 +38,11 @@ bool ParseSeqName(const std::string& name, const char* ext, uint64_t* seq) {
 }
 
 }  // namespace
+
+std::string WalSegmentName(uint64_t seq) { return SeqName(seq, ".wal"); }
+bool ParseWalSegmentName(const std::string& name, uint64_t* seq) {
+  return ParseSeqName(name, ".wal", seq);
+}
 
 namespace {
 
@@ -160,8 +165,8 @@ bool DecodeCheckpointPage(std::string_view in,
   return it.status().ok();
 }
 
-Wal::Wal(Env* env, std::string dir, uint64_t segment_bytes)
-    : env_(env), dir_(std::move(dir)), segment_bytes_(segment_bytes) {}
+Wal::Wal(Env* env, std::string dir, uint64_t segment_bytes, WalRetention* retention)
+    : env_(env), dir_(std::move(dir)), segment_bytes_(segment_bytes), retention_(retention) {}
 
 bool ParseWalFileName(const std::string& name, bool* checkpoint, uint64_t* seq) {
   *checkpoint = ParseSeqName(name, ".ckpt", seq);
@@ -272,7 +277,8 @@ Status Wal::Recover(const std::function<void(uint8_t, std::string_view)>& fn,
   for (uint64_t seq : segments) {
     max_seq = std::max(max_seq, seq);
     if (seq < start) {
-      (void)env_->RemoveFile(SegmentPath(seq));  // covered by the checkpoint
+      // Covered by the checkpoint; kept only while retention needs it.
+      if (!Retained(seq)) (void)env_->RemoveFile(SegmentPath(seq));
       continue;
     }
     ReplayFile(SegmentPath(seq), kSegmentMagic, fn, warnings, corrupt_records);
@@ -394,7 +400,7 @@ Status Wal::RemoveBefore(uint64_t seq, bool include_checkpoint_seq) {
   std::vector<uint64_t> segments, checkpoints;
   SUNDIAL_RETURN_IF_ERROR(ListFiles(&segments, &checkpoints));
   for (uint64_t s : segments) {
-    if (s < seq) SUNDIAL_RETURN_IF_ERROR(env_->RemoveFile(SegmentPath(s)));
+    if (s < seq && !Retained(s)) SUNDIAL_RETURN_IF_ERROR(env_->RemoveFile(SegmentPath(s)));
   }
   for (uint64_t c : checkpoints) {
     if (c < seq || (include_checkpoint_seq && c == seq)) {

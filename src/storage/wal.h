@@ -8,6 +8,9 @@
 //                      the time segment <seq> was started; replay starts
 //                      with it and continues with segments >= <seq>
 //   *.tmp              an unfinished checkpoint, removed on open
+// A segment covered by a checkpoint is removed unless a WalRetention
+// (sundial/storage/wal_reader.h; the relay's unsent data) still needs it;
+// such kept segments are read by WalReader only, never replayed.
 //
 // Segment and checkpoint format, version 1: a record log (record_log.h) with
 // magic "SUNDWAL1" (segments) or "SUNDCKP1" (checkpoints). Record type 4,
@@ -53,6 +56,7 @@
 #include "sundial/common/env.h"
 #include "sundial/common/mutex.h"
 #include "sundial/storage/storage.h"
+#include "sundial/storage/wal_reader.h"
 
 namespace sundial::storage {
 
@@ -60,6 +64,11 @@ constexpr uint8_t kWalPointsRecordV1 = 1;  // read only
 constexpr uint8_t kWalPointsRecord = 4;
 constexpr uint8_t kWalPageRecord = 2;   // checkpoints only
 constexpr uint8_t kWalMarksRecord = 3;  // checkpoints only, first record
+inline constexpr char kWalSegmentMagic[] = "SUNDWAL1";
+
+// "<20-digit seq>.wal", and back (false if name is not a segment's).
+std::string WalSegmentName(uint64_t seq);
+bool ParseWalSegmentName(const std::string& name, uint64_t* seq);
 
 // Encodes a batch as a complete record (header included) into *out, which
 // is cleared first and reused (no allocation once it has grown).
@@ -82,7 +91,9 @@ bool ParseWalFileName(const std::string& name, bool* checkpoint, uint64_t* seq);
 
 class Wal {
  public:
-  Wal(Env* env, std::string dir, uint64_t segment_bytes);
+  // retention (borrowed, may be null) is consulted before any segment is
+  // removed: segments it still needs stay on disk.
+  Wal(Env* env, std::string dir, uint64_t segment_bytes, WalRetention* retention = nullptr);
   Wal(const Wal&) = delete;
   Wal& operator=(const Wal&) = delete;
 
@@ -158,6 +169,15 @@ class Wal {
   // holding only it, for the new segment.
   Status Reset(const std::string& marks = std::string());
 
+  // Where the next record will be appended: the current segment and its
+  // end. Every record before it is completely written.
+  WalPosition End() EXCLUDES(mu_) {
+    MutexLock lock(&mu_);
+    return WalPosition{seq_, offset_};
+  }
+  const std::string& dir() const { return dir_; }
+  Env* env() const { return env_; }
+
   uint64_t bytes_written() const { return bytes_written_.load(std::memory_order_relaxed); }
   uint64_t syncs() const { return syncs_.load(std::memory_order_relaxed); }
   uint64_t write_errors() const { return write_errors_.load(std::memory_order_relaxed); }
@@ -172,6 +192,10 @@ class Wal {
   void AcquireSyncToken() EXCLUDES(mu_, sync_mu_);
   void ReleaseSyncToken(uint64_t synced_lsn) EXCLUDES(sync_mu_);
   Status RemoveBefore(uint64_t seq, bool include_checkpoint_seq);
+  // Whether retention_ still needs segment seq.
+  bool Retained(uint64_t seq) const {
+    return retention_ != nullptr && seq >= retention_->OldestWalSegmentNeeded();
+  }
   Status ListFiles(std::vector<uint64_t>* segments, std::vector<uint64_t>* checkpoints);
   void ReplayFile(const std::string& path, std::string_view magic,
                   const std::function<void(uint8_t, std::string_view)>& fn,
@@ -180,6 +204,7 @@ class Wal {
   Env* const env_;
   const std::string dir_;
   const uint64_t segment_bytes_;
+  WalRetention* const retention_;
 
   Mutex mu_;  // serialises writes and segment switches
   // GUARDED_BY(mu_). Replaced only by a holder of the sync token, because

@@ -30,6 +30,15 @@ std::string ValidWalRecords(std::mt19937_64* rng) {
   return out;
 }
 
+TEST(StorageFuzzSmoke, WalReader) {
+  std::mt19937_64 rng(testing::TestSeed(11));
+  for (int i = 0; i < 300; ++i) {
+    std::string s = ValidWalRecords(&rng);
+    testing::Mutate(&s, &rng);
+    FuzzWalReader(reinterpret_cast<const uint8_t*>(s.data()), s.size());
+  }
+}
+
 TEST(StorageFuzzSmoke, WalRecords) {
   std::mt19937_64 rng(testing::TestSeed(7));
   for (int i = 0; i < 3000; ++i) {

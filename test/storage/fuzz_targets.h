@@ -12,6 +12,11 @@ namespace sundial::storage {
 // record decoded as a batch. Also decodes the input as one batch payload.
 void FuzzWalRecords(const uint8_t* data, size_t size);
 
+// Input = the records part of WAL segment 1, followed by an intact segment
+// 2: a WalReader (what the relay tails the WAL with) reads from segment 1's
+// start to the end; its position must only grow.
+void FuzzWalReader(const uint8_t* data, size_t size);
+
 // Input = a data directory, split in four by 2-byte little-endian lengths:
 // series.log records, WAL segment records, page file records, page index
 // records (file headers are prepended). Opens the engine on it, reads every

@@ -42,6 +42,9 @@ enum class WalSyncMode : uint8_t {
 };
 
 class LateAppendObserver;  // below
+class WalRetention;        // wal_reader.h
+class WalReader;           // wal_reader.h
+struct WalPosition;        // wal_reader.h
 
 struct StorageOptions {
   std::string data_dir;                        // created if missing
@@ -75,6 +78,10 @@ struct StorageOptions {
   uint64_t resume_free_bytes = 16ull << 20;
   // Borrowed; must outlive the engine. Null: nobody is told about late points.
   LateAppendObserver* late_observer = nullptr;
+  // Borrowed; must outlive the engine. Null: WAL segments are removed as
+  // soon as a checkpoint covers them. Otherwise segments it still needs
+  // are kept (the relay's unsent data).
+  WalRetention* wal_retention = nullptr;
 };
 
 enum class NameKind : uint8_t { kMetric = 0, kTagKey = 1, kTagValue = 2 };
@@ -333,6 +340,15 @@ class Storage {
   // derived from points read after an earlier value may be stale once it
   // differs. 0 for engines that never remove points.
   virtual uint64_t removals() { return 0; }
+
+  // A reader of the WAL starting at `from` (wal_reader.h), for the relay.
+  // Caller owns it; it must not outlive the engine. Unavailable for
+  // engines without a WAL.
+  virtual Status NewWalReader(const WalPosition& from, std::unique_ptr<WalReader>* out) {
+    (void)from;
+    (void)out;
+    return Status::Unavailable("this storage has no write-ahead log");
+  }
 };
 
 }  // namespace sundial::storage

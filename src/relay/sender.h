@@ -1,0 +1,43 @@
+// Sender: delivers one chunk of points to one upstream in its protocol and
+// classifies the outcome. Used by one relay thread.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <string>
+
+#include "encoder.h"
+#include "upstream_connection.h"
+#include "sundial/relay/target_spec.h"
+
+namespace sundial::relay {
+
+enum class SendOutcome {
+  kDelivered,  // acknowledged (telnet: completely written)
+  kRejected,   // the upstream refused this data (4xx other than 408/429): skip it
+  kRetry,      // network error, timeout, 5xx, 408, 429 or 3xx: send it again later
+};
+
+class Sender {
+ public:
+  Sender(const TargetSpec& spec, std::chrono::milliseconds timeout);
+  Sender(const Sender&) = delete;
+  Sender& operator=(const Sender&) = delete;
+
+  // Sends points [0, n). *left_out: points the protocol cannot carry (left
+  // out of the request). *error describes a kRejected or kRetry outcome.
+  SendOutcome Send(const RelayPoint* points, size_t n, size_t* left_out, std::string* error);
+  // Whether the last attempt reached the upstream.
+  bool connected() const { return connected_; }
+
+ private:
+  const TargetSpec& spec_;
+  const std::chrono::milliseconds timeout_;
+  std::string headers_;  // fixed extra header lines
+  UpstreamConnection conn_;
+  std::string body_;
+  std::string compressed_;
+  bool connected_ = false;
+};
+
+}  // namespace sundial::relay

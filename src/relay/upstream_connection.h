@@ -1,0 +1,55 @@
+// UpstreamConnection: one blocking TCP connection to an upstream, used by
+// one relay thread only. Every call is bounded by a timeout (poll), so a
+// slow or silent upstream never holds the thread for longer than that.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "http_response.h"
+#include "sundial/common/status.h"
+
+namespace sundial::relay {
+
+class UpstreamConnection {
+ public:
+  UpstreamConnection(std::string host, uint16_t port);
+  ~UpstreamConnection();
+  UpstreamConnection(const UpstreamConnection&) = delete;
+  UpstreamConnection& operator=(const UpstreamConnection&) = delete;
+
+  bool is_open() const { return fd_ >= 0; }
+  void Close();
+
+  // Sends telnet lines. Before writing, a connection the upstream has
+  // closed (or that has bytes waiting, e.g. error replies) is noticed:
+  // replies are discarded (the first line kept in *reply), and a closed
+  // one is reopened. Unavailable/DeadlineExceeded on network errors.
+  Status SendLines(std::string_view lines, std::chrono::milliseconds timeout, std::string* reply);
+
+  // POSTs body to path (request target) with extra header lines (each
+  // ending in CRLF) and reads the response into *out. Network errors and
+  // malformed responses return a non-OK Status (the connection is closed).
+  Status Post(const std::string& path, const std::string& headers, std::string_view body,
+              std::chrono::milliseconds timeout, HttpResponse* out);
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  Status Connect(Clock::time_point deadline);
+  Status WriteAll(std::string_view data, Clock::time_point deadline);
+  // Waits until fd_ is readable (or writable); DeadlineExceeded at deadline.
+  Status Wait(bool write, Clock::time_point deadline);
+  // Reads what is waiting without blocking. False if the peer closed or
+  // the connection failed.
+  bool DrainWaiting(std::string* reply);
+
+  const std::string host_;
+  const uint16_t port_;
+  const std::string host_header_;
+  int fd_ = -1;
+  std::string in_;  // response bytes read, not yet parsed
+};
+
+}  // namespace sundial::relay
