@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Bulk import benchmark: `sundiald import` of a tsdb import file vs live
-# telnet ingest of the same points (ingest_load) vs VictoriaMetrics'
+# telnet ingest of the same points (ingest_load's pre-built bytes, and the
+# same file sent live with zcat | nc) vs VictoriaMetrics'
 # /api/v1/import (JSON lines) of the same points, in one run on one machine;
 # then `sundiald export` of everything back out. Prints points/s of each,
 # the ratios, and the servers' RssAnon (sampled every 0.2 s) while importing
@@ -90,6 +91,18 @@ telnet_line=$("$build/bench/ingest_load" --protocol=telnet --port="$port_tel" --
 echo "$telnet_line"
 telnet_rate=$(sed -n 's/.*points_per_s=\([0-9]*\).*/\1/p' <<<"$telnet_line")
 
+echo "== live telnet ingest of the same file (zcat | put lines | nc, one connection)"
+start_sundial nc
+t0=$(now)
+zcat "$work/data.tsdb.gz" | sed 's/^/put /' | nc -q 1 127.0.0.1 "$port_nc" >/dev/null
+for _ in $(seq 1 12000); do
+  [ "$(stat_of "$port_nc" tsd.storage.points_appended)" -ge "$points" ] && break
+  sleep 0.1
+done
+t1=$(now)
+nc_rate=$(python3 -c "print(round($points / ($t1 - $t0)))")
+echo "nc points_per_s=$nc_rate"
+
 echo "== VictoriaMetrics /api/v1/import"
 start_vm vm
 t0=$(now)
@@ -117,4 +130,4 @@ echo "export points=$exported points_per_s=$(python3 -c "print(round($exported /
      "server_rss_anon_peak_mb=$(cat "$work/rss_exp")"
 
 echo "== ratios"
-python3 -c "print(f'import / telnet = {$import_rate / $telnet_rate:.2f}'); print(f'import / vm_import = {$import_rate / $vm_rate:.2f}')"
+python3 -c "print(f'import / telnet = {$import_rate / $telnet_rate:.2f}'); print(f'import / file over nc = {$import_rate / $nc_rate:.2f}'); print(f'import / vm_import = {$import_rate / $vm_rate:.2f}')"
