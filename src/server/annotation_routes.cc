@@ -12,6 +12,7 @@
 #include "sundial/query/json_format.h"
 #include "sundial/query/json_limits.h"
 #include "sundial/query/time_util.h"
+#include "wall_clock.h"
 
 namespace sundial::server {
 namespace {
@@ -23,12 +24,6 @@ using http::ResponderPtr;
 using query::Annotation;
 using query::AnnotationFields;
 using Json = nlohmann::json;
-
-Timestamp NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 // OpenTSDB's DateTime.parseDateTimeString: relative ("1h-ago"), absolute or
 // unix seconds/ms. Empty gives 0 (OpenTSDB returns -1 there; both fail the

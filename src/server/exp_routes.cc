@@ -12,6 +12,7 @@
 #include "sundial/query/exp_request.h"
 #include "sundial/query/gexp_executor.h"
 #include "sundial/query/query_engine.h"
+#include "wall_clock.h"
 
 namespace sundial::server {
 namespace {
@@ -20,12 +21,6 @@ using http::Method;
 using http::Reply;
 using http::Request;
 using http::ResponderPtr;
-
-Timestamp NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 void RunExp(const ServiceContext* ctx, const Request& req, const ResponderPtr& resp) {
   const Timestamp now_ms = NowMs();

@@ -8,6 +8,7 @@
 #include "ingest_service.h"
 #include "put_line_sink.h"
 #include "service_context.h"
+#include "wall_clock.h"
 
 namespace sundial::server {
 
@@ -22,12 +23,6 @@ void AppendErrorLines(const std::string& errors, net::ReplyBuffer* reply) {
     if (!reply->Append(std::string_view(errors).substr(p, e + 1 - p))) break;
     p = e + 1;
   }
-}
-
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
 }
 
 class IngestPutSink : public PutLineSink {

@@ -25,6 +25,7 @@
 #include "sundial/query/query_engine.h"
 #include "sundial/query/query_spec.h"
 #include "sundial/query/tag_filter.h"
+#include "wall_clock.h"
 
 namespace sundial::server {
 namespace {
@@ -33,12 +34,6 @@ using http::Method;
 using http::Reply;
 using http::Request;
 using http::ResponderPtr;
-
-Timestamp NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 // Wall time a query may spend on the I/O thread before it moves to the
 // worker pool (after at most this much work, redone there). Keeps other
