@@ -1,7 +1,6 @@
 // /api/annotation (alias /api/annotations) and /api/annotation/bulk
 // (opentsdb-compat.md §6.6; OpenTSDB's AnnotationRpc). Every handler runs
 // on the worker pool: a change is fsynced before it is answered.
-#include <chrono>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>

@@ -2,7 +2,6 @@
 // (README "Expressions", opentsdb-compat.md §6.5). An expression query
 // runs on the worker pool: it runs one query per metric and then
 // evaluates every expression, under the query.* limits.
-#include <chrono>
 #include <string>
 #include <utility>
 
@@ -48,18 +47,8 @@ void RunGexp(const ServiceContext* ctx, const Request& req, const ResponderPtr& 
 }  // namespace
 
 void RegisterExpRoutes(ServiceContext* ctx, http::Router* router) {
-  router->Add({Method::kPost}, "/api/query/exp", [ctx](Request req, ResponderPtr resp) {
-    if (ctx->storage == nullptr) return resp->Send(Reply::Error(503, "Storage is not open"));
-    ctx->workers->Submit([ctx, req = std::move(req), resp = std::move(resp)]() {
-      RunExp(ctx, req, resp);
-    });
-  });
-  router->Add({Method::kGet}, "/api/query/gexp", [ctx](Request req, ResponderPtr resp) {
-    if (ctx->storage == nullptr) return resp->Send(Reply::Error(503, "Storage is not open"));
-    ctx->workers->Submit([ctx, req = std::move(req), resp = std::move(resp)]() {
-      RunGexp(ctx, req, resp);
-    });
-  });
+  router->Add({Method::kPost}, "/api/query/exp", OnWorkers(ctx, RunExp));
+  router->Add({Method::kGet}, "/api/query/gexp", OnWorkers(ctx, RunGexp));
 }
 
 }  // namespace sundial::server

@@ -2,7 +2,6 @@
 // with its own ingest::TelnetPutHandler, and its InfluxDB line-protocol lines
 // with its own ingest::LineProtocolHandler (made on the first such line), and
 // appends them to storage before the connection reads again.
-#include <chrono>
 #include <string>
 
 #include "ingest_service.h"

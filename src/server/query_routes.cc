@@ -9,7 +9,6 @@
 // "Query limits"). /api/query streams its body: a result that fits in one
 // 64 KiB piece is sent as one reply with Content-Length; a larger one is
 // sent with chunked transfer encoding, one piece in flight at a time.
-#include <chrono>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
@@ -181,19 +180,6 @@ void RunLookup(const ServiceContext* ctx, const Request& req, const ResponderPtr
   std::string body;
   if (s.ok()) s = query::QueryEngine(ctx->storage, Limits(ctx)).Lookup(lr, &body);
   resp->Send(s.ok() ? Reply::Json(std::move(body)) : ErrorReply(s));
-}
-
-// Runs fn(ctx, request, responder) on the worker pool.
-template <typename Fn>
-http::Handler OnWorkers(ServiceContext* ctx, Fn fn) {
-  return [ctx, fn](Request req, ResponderPtr resp) {
-    if (ctx->storage == nullptr) {
-      return resp->Send(Reply::Error(503, "Storage is not open"));
-    }
-    ctx->workers->Submit([ctx, fn, req = std::move(req), resp = std::move(resp)]() {
-      fn(ctx, req, resp);
-    });
-  };
 }
 
 }  // namespace
