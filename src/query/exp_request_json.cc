@@ -1,7 +1,6 @@
 // POST /api/query/exp body -> ExpRequest (before validation), and the
 // "query" echo of the response. Jackson's leniency: unknown keys ignored,
 // scalars coerced between strings, numbers and booleans.
-#include <cctype>
 #include <nlohmann/json.hpp>
 
 #include "exp_request_impl.h"
@@ -216,14 +215,7 @@ Status ParseList(const std::string& key, const Json& j, bool* has, std::vector<T
 }  // namespace
 
 Status ParseExpRequestJson(std::string_view body, ExpRequest* out) {
-  size_t nonspace = 0;
-  while (nonspace < body.size() && std::isspace(static_cast<unsigned char>(body[nonspace]))) {
-    ++nonspace;
-  }
-  if (nonspace == body.size()) {
-    return Status::InvalidArgument(std::string("Missing message content") + kDetailsSeparator +
-                                   "Supply valid JSON formatted data in the body of your request");
-  }
+  SUNDIAL_RETURN_IF_ERROR(CheckBodyNotBlank(body));
   SUNDIAL_RETURN_IF_ERROR(CheckJsonBounds(body, kMaxExpRequestBytes));
   const Json j = Json::parse(body.begin(), body.end(), nullptr, false);
   if (j.is_discarded()) return JsonError("Malformed JSON in the request body");

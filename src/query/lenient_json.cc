@@ -1,5 +1,6 @@
 #include "lenient_json_impl.h"
 
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -17,6 +18,14 @@ Status JsonError(const std::string& details) {
 
 Status FieldError(const std::string& name) {
   return JsonError("Cannot deserialize field '" + name + "'");
+}
+
+Status CheckBodyNotBlank(std::string_view body) {
+  for (const char c : body) {
+    if (!std::isspace(static_cast<unsigned char>(c))) return Status::OK();
+  }
+  return Status::InvalidArgument(std::string("Missing message content") + kDetailsSeparator +
+                                 "Supply valid JSON formatted data in the body of your request");
 }
 
 bool LenientString(const LenientJson& j, DoubleText floats, std::string* out) {

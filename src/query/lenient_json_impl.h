@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -25,6 +26,10 @@ using LenientJson = nlohmann::ordered_json;
 Status JsonError(const std::string& details);
 // JsonError("Cannot deserialize field '<name>'").
 Status FieldError(const std::string& name);
+
+// InvalidArgument "Missing message content" (with OpenTSDB's details) when
+// body is empty or only whitespace.
+Status CheckBodyNotBlank(std::string_view body);
 
 // How a JSON float becomes text in LenientString.
 enum class DoubleText {

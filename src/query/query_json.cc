@@ -176,14 +176,7 @@ Status ParseTopField(const std::string& k, const Json& v, RawTop* top, QuerySpec
 }  // namespace
 
 Status ParseQueryJson(std::string_view body, Timestamp now_ms, QuerySpec* out) {
-  size_t nonspace = 0;
-  while (nonspace < body.size() && std::isspace(static_cast<unsigned char>(body[nonspace]))) {
-    ++nonspace;
-  }
-  if (nonspace == body.size()) {
-    return Status::InvalidArgument(std::string("Missing message content") + kDetailsSeparator +
-                                   "Supply valid JSON formatted data in the body of your request");
-  }
+  SUNDIAL_RETURN_IF_ERROR(CheckBodyNotBlank(body));
   // Size and depth first: the DOM would allocate per nesting level.
   SUNDIAL_RETURN_IF_ERROR(CheckJsonBounds(body));
   const Json j = Json::parse(body.begin(), body.end(), nullptr, false);

@@ -81,6 +81,18 @@ TEST(LenientJson, DoubleReadsNumbersStringsAndNaN) {
   EXPECT_FALSE(LenientDouble(J("false"), &d));
 }
 
+TEST(LenientJson, BlankBodyIsMissingContent) {
+  EXPECT_TRUE(CheckBodyNotBlank(" {}").ok());
+  for (const char* blank : {"", " \t\r\n"}) {
+    const Status s = CheckBodyNotBlank(blank);
+    ASSERT_TRUE(s.IsInvalidArgument());
+    std::string message, details;
+    SplitErrorDetails(s.message(), &message, &details);
+    EXPECT_EQ(message, "Missing message content");
+    EXPECT_EQ(details, "Supply valid JSON formatted data in the body of your request");
+  }
+}
+
 TEST(LenientJson, ErrorsCarryOpenTsdbMessage) {
   const Status s = FieldError("rate");
   EXPECT_TRUE(s.IsInvalidArgument());
