@@ -161,19 +161,22 @@ bool ImportParser::Next(ImportRecord* out) {
   return format_ == ImportFormat::kJson ? NextJson(out) : NextLine(out);
 }
 
+bool ImportParser::FinishSkip() {
+  const size_t nl = buf_.find('\n', pos_);
+  if (nl == std::string::npos) {
+    pos_ = buf_.size();
+    return false;
+  }
+  pos_ = nl + 1;
+  ++line_;
+  skipping_ = false;
+  return true;
+}
+
 bool ImportParser::NextLine(ImportRecord* out) {
   for (;;) {
+    if (skipping_ && !FinishSkip()) return false;
     const size_t nl = buf_.find('\n', pos_);
-    if (skipping_) {
-      if (nl == std::string::npos) {
-        pos_ = buf_.size();
-        return false;
-      }
-      pos_ = nl + 1;
-      ++line_;
-      skipping_ = false;
-      continue;
-    }
     size_t end = nl;
     if (nl == std::string::npos) {
       if (buf_.size() - pos_ > kMaxRecordBytes) {
@@ -223,16 +226,7 @@ bool ImportParser::NextLine(ImportRecord* out) {
 
 bool ImportParser::NextJson(ImportRecord* out) {
   for (;;) {
-    if (skipping_) {
-      const size_t nl = buf_.find('\n', pos_);
-      if (nl == std::string::npos) {
-        pos_ = buf_.size();
-        return false;
-      }
-      pos_ = nl + 1;
-      ++line_;
-      skipping_ = false;
-    }
+    if (skipping_ && !FinishSkip()) return false;
     // Between objects: whitespace, commas and the brackets of arrays.
     while (pos_ < buf_.size()) {
       const char c = buf_[pos_];

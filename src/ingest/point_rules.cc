@@ -150,22 +150,32 @@ bool PointRules::CheckValueAndTimestamp(std::string_view metric, int64_t ts,
   return true;
 }
 
+namespace {
+
+// OpenTSDB's tag-count rules: at least one tag when require_tag, at most
+// max_tags. On failure sets *message and returns false.
+bool TagCountOk(std::string_view metric, const storage::TagRef* tags, size_t num_tags,
+                size_t max_tags, bool require_tag, std::string* message) {
+  if (num_tags == 0 && require_tag) {
+    *message = "Need at least one tag (metric=" + std::string(metric) + ", tags={})";
+    return false;
+  }
+  if (num_tags > max_tags) {
+    *message = "Too many tags: " + std::to_string(num_tags) +
+               " maximum allowed: " + std::to_string(max_tags) +
+               ", tags: " + FormatJavaTagMap(tags, num_tags);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 bool PointRules::CheckMetricAndTags(std::string_view metric, const storage::TagRef* tags,
                                     size_t num_tags, PutError* error,
                                     bool require_tag) const {
   error->kind = PutErrorKind::kIllegalArgument;
-  if (num_tags == 0 && require_tag) {
-    error->message = "Need at least one tag (metric=";
-    error->message += metric;
-    error->message += ", tags={})";
-    return false;
-  }
-  if (num_tags > max_tags_) {
-    error->message = "Too many tags: " + std::to_string(num_tags) +
-                     " maximum allowed: " + std::to_string(max_tags_) +
-                     ", tags: " + FormatJavaTagMap(tags, num_tags);
-    return false;
-  }
+  if (!TagCountOk(metric, tags, num_tags, max_tags_, require_tag, &error->message)) return false;
   if (!names_.Validate("metric name", metric, &error->message)) return false;
   bool all_valid = true;
   for (size_t i = 0; i < num_tags && all_valid; ++i) {
@@ -210,16 +220,7 @@ bool PointRules::CheckTagCountAndText(std::string_view metric, const storage::Ta
                                       size_t num_tags, PutError* error,
                                       bool require_tag) const {
   error->kind = PutErrorKind::kIllegalArgument;
-  if (num_tags == 0 && require_tag) {
-    error->message = "Need at least one tag (metric=" + std::string(metric) + ", tags={})";
-    return false;
-  }
-  if (num_tags > max_tags_) {
-    error->message = "Too many tags: " + std::to_string(num_tags) +
-                     " maximum allowed: " + std::to_string(max_tags_) +
-                     ", tags: " + FormatJavaTagMap(tags, num_tags);
-    return false;
-  }
+  if (!TagCountOk(metric, tags, num_tags, max_tags_, require_tag, &error->message)) return false;
   if (!PlainText("metric name", metric, &error->message)) return false;
   for (size_t i = 0; i < num_tags; ++i) {
     if (!PlainText("tag name", tags[i].key, &error->message)) return false;

@@ -1,13 +1,10 @@
 // POST /api/query/exp body -> ExpRequest (before validation), and the
 // "query" echo of the response. Jackson's leniency: unknown keys ignored,
 // scalars coerced between strings, numbers and booleans.
-#include <cctype>
-#include <charconv>
-#include <cmath>
-#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "exp_request_impl.h"
+#include "lenient_json_impl.h"
 #include "sundial/common/ascii.h"
 #include "sundial/query/json_format.h"
 #include "sundial/query/json_limits.h"
@@ -15,68 +12,12 @@
 namespace sundial::query {
 namespace {
 
-using Json = nlohmann::ordered_json;
-
-Status JsonError(const std::string& details) {
-  return Status::InvalidArgument(std::string("Unable to parse the given JSON") +
-                                 kDetailsSeparator + details);
-}
-Status FieldError(const std::string& name) {
-  return JsonError("Cannot deserialize field '" + name + "'");
-}
-
-// Jackson's coercion of a scalar to a String; null stays absent.
-bool AsString(const Json& j, std::string* out) {
-  if (j.is_string()) {
-    *out = j.get_ref<const std::string&>();
-  } else if (j.is_number_unsigned()) {
-    *out = std::to_string(j.get<uint64_t>());
-  } else if (j.is_number_integer()) {
-    *out = std::to_string(j.get<int64_t>());
-  } else if (j.is_number_float()) {
-    *out = JavaDoubleToString(j.get<double>());
-  } else if (j.is_boolean()) {
-    *out = j.get<bool>() ? "true" : "false";
-  } else {
-    return false;
-  }
-  return true;
-}
-
-bool AsBool(const Json& j, bool* out) {
-  if (j.is_boolean()) {
-    *out = j.get<bool>();
-  } else if (j.is_string()) {
-    const std::string s = AsciiLower(j.get_ref<const std::string&>());
-    if (s != "true" && s != "false" && !s.empty()) return false;
-    *out = s == "true";
-  } else if (j.is_number()) {
-    *out = j.get<double>() != 0;
-  } else {
-    return j.is_null();
-  }
-  return true;
-}
-
-bool AsDouble(const Json& j, double* out) {
-  if (j.is_number()) {
-    *out = j.get<double>();
-    return true;
-  }
-  if (!j.is_string()) return j.is_null();
-  const std::string& s = j.get_ref<const std::string&>();
-  if (s == "NaN") {
-    *out = std::numeric_limits<double>::quiet_NaN();
-    return true;
-  }
-  const auto r = std::from_chars(s.data(), s.data() + s.size(), *out);
-  return r.ec == std::errc() && r.ptr == s.data() + s.size();
-}
+using Json = LenientJson;
 
 // Reads a string field: *has tells whether it was given (null is not).
 Status StringField(const std::string& key, const Json& v, bool* has, std::string* out) {
   if (v.is_null()) return Status::OK();
-  if (!AsString(v, out)) return FieldError(key);
+  if (!LenientString(v, DoubleText::kJava, out)) return FieldError(key);
   *has = true;
   return Status::OK();
 }
@@ -84,7 +25,7 @@ Status StringField(const std::string& key, const Json& v, bool* has, std::string
 // A builder's setId() runs Query.validateId while the JSON is read.
 Status IdField(const Json& v, bool* has, std::string* out) {
   std::string id;
-  if (!v.is_null() && !AsString(v, &id)) return FieldError("id");
+  if (!v.is_null() && !LenientString(v, DoubleText::kJava, &id)) return FieldError("id");
   const Status s = ValidateExpId(id);
   if (!s.ok()) return JsonError(s.message());
   *has = true;
@@ -101,7 +42,7 @@ Status ParseFill(const std::string& key, const Json& j, ExpFill* out) {
     if (it.key() == "policy") {
       SUNDIAL_RETURN_IF_ERROR(StringField("policy", *it, &has_policy, &policy));
     } else if (it.key() == "value") {
-      if (!AsDouble(*it, &value)) return FieldError("value");
+      if (!LenientDouble(*it, &value)) return FieldError("value");
     }
   }
   std::optional<FillPolicy> p;
@@ -141,7 +82,7 @@ Status ParseTime(const Json& j, ExpTime* t) {
     else if (k == "end") s = StringField(k, v, &t->has_end, &t->end);
     else if (k == "timezone") s = StringField(k, v, &t->has_timezone, &t->timezone);
     else if (k == "aggregator") s = StringField(k, v, &t->has_aggregator, &t->aggregator);
-    else if (k == "rate" && !AsBool(v, &t->rate)) s = FieldError(k);
+    else if (k == "rate" && !LenientBool(v, &t->rate)) s = FieldError(k);
     else if (k == "downsampler" && !v.is_null()) {
       t->has_downsampler = true;
       s = ParseDownsampler(v, &t->downsampler);
@@ -157,7 +98,7 @@ Status ParseFilterSet(const Json& j, ExpFilterSet* f) {
     const std::string& k = it.key();
     if (k == "id") {
       SUNDIAL_RETURN_IF_ERROR(IdField(*it, &f->has_id, &f->id));
-    } else if (k == "explicitTags" && !AsBool(*it, &f->explicit_tags)) {
+    } else if (k == "explicitTags" && !LenientBool(*it, &f->explicit_tags)) {
       return FieldError(k);
     } else if (k == "tags" && !it->is_null()) {
       if (!it->is_array()) return FieldError(k);
@@ -172,7 +113,7 @@ Status ParseFilterSet(const Json& j, ExpFilterSet* f) {
           if (tk == "type") SUNDIAL_RETURN_IF_ERROR(StringField(tk, *ti, &unused, &type));
           else if (tk == "tagk") SUNDIAL_RETURN_IF_ERROR(StringField(tk, *ti, &unused, &tagk));
           else if (tk == "filter") SUNDIAL_RETURN_IF_ERROR(StringField(tk, *ti, &unused, &filter));
-          else if ((tk == "groupBy" || tk == "group_by") && !AsBool(*ti, &group_by)) {
+          else if ((tk == "groupBy" || tk == "group_by") && !LenientBool(*ti, &group_by)) {
             return FieldError(tk);
           }
         }
@@ -225,16 +166,16 @@ Status ParseExpression(const Json& j, ExpExpression* e) {
         const std::string& jk = ji.key();
         if (jk == "operator" && !ji->is_null()) {
           std::string op;
-          if (!AsString(*ji, &op)) return FieldError(jk);
+          if (!LenientString(*ji, DoubleText::kJava, &op)) return FieldError(jk);
           const std::string lower = AsciiLower(op);
           if (lower != "union" && lower != "intersection") {
             return JsonError("Unrecognized set operator: " + op);
           }
           e->join.has_operator = true;
           e->join.intersection = lower == "intersection";
-        } else if (jk == "useQueryTags" && !AsBool(*ji, &e->join.use_query_tags)) {
+        } else if (jk == "useQueryTags" && !LenientBool(*ji, &e->join.use_query_tags)) {
           return FieldError(jk);
-        } else if (jk == "includeAggTags" && !AsBool(*ji, &e->join.include_agg_tags)) {
+        } else if (jk == "includeAggTags" && !LenientBool(*ji, &e->join.include_agg_tags)) {
           return FieldError(jk);
         }
       }
@@ -274,14 +215,7 @@ Status ParseList(const std::string& key, const Json& j, bool* has, std::vector<T
 }  // namespace
 
 Status ParseExpRequestJson(std::string_view body, ExpRequest* out) {
-  size_t nonspace = 0;
-  while (nonspace < body.size() && std::isspace(static_cast<unsigned char>(body[nonspace]))) {
-    ++nonspace;
-  }
-  if (nonspace == body.size()) {
-    return Status::InvalidArgument(std::string("Missing message content") + kDetailsSeparator +
-                                   "Supply valid JSON formatted data in the body of your request");
-  }
+  SUNDIAL_RETURN_IF_ERROR(CheckBodyNotBlank(body));
   SUNDIAL_RETURN_IF_ERROR(CheckJsonBounds(body, kMaxExpRequestBytes));
   const Json j = Json::parse(body.begin(), body.end(), nullptr, false);
   if (j.is_discarded()) return JsonError("Malformed JSON in the request body");

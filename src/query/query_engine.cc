@@ -4,9 +4,7 @@
 
 #include <algorithm>
 #include <cassert>
-#include <charconv>
 #include <chrono>
-#include <set>
 #include <type_traits>
 #include <utility>
 
@@ -61,13 +59,6 @@ void ComputeScanWindow(const QuerySpec& spec, const SubQuery& q, SubPlan* plan) 
   plan->scan_end_ms = scan_end * 1000;
 }
 
-const std::string_view* TagValue(const SeriesKeyRef& key, std::string_view tagk) {
-  for (const auto& kv : key.tags) {
-    if (kv.first == tagk) return &kv.second;
-  }
-  return nullptr;
-}
-
 // The first literal_or filter, whose literals narrow the candidates with
 // the index; null if there is none.
 const TagFilter* FirstLiteralOr(const SubQuery& q) {
@@ -75,42 +66,6 @@ const TagFilter* FirstLiteralOr(const SubQuery& q) {
     if (f.type() == FilterType::kLiteralOr) return &f;
   }
   return nullptr;
-}
-
-// Validates names the way OpenTSDB resolves UIDs.
-Status CheckNames(storage::Storage* st, const SubQuery& q) {
-  uint32_t uid = 0;
-  for (const TagFilter& f : q.filters) {
-    if (!st->LookupUid(NameKind::kTagKey, f.tagk(), &uid).ok()) return NoSuchName("tagk", f.tagk());
-    if (f.type() != FilterType::kLiteralOr) continue;
-    for (const std::string& lit : f.literals()) {
-      if (!st->LookupUid(NameKind::kTagValue, lit, &uid).ok()) return NoSuchName("tagv", lit);
-    }
-  }
-  return Status::OK();
-}
-
-Status ResolveTsuids(storage::Storage* st, const SubQuery& q, QueryBudget* budget,
-                     std::string* metric, std::vector<SeriesId>* ids) {
-  const std::string& first = q.tsuids.front();
-  uint32_t want = 0;
-  auto r = std::from_chars(first.data(), first.data() + std::min<size_t>(6, first.size()), want, 16);
-  if (first.size() < 6 || r.ec != std::errc() || r.ptr != first.data() + 6) {
-    return Status::InvalidArgument("Invalid TSUID: " + first);
-  }
-  for (const std::string& name : st->SuggestNames(NameKind::kMetric, "", 0)) {
-    uint32_t uid = 0;
-    if (st->LookupUid(NameKind::kMetric, name, &uid).ok() && uid == want) *metric = name;
-    if (!budget->Tick()) return budget->status();
-  }
-  if (metric->empty()) return NoSuchName("metrics", first.substr(0, 6));
-  std::set<std::string> wanted(q.tsuids.begin(), q.tsuids.end());
-  for (SeriesId id : st->SeriesOfMetric(*metric)) {
-    SeriesKeyRef key;
-    if (st->GetSeriesKeyRef(id, &key).ok() && wanted.count(TsuidOf(key))) ids->push_back(id);
-    if (!budget->Tick()) return budget->status();
-  }
-  return Status::OK();
 }
 
 // with_tsuids: every entry gets its tsuid (otherwise only when there are
@@ -385,66 +340,6 @@ Status RunGroup(storage::Storage* st, const rollup::RollupStore* rollups, const 
 }
 
 }  // namespace
-
-bool PassesFilters(const SubQuery& q, const SeriesKeyRef& key) {
-  for (const TagFilter& f : q.filters) {
-    const std::string_view* v = TagValue(key, f.tagk());
-    if (v == nullptr || !f.Match(*v)) return false;
-  }
-  if (q.explicit_tags) {
-    std::set<std::string_view> want;
-    for (const TagFilter& f : q.filters) want.insert(f.tagk());
-    if (want.size() != key.tags.size()) return false;
-    for (const auto& kv : key.tags) {
-      if (want.count(kv.first) == 0) return false;
-    }
-  }
-  return true;
-}
-
-namespace {
-
-// Writes uid as 3 bytes of hex, or 4 when it needs them; returns the end.
-char* PutUidHex(uint32_t uid, char* p) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  const int bytes = (uid >> 24) != 0 ? 4 : 3;
-  for (int b = bytes - 1; b >= 0; --b) {
-    const uint32_t byte = (uid >> (8 * b)) & 0xFF;
-    *p++ = kHex[byte >> 4];
-    *p++ = kHex[byte & 15];
-  }
-  return p;
-}
-
-std::string TsuidOfUids(uint32_t metric_uid, std::vector<std::pair<uint32_t, uint32_t>> pairs) {
-  std::sort(pairs.begin(), pairs.end());
-  std::string out(8 + pairs.size() * 16, '\0');
-  char* p = PutUidHex(metric_uid, &out[0]);
-  for (const auto& t : pairs) p = PutUidHex(t.second, PutUidHex(t.first, p));
-  out.resize(static_cast<size_t>(p - out.data()));
-  return out;
-}
-
-}  // namespace
-
-std::string UidHex(uint32_t uid) {
-  char buf[8];
-  return std::string(buf, static_cast<size_t>(PutUidHex(uid, buf) - buf));
-}
-
-Status NoSuchName(std::string_view kind, std::string_view name) {
-  const std::string msg =
-      "No such name for '" + std::string(kind) + "': '" + std::string(name) + "'";
-  return Status::InvalidArgument(msg + kDetailsSeparator + msg);
-}
-
-std::string TsuidOf(const storage::SeriesKey& key) {
-  return TsuidOfUids(key.metric_uid, key.tag_uids);
-}
-
-std::string TsuidOf(const storage::SeriesKeyRef& key) {
-  return TsuidOfUids(key.metric_uid, key.tag_uids);
-}
 
 QueryEngine::QueryEngine(storage::Storage* storage, const QueryLimits& limits,
                          const rollup::RollupStore* rollups, BucketCache* cache,

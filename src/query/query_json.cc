@@ -1,11 +1,10 @@
 // POST /api/query JSON body (opentsdb-compat.md §5.3). Parsed with
 // nlohmann::ordered_json (no exceptions, insertion order kept so that
 // "tags"/"filters" resolve last-wins like OpenTSDB's Jackson setters).
-#include <charconv>
-#include <cmath>
 #include <cctype>
 #include <nlohmann/json.hpp>
 
+#include "lenient_json_impl.h"
 #include "sundial/common/ascii.h"
 #include "sundial/query/json_limits.h"
 #include "sundial/query/query_spec.h"
@@ -13,78 +12,7 @@
 namespace sundial::query {
 namespace {
 
-using Json = nlohmann::ordered_json;
-
-Status JsonError(const std::string& details) {
-  return Status::InvalidArgument(std::string("Unable to parse the given JSON") +
-                                 kDetailsSeparator + details);
-}
-
-
-// Jackson-style lenient coercions. Each returns false on a type it cannot
-// coerce.
-bool AsString(const Json& j, std::string* out) {
-  if (j.is_string()) {
-    *out = j.get_ref<const std::string&>();
-  } else if (j.is_number_integer() || j.is_number_unsigned()) {
-    *out = j.is_number_unsigned() ? std::to_string(j.get<uint64_t>())
-                                  : std::to_string(j.get<int64_t>());
-  } else if (j.is_number_float()) {
-    const double d = j.get<double>();
-    char buf[64];
-    auto r = std::to_chars(buf, buf + sizeof(buf), d, std::chars_format::fixed);
-    *out = std::string(buf, static_cast<size_t>(r.ptr - buf));
-  } else if (j.is_boolean()) {
-    *out = j.get<bool>() ? "true" : "false";
-  } else {
-    return false;
-  }
-  return true;
-}
-
-bool AsBool(const Json& j, bool* out) {
-  if (j.is_boolean()) {
-    *out = j.get<bool>();
-  } else if (j.is_string()) {
-    const std::string s = AsciiLower(j.get_ref<const std::string&>());
-    if (s == "true") *out = true;
-    else if (s == "false" || s.empty()) *out = false;
-    else return false;
-  } else if (j.is_number()) {
-    *out = j.get<double>() != 0;
-  } else if (j.is_null()) {
-    *out = false;
-  } else {
-    return false;
-  }
-  return true;
-}
-
-bool AsInt64(const Json& j, int64_t* out) {
-  if (j.is_number_integer()) {
-    *out = j.get<int64_t>();
-  } else if (j.is_number_unsigned()) {
-    const uint64_t u = j.get<uint64_t>();
-    *out = u > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(u);
-  } else if (j.is_number_float()) {
-    const double d = j.get<double>();
-    if (std::isnan(d)) return false;
-    *out = d >= 9.2233720368547758e18 ? INT64_MAX
-           : d <= -9.2233720368547758e18 ? INT64_MIN
-                                          : static_cast<int64_t>(d);
-  } else if (j.is_string()) {
-    const std::string& s = j.get_ref<const std::string&>();
-    auto r = std::from_chars(s.data(), s.data() + s.size(), *out);
-    if (r.ec != std::errc() || r.ptr != s.data() + s.size()) return false;
-  } else {
-    return false;
-  }
-  return true;
-}
-
-Status FieldError(const char* name) {
-  return JsonError(std::string("Cannot deserialize field '") + name + "'");
-}
+using Json = LenientJson;
 
 Status ParseRateOptionsJson(const Json& j, RateOptions* out) {
   if (j.is_null()) return Status::OK();
@@ -92,11 +20,11 @@ Status ParseRateOptionsJson(const Json& j, RateOptions* out) {
   for (auto it = j.begin(); it != j.end(); ++it) {
     const std::string& k = it.key();
     bool ok = true;
-    if (k == "counter" || k == "isCounter") ok = AsBool(*it, &out->counter);
-    else if (k == "counterMax") ok = AsInt64(*it, &out->counter_max);
-    else if (k == "resetValue") ok = AsInt64(*it, &out->reset_value);
-    else if (k == "dropResets") ok = AsBool(*it, &out->drop_resets);
-    if (!ok) return FieldError(k.c_str());
+    if (k == "counter" || k == "isCounter") ok = LenientBool(*it, &out->counter);
+    else if (k == "counterMax") ok = LenientInt64(*it, &out->counter_max);
+    else if (k == "resetValue") ok = LenientInt64(*it, &out->reset_value);
+    else if (k == "dropResets") ok = LenientBool(*it, &out->drop_resets);
+    if (!ok) return FieldError(k);
   }
   return Status::OK();
 }
@@ -111,11 +39,11 @@ Status ParseFiltersJson(const Json& j, std::vector<TagFilter>* out) {
     bool group_by = false;
     for (auto it = f.begin(); it != f.end(); ++it) {
       bool ok = true;
-      if (it.key() == "type") ok = AsString(*it, &type);
-      else if (it.key() == "tagk") ok = AsString(*it, &tagk);
-      else if (it.key() == "filter") ok = AsString(*it, &filter);
-      else if (it.key() == "groupBy" || it.key() == "group_by") ok = AsBool(*it, &group_by);
-      if (!ok) return FieldError(it.key().c_str());
+      if (it.key() == "type") ok = LenientString(*it, DoubleText::kFixed, &type);
+      else if (it.key() == "tagk") ok = LenientString(*it, DoubleText::kFixed, &tagk);
+      else if (it.key() == "filter") ok = LenientString(*it, DoubleText::kFixed, &filter);
+      else if (it.key() == "groupBy" || it.key() == "group_by") ok = LenientBool(*it, &group_by);
+      if (!ok) return FieldError(it.key());
     }
     TagFilter tf;
     Status s = TagFilter::Create(AsciiLower(type), tagk, filter, group_by, &tf);
@@ -131,7 +59,7 @@ Status ParseTagsJson(const Json& j, std::vector<TagFilter>* out) {
   if (!j.is_object()) return FieldError("tags");
   for (auto it = j.begin(); it != j.end(); ++it) {
     std::string v;
-    if (!AsString(*it, &v)) return FieldError("tags");
+    if (!LenientString(*it, DoubleText::kFixed, &v)) return FieldError("tags");
     TagFilter tf;
     Status s = TagFilter::FromShorthand(it.key(), v, true, &tf);
     if (!s.ok()) return JsonError(s.message());
@@ -158,11 +86,11 @@ Status ParseSubQueryJson(const Json& j, RawSub* raw) {
     const std::string& k = it.key();
     const Json& v = *it;
     bool ok = true;
-    if (k == "aggregator") ok = v.is_null() || AsString(v, &raw->aggregator);
-    else if (k == "metric") ok = v.is_null() || AsString(v, &raw->metric);
-    else if (k == "downsample") ok = v.is_null() || AsString(v, &raw->downsample);
-    else if (k == "rate") ok = AsBool(v, &raw->q.rate);
-    else if (k == "explicitTags") ok = AsBool(v, &raw->q.explicit_tags);
+    if (k == "aggregator") ok = v.is_null() || LenientString(v, DoubleText::kFixed, &raw->aggregator);
+    else if (k == "metric") ok = v.is_null() || LenientString(v, DoubleText::kFixed, &raw->metric);
+    else if (k == "downsample") ok = v.is_null() || LenientString(v, DoubleText::kFixed, &raw->downsample);
+    else if (k == "rate") ok = LenientBool(v, &raw->q.rate);
+    else if (k == "explicitTags") ok = LenientBool(v, &raw->q.explicit_tags);
     else if (k == "rateOptions") {
       raw->q.has_rate_options = !v.is_null();
       SUNDIAL_RETURN_IF_ERROR(ParseRateOptionsJson(v, &raw->q.rate_options));
@@ -174,14 +102,14 @@ Status ParseSubQueryJson(const Json& j, RawSub* raw) {
       if (v.is_array()) {
         for (const Json& t : v) {
           std::string s;
-          if (!AsString(t, &s)) return FieldError("tsuids");
+          if (!LenientString(t, DoubleText::kFixed, &s)) return FieldError("tsuids");
           raw->tsuids.push_back(s);
         }
       } else if (!v.is_null()) {
         ok = false;
       }
     }
-    if (!ok) return FieldError(k.c_str());
+    if (!ok) return FieldError(k);
   }
   return Status::OK();
 }
@@ -226,36 +154,29 @@ Status ParseTopField(const std::string& k, const Json& v, RawTop* top, QuerySpec
   bool ok = true;
   if (k == "start") {
     top->has_start = !v.is_null();
-    ok = v.is_null() || AsString(v, &top->start);
+    ok = v.is_null() || LenientString(v, DoubleText::kFixed, &top->start);
   } else if (k == "end") {
     top->has_end = !v.is_null();
-    ok = v.is_null() || AsString(v, &top->end);
+    ok = v.is_null() || LenientString(v, DoubleText::kFixed, &top->end);
   } else if (k == "timezone") {
     top->has_tz = !v.is_null();
-    ok = v.is_null() || AsString(v, &top->timezone);
-  } else if (k == "msResolution") ok = AsBool(v, &spec->ms_resolution);
-  else if (k == "showTSUIDs") ok = AsBool(v, &spec->show_tsuids);
-  else if (k == "showQuery") ok = AsBool(v, &spec->show_query);
-  else if (k == "noAnnotations") ok = AsBool(v, &spec->no_annotations);
-  else if (k == "globalAnnotations") ok = AsBool(v, &spec->global_annotations);
-  else if (k == "useCalendar") ok = AsBool(v, &spec->use_calendar);
-  else if (k == "showStats") ok = AsBool(v, &spec->show_stats);
-  else if (k == "showSummary") ok = AsBool(v, &spec->show_summary);
-  else if (k == "delete") ok = AsBool(v, &spec->delete_data);
-  return ok ? Status::OK() : FieldError(k.c_str());
+    ok = v.is_null() || LenientString(v, DoubleText::kFixed, &top->timezone);
+  } else if (k == "msResolution") ok = LenientBool(v, &spec->ms_resolution);
+  else if (k == "showTSUIDs") ok = LenientBool(v, &spec->show_tsuids);
+  else if (k == "showQuery") ok = LenientBool(v, &spec->show_query);
+  else if (k == "noAnnotations") ok = LenientBool(v, &spec->no_annotations);
+  else if (k == "globalAnnotations") ok = LenientBool(v, &spec->global_annotations);
+  else if (k == "useCalendar") ok = LenientBool(v, &spec->use_calendar);
+  else if (k == "showStats") ok = LenientBool(v, &spec->show_stats);
+  else if (k == "showSummary") ok = LenientBool(v, &spec->show_summary);
+  else if (k == "delete") ok = LenientBool(v, &spec->delete_data);
+  return ok ? Status::OK() : FieldError(k);
 }
 
 }  // namespace
 
 Status ParseQueryJson(std::string_view body, Timestamp now_ms, QuerySpec* out) {
-  size_t nonspace = 0;
-  while (nonspace < body.size() && std::isspace(static_cast<unsigned char>(body[nonspace]))) {
-    ++nonspace;
-  }
-  if (nonspace == body.size()) {
-    return Status::InvalidArgument(std::string("Missing message content") + kDetailsSeparator +
-                                   "Supply valid JSON formatted data in the body of your request");
-  }
+  SUNDIAL_RETURN_IF_ERROR(CheckBodyNotBlank(body));
   // Size and depth first: the DOM would allocate per nesting level.
   SUNDIAL_RETURN_IF_ERROR(CheckJsonBounds(body));
   const Json j = Json::parse(body.begin(), body.end(), nullptr, false);

@@ -1,7 +1,6 @@
 // /api/annotation (alias /api/annotations) and /api/annotation/bulk
 // (opentsdb-compat.md §6.6; OpenTSDB's AnnotationRpc). Every handler runs
 // on the worker pool: a change is fsynced before it is answered.
-#include <chrono>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -12,6 +11,7 @@
 #include "sundial/query/json_format.h"
 #include "sundial/query/json_limits.h"
 #include "sundial/query/time_util.h"
+#include "wall_clock.h"
 
 namespace sundial::server {
 namespace {
@@ -23,12 +23,6 @@ using http::ResponderPtr;
 using query::Annotation;
 using query::AnnotationFields;
 using Json = nlohmann::json;
-
-Timestamp NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 // OpenTSDB's DateTime.parseDateTimeString: relative ("1h-ago"), absolute or
 // unix seconds/ms. Empty gives 0 (OpenTSDB returns -1 there; both fail the

@@ -2,7 +2,6 @@
 // (README "Expressions", opentsdb-compat.md §6.5). An expression query
 // runs on the worker pool: it runs one query per metric and then
 // evaluates every expression, under the query.* limits.
-#include <chrono>
 #include <string>
 #include <utility>
 
@@ -12,6 +11,7 @@
 #include "sundial/query/exp_request.h"
 #include "sundial/query/gexp_executor.h"
 #include "sundial/query/query_engine.h"
+#include "wall_clock.h"
 
 namespace sundial::server {
 namespace {
@@ -20,12 +20,6 @@ using http::Method;
 using http::Reply;
 using http::Request;
 using http::ResponderPtr;
-
-Timestamp NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 void RunExp(const ServiceContext* ctx, const Request& req, const ResponderPtr& resp) {
   const Timestamp now_ms = NowMs();
@@ -53,18 +47,8 @@ void RunGexp(const ServiceContext* ctx, const Request& req, const ResponderPtr& 
 }  // namespace
 
 void RegisterExpRoutes(ServiceContext* ctx, http::Router* router) {
-  router->Add({Method::kPost}, "/api/query/exp", [ctx](Request req, ResponderPtr resp) {
-    if (ctx->storage == nullptr) return resp->Send(Reply::Error(503, "Storage is not open"));
-    ctx->workers->Submit([ctx, req = std::move(req), resp = std::move(resp)]() {
-      RunExp(ctx, req, resp);
-    });
-  });
-  router->Add({Method::kGet}, "/api/query/gexp", [ctx](Request req, ResponderPtr resp) {
-    if (ctx->storage == nullptr) return resp->Send(Reply::Error(503, "Storage is not open"));
-    ctx->workers->Submit([ctx, req = std::move(req), resp = std::move(resp)]() {
-      RunGexp(ctx, req, resp);
-    });
-  });
+  router->Add({Method::kPost}, "/api/query/exp", OnWorkers(ctx, RunExp));
+  router->Add({Method::kGet}, "/api/query/gexp", OnWorkers(ctx, RunGexp));
 }
 
 }  // namespace sundial::server

@@ -67,12 +67,7 @@ void RunExport(const ServiceContext* ctx, const Request& req, const ResponderPtr
 }  // namespace
 
 void RegisterExportRoutes(ServiceContext* ctx, http::Router* router) {
-  router->Add({Method::kGet, Method::kPost}, "/api/export", [ctx](Request req, ResponderPtr resp) {
-    if (ctx->storage == nullptr) return resp->Send(Reply::Error(503, "Storage is not open"));
-    ctx->workers->Submit([ctx, req = std::move(req), resp = std::move(resp)]() {
-      RunExport(ctx, req, resp);
-    });
-  });
+  router->Add({Method::kGet, Method::kPost}, "/api/export", OnWorkers(ctx, RunExport));
 }
 
 }  // namespace sundial::server

@@ -3,16 +3,11 @@
 #include <spdlog/spdlog.h>
 
 #include "sundial/ingest/graphite_handler.h"
+#include "wall_clock.h"
 
 namespace sundial::server {
 
 namespace {
-
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 // The lines of one Graphite connection.
 class GraphiteSession : public net::LineHandler {

@@ -21,19 +21,6 @@ using Clock = std::chrono::steady_clock;
 
 using Target = HttpUrl;
 
-// Waits for `events` on fd until deadline; false on timeout or error.
-bool WaitFor(int fd, short events, Clock::time_point deadline) {
-  for (;;) {
-    const auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-    if (left <= 0) return false;
-    pollfd p{fd, events, 0};
-    const int n = ::poll(&p, 1, static_cast<int>(left));
-    if (n > 0) return true;
-    if (n < 0 && errno != EINTR) return false;
-  }
-}
-
 Status Probe(int fd, const Target& t, Clock::time_point deadline) {
   const std::string where = t.endpoint.address().to_string() + ":" +
                             std::to_string(t.endpoint.port());
@@ -41,7 +28,7 @@ Status Probe(int fd, const Target& t, Clock::time_point deadline) {
       errno != EINPROGRESS) {
     return Status::IOError("connect " + where, std::strerror(errno));
   }
-  if (!WaitFor(fd, POLLOUT, deadline)) return Status::IOError("connect " + where, "timed out");
+  if (!WaitForFd(fd, POLLOUT, deadline)) return Status::IOError("connect " + where, "timed out");
   int err = 0;
   socklen_t len = sizeof(err);
   ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
@@ -51,7 +38,7 @@ Status Probe(int fd, const Target& t, Clock::time_point deadline) {
                               "\r\nUser-Agent: sundiald-health\r\nConnection: close\r\n\r\n";
   size_t sent = 0;
   while (sent < request.size()) {
-    if (!WaitFor(fd, POLLOUT, deadline)) return Status::IOError("send " + where, "timed out");
+    if (!WaitForFd(fd, POLLOUT, deadline)) return Status::IOError("send " + where, "timed out");
     const ssize_t n = ::send(fd, request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
     if (n < 0 && errno != EAGAIN && errno != EINTR) {
       return Status::IOError("send " + where, std::strerror(errno));
@@ -61,7 +48,7 @@ Status Probe(int fd, const Target& t, Clock::time_point deadline) {
   // The status line is all we need: "HTTP/1.x 200 ...".
   std::string reply;
   while (reply.find('\n') == std::string::npos) {
-    if (!WaitFor(fd, POLLIN, deadline)) return Status::IOError("read " + where, "timed out");
+    if (!WaitForFd(fd, POLLIN, deadline)) return Status::IOError("read " + where, "timed out");
     char buf[512];
     const ssize_t n = ::recv(fd, buf, sizeof(buf), 0);
     if (n == 0) break;

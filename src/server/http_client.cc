@@ -23,16 +23,7 @@ using Clock = std::chrono::steady_clock;
 
 // Waits for `events` on fd for at most timeout; false on timeout or error.
 bool WaitFor(int fd, short events, std::chrono::milliseconds timeout) {
-  const auto deadline = Clock::now() + timeout;
-  for (;;) {
-    const auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-    if (left <= 0) return false;
-    pollfd p{fd, events, 0};
-    const int n = ::poll(&p, 1, static_cast<int>(left));
-    if (n > 0) return true;
-    if (n < 0 && errno != EINTR) return false;
-  }
+  return WaitForFd(fd, events, Clock::now() + timeout);
 }
 
 bool IEquals(std::string_view a, std::string_view b) {
@@ -47,6 +38,18 @@ bool IEquals(std::string_view a, std::string_view b) {
 }
 
 }  // namespace
+
+bool WaitForFd(int fd, short events, std::chrono::steady_clock::time_point deadline) {
+  for (;;) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (left <= 0) return false;
+    pollfd p{fd, events, 0};
+    const int n = ::poll(&p, 1, static_cast<int>(left));
+    if (n > 0) return true;
+    if (n < 0 && errno != EINTR) return false;
+  }
+}
 
 bool ChunkedDecoder::Feed(std::string_view data,
                           const std::function<bool(std::string_view)>& on_body, bool* stop,

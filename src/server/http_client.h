@@ -33,6 +33,10 @@ Status ParseHttpUrl(std::string_view url, HttpUrl* out);
 // command-line tools).
 Status ParseToolUrl(std::string_view url, HttpUrl* out);
 
+// Waits for poll(2) `events` on fd until deadline (retrying on EINTR);
+// false on timeout or error.
+bool WaitForFd(int fd, short events, std::chrono::steady_clock::time_point deadline);
+
 // One TCP connection with bounded waits.
 class TcpClient {
  public:

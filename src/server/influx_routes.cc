@@ -15,6 +15,7 @@
 #include "ingest_service.h"
 #include "routes.h"
 #include "sundial/common/json_escape.h"
+#include "wall_clock.h"
 
 namespace sundial::server {
 
@@ -60,12 +61,6 @@ Reply InfluxError(int status, std::string_view message) {
   AppendJsonString(message, &body);
   body += '}';
   return Reply::Json(std::move(body), status);
-}
-
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
 }
 
 // The answer to a write whose lines were all looked at.

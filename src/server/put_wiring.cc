@@ -2,12 +2,12 @@
 // with its own ingest::TelnetPutHandler, and its InfluxDB line-protocol lines
 // with its own ingest::LineProtocolHandler (made on the first such line), and
 // appends them to storage before the connection reads again.
-#include <chrono>
 #include <string>
 
 #include "ingest_service.h"
 #include "put_line_sink.h"
 #include "service_context.h"
+#include "wall_clock.h"
 
 namespace sundial::server {
 
@@ -22,12 +22,6 @@ void AppendErrorLines(const std::string& errors, net::ReplyBuffer* reply) {
     if (!reply->Append(std::string_view(errors).substr(p, e + 1 - p))) break;
     p = e + 1;
   }
-}
-
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
 }
 
 class IngestPutSink : public PutLineSink {

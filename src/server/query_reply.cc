@@ -1,15 +1,10 @@
 #include "query_reply.h"
 
-#include <spdlog/spdlog.h>
-#include <string>
-
-#include "sundial/query/query_spec.h"
+#include "server_json.h"
 
 namespace sundial::server {
 
 http::Reply ErrorReply(const Status& s) {
-  std::string message, details;
-  query::SplitErrorDetails(s.message(), &message, &details);
   int code = 500;
   switch (s.code()) {
     case Status::Code::kInvalidArgument: code = 400; break;
@@ -18,8 +13,7 @@ http::Reply ErrorReply(const Status& s) {
     case Status::Code::kDeadlineExceeded: code = 400; break;
     default: break;
   }
-  if (code >= 500) spdlog::warn("query failed: {}", s.ToString());
-  return http::Reply::Error(code, message, details);
+  return CodedErrorReply(code, s, "query");
 }
 
 query::QueryLimits Limits(const ServiceContext* ctx) {

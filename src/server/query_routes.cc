@@ -9,7 +9,6 @@
 // "Query limits"). /api/query streams its body: a result that fits in one
 // 64 KiB piece is sent as one reply with Content-Length; a larger one is
 // sent with chunked transfer encoding, one piece in flight at a time.
-#include <chrono>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
@@ -25,6 +24,7 @@
 #include "sundial/query/query_engine.h"
 #include "sundial/query/query_spec.h"
 #include "sundial/query/tag_filter.h"
+#include "wall_clock.h"
 
 namespace sundial::server {
 namespace {
@@ -33,12 +33,6 @@ using http::Method;
 using http::Reply;
 using http::Request;
 using http::ResponderPtr;
-
-Timestamp NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 // Wall time a query may spend on the I/O thread before it moves to the
 // worker pool (after at most this much work, redone there). Keeps other
@@ -186,19 +180,6 @@ void RunLookup(const ServiceContext* ctx, const Request& req, const ResponderPtr
   std::string body;
   if (s.ok()) s = query::QueryEngine(ctx->storage, Limits(ctx)).Lookup(lr, &body);
   resp->Send(s.ok() ? Reply::Json(std::move(body)) : ErrorReply(s));
-}
-
-// Runs fn(ctx, request, responder) on the worker pool.
-template <typename Fn>
-http::Handler OnWorkers(ServiceContext* ctx, Fn fn) {
-  return [ctx, fn](Request req, ResponderPtr resp) {
-    if (ctx->storage == nullptr) {
-      return resp->Send(Reply::Error(503, "Storage is not open"));
-    }
-    ctx->workers->Submit([ctx, fn, req = std::move(req), resp = std::move(resp)]() {
-      fn(ctx, req, resp);
-    });
-  };
 }
 
 }  // namespace

@@ -5,9 +5,14 @@
 
 namespace sundial::server {
 
-http::Reply StatusReply(const Status& s) {
+http::Reply CodedErrorReply(int code, const Status& s, const char* what) {
   std::string message, details;
   query::SplitErrorDetails(s.message(), &message, &details);
+  if (code >= 500) spdlog::warn("{} failed: {}", what, s.ToString());
+  return http::Reply::Error(code, message, details);
+}
+
+http::Reply StatusReply(const Status& s) {
   int code = 500;
   switch (s.code()) {
     case Status::Code::kInvalidArgument: code = 400; break;
@@ -15,8 +20,7 @@ http::Reply StatusReply(const Status& s) {
     case Status::Code::kUnavailable: code = 503; break;
     default: break;
   }
-  if (code >= 500) spdlog::warn("request failed: {}", s.ToString());
-  return http::Reply::Error(code, message, details);
+  return CodedErrorReply(code, s, "request");
 }
 
 Status BadJson() {

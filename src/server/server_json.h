@@ -17,6 +17,11 @@
 
 namespace sundial::server {
 
+// OpenTSDB's error document with HTTP `code` for s: a message holding
+// query::kDetailsSeparator is split into message and details. A code of
+// 500 or more is logged as "<what> failed: <status>".
+http::Reply CodedErrorReply(int code, const Status& s, const char* what);
+
 // OpenTSDB's error document for a Status: InvalidArgument 400, NotFound
 // 404, Unavailable 503, anything else 500. A message holding
 // query::kDetailsSeparator is split into message and details.

@@ -210,6 +210,27 @@ Status UpdateFields(ServiceContext* ctx, const Request& req, const std::string& 
   return ctx->meta->Put(key, stored.dump());
 }
 
+// Runs UpdateFields for a POST/PUT/DELETE and sends the replies that end
+// the request there: an error, 304 when nothing changed, 204 for DELETE.
+// Returns true when it answered; false means the caller sends the object.
+bool AnsweredUpdate(ServiceContext* ctx, const Request& req, const std::string& key,
+                    const std::vector<std::string>& allowed, const ResponderPtr& resp) {
+  bool unchanged = false;
+  const Status s = UpdateFields(ctx, req, key, allowed, &unchanged);
+  if (!s.ok()) {
+    resp->Send(StatusReply(s));
+  } else if (unchanged) {
+    Reply r;
+    r.status = 304;
+    resp->Send(std::move(r));
+  } else if (req.method == Method::kDelete) {
+    resp->Send(Reply::NoContent());
+  } else {
+    return false;
+  }
+  return true;
+}
+
 // Fills the defaults of a meta object and overlays the stored fields.
 void Overlay(const Json& stored, const std::vector<std::string>& allowed, Json* out) {
   for (const std::string& f : allowed) {
@@ -257,16 +278,8 @@ void HandleUidMeta(ServiceContext* ctx, const Request& req, const ResponderPtr& 
                                    "No such unique ID for '" + type_text + "': " + uid_text));
   }
   if (req.method != Method::kGet) {
-    bool unchanged = false;
     const std::string key = "U" + std::to_string(static_cast<int>(kind)) + query::UidHex(uid);
-    const Status s = UpdateFields(ctx, req, key, UidFields(), &unchanged);
-    if (!s.ok()) return resp->Send(StatusReply(s));
-    if (unchanged) {
-      Reply r;
-      r.status = 304;
-      return resp->Send(std::move(r));
-    }
-    if (req.method == Method::kDelete) return resp->Send(Reply::NoContent());
+    if (AnsweredUpdate(ctx, req, key, UidFields(), resp)) return;
   }
   resp->Send(Reply::Json(UidMetaJson(ctx, kind, uid, name).dump()));
 }
@@ -378,15 +391,7 @@ void HandleTsMeta(ServiceContext* ctx, const Request& req, const ResponderPtr& r
     return resp->Send(Reply::Error(404, "Could not find Timeseries meta data"));
   }
   if (req.method != Method::kGet) {
-    bool unchanged = false;
-    const Status s = UpdateFields(ctx, req, "T" + tsuid, TsFields(), &unchanged);
-    if (!s.ok()) return resp->Send(StatusReply(s));
-    if (unchanged) {
-      Reply r;
-      r.status = 304;
-      return resp->Send(std::move(r));
-    }
-    if (req.method == Method::kDelete) return resp->Send(Reply::NoContent());
+    if (AnsweredUpdate(ctx, req, "T" + tsuid, TsFields(), resp)) return;
   }
   resp->Send(Reply::Json(TsMetaJson(ctx, tsuid, id, key).dump()));
 }

@@ -77,20 +77,28 @@ Status StorageImpl::WriteColdFile(Partition* part, const std::string& tmp_path,
 
 Status StorageImpl::RewriteCold(PartitionRef part) {
   uint32_t cold_id = 0;
+  if (!part->ColdId(&cold_id) || !tombstones_.HasPartition(part->start())) return Status::OK();
+  // A crash before the next checkpoint may bring the dropped tombstones
+  // back with the checkpoint's state: they then name this cold file again,
+  // but it holds none of the points they cover, and only a compaction with
+  // a page file (a new id) ever adds points to it.
+  return SwapInColdFile(std::move(part), cold_id, [](Partition* p, const std::string& tmp) {
+    return p->ReplaceCold(tmp);
+  });
+}
+
+Status StorageImpl::SwapInColdFile(
+    PartitionRef part, uint32_t replaced_id,
+    const std::function<Status(Partition*, const std::string&)>& install) {
   const Timestamp start = part->start();
-  if (!part->ColdId(&cold_id) || !tombstones_.HasPartition(start)) return Status::OK();
   const std::string tmp = part->dir() + "/cold.tmp";
-  Status s = WriteColdFile(part.get(), tmp, cold_id);
+  Status s = WriteColdFile(part.get(), tmp, replaced_id);
   part.reset();  // the switch needs the partition unpinned
-  if (s.ok()) s = partitions_->Exclusive(start, [&](Partition* p) { return p->ReplaceCold(tmp); });
+  if (s.ok()) s = partitions_->Exclusive(start, [&](Partition* p) { return install(p, tmp); });
   if (!s.ok()) {
     (void)env_->RemoveFile(tmp);
     return s;
   }
-  // A crash before the next checkpoint may bring these tombstones back
-  // with the checkpoint's state: they then name this cold file again, but
-  // it holds none of the points they cover, and only a compaction with a
-  // page file (a new id) ever adds points to it.
   tombstones_.RemoveIf([start](const Tombstone& t) { return t.part_start == start; });
   compactions_.fetch_add(1, std::memory_order_relaxed);
   return Status::OK();
@@ -106,22 +114,11 @@ Status StorageImpl::CompactPartition(Timestamp start) {
   SUNDIAL_RETURN_IF_ERROR(part->Sync());  // the index, before pages move
   const uint32_t id = part->PageFileId();
   const uint64_t size = part->Mark();  // the page file's length now
-  const std::string tmp = part->dir() + "/cold.tmp";
-  Status s = WriteColdFile(part.get(), tmp, id);
-  part.reset();  // the switch needs the partition unpinned
-  if (s.ok()) {
-    s = partitions_->Exclusive(start,
-                               [&](Partition* p) { return p->InstallCold(tmp, id, size); });
-  }
-  if (!s.ok()) {
-    (void)env_->RemoveFile(tmp);
-    return s;
-  }
   // The new cold file holds no deleted point, and neither the old cold
-  // file nor the page file the tombstones named exists any more.
-  tombstones_.RemoveIf([start](const Tombstone& t) { return t.part_start == start; });
-  compactions_.fetch_add(1, std::memory_order_relaxed);
-  return Status::OK();
+  // file nor the page file the dropped tombstones named exists any more.
+  return SwapInColdFile(std::move(part), id, [id, size](Partition* p, const std::string& tmp) {
+    return p->InstallCold(tmp, id, size);
+  });
 }
 
 }  // namespace sundial::storage

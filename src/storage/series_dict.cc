@@ -438,6 +438,19 @@ Status SeriesDict::LookupUid(NameKind kind, std::string_view name, uint32_t* uid
   return Status::OK();
 }
 
+Status SeriesDict::AppendSyncedLocked(uint8_t type, std::string_view payload) {
+  std::string rec;
+  AppendLogRecord(&rec, type, payload);
+  Status s = file_->Write(file_end_, rec.data(), rec.size());
+  if (s.ok()) s = file_->Sync();
+  if (!s.ok()) {
+    (void)file_->Truncate(file_end_);  // best effort: drop a partial record
+    return s.WithContext("series dictionary");
+  }
+  file_end_ += rec.size();
+  return Status::OK();
+}
+
 Status SeriesDict::AssignName(NameKind kind, std::string_view name, uint32_t* uid,
                               bool* created) {
   if (static_cast<int>(kind) > 2) return Status::InvalidArgument("bad name kind");
@@ -450,16 +463,8 @@ Status SeriesDict::AssignName(NameKind kind, std::string_view name, uint32_t* ui
   std::string payload(1, static_cast<char>(kind));
   PutVarint32(&payload, fresh);
   PutLengthPrefixed(&payload, name);
-  std::string rec;
-  AppendLogRecord(&rec, kNameRecord, payload);
   // Assignments are rare and answered to a user: synced before the answer.
-  Status s = file_->Write(file_end_, rec.data(), rec.size());
-  if (s.ok()) s = file_->Sync();
-  if (!s.ok()) {
-    (void)file_->Truncate(file_end_);  // best effort: drop a partial record
-    return s.WithContext("series dictionary");
-  }
-  file_end_ += rec.size();
+  SUNDIAL_RETURN_IF_ERROR(AppendSyncedLocked(kNameRecord, payload));
   names(kind).Insert(name, fresh);
   *uid = fresh;
   *created = true;
@@ -478,17 +483,9 @@ Status SeriesDict::RenameName(NameKind kind, std::string_view from, std::string_
   std::string payload(1, static_cast<char>(kind));
   PutVarint32(&payload, uid);
   PutLengthPrefixed(&payload, to);
-  std::string rec;
-  AppendLogRecord(&rec, kRenameRecord, payload);
   // One CRC'd record, synced before the answer: after a crash the rename
   // is either wholly there or wholly absent.
-  Status s = file_->Write(file_end_, rec.data(), rec.size());
-  if (s.ok()) s = file_->Sync();
-  if (!s.ok()) {
-    (void)file_->Truncate(file_end_);  // best effort: drop a partial record
-    return s.WithContext("series dictionary");
-  }
-  file_end_ += rec.size();
+  SUNDIAL_RETURN_IF_ERROR(AppendSyncedLocked(kRenameRecord, payload));
   names(kind).Rename(uid, to);
   name_epoch_.fetch_add(1, std::memory_order_release);
   return Status::OK();

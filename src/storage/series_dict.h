@@ -110,6 +110,10 @@ class SeriesDict {
                       SeriesId* id) REQUIRES(mu_);
   void ApplyRecord(uint8_t type, std::string_view payload, std::vector<std::string>* warnings)
       REQUIRES(mu_);
+  // Appends one record at file_end_ and fsyncs it; on failure truncates
+  // back (best effort) and leaves file_end_ as it was.
+  [[nodiscard]] Status AppendSyncedLocked(uint8_t type, std::string_view payload)
+      REQUIRES(mu_);
   NameTable& names(NameKind kind) REQUIRES(mu_) { return names_[static_cast<int>(kind)]; }
   const NameTable& names(NameKind kind) const REQUIRES_SHARED(mu_) {
     return names_[static_cast<int>(kind)];

@@ -33,6 +33,7 @@
 
 #include <atomic>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <set>
 #include <string>
@@ -333,6 +334,14 @@ class StorageImpl final : public Storage {
   // Compaction's candidates: partitions ending at or before cutoff that
   // have a page file or tombstones, ascending.
   std::vector<Timestamp> CompactionCandidates(Timestamp cutoff) REQUIRES(maint_run_mu_);
+  // Writes part's points, less its tombstones, to a temporary cold file,
+  // then (with part unpinned) calls install(partition, tmp_path) under the
+  // partition's exclusive lock to switch to it. On success drops the
+  // partition's tombstones and counts a compaction; on failure removes the
+  // temporary file. replaced_id: as for WriteColdFile (compaction.cc).
+  Status SwapInColdFile(PartitionRef part, uint32_t replaced_id,
+                        const std::function<Status(Partition*, const std::string&)>& install)
+      REQUIRES(maint_run_mu_);
   // Writes the cold file of part to tmp_path.
   Status WriteColdFile(Partition* part, const std::string& tmp_path, uint32_t replaced_id)
       REQUIRES(maint_run_mu_);

@@ -104,6 +104,17 @@ TEST(ImportParser, OverlongLineIsSkippedAndCounted) {
   EXPECT_EQ(out[2], "3:put b 2 2 k=v");
 }
 
+TEST(ImportParser, OverlongJsonRecordIsSkippedToTheNextLine) {
+  const std::string good = "{\"metric\":\"m\",\"timestamp\":1,\"value\":1,\"tags\":{\"a\":\"b\"}}";
+  const std::string text = good + "\n{\"metric\":\"" + std::string(kMaxRecordBytes + 10, 'x') +
+                           "\"}\n" + good + "\n";
+  const auto out = ParseAll(ImportFormat::kJson, text, 4096);
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(out[0], "1:put m 1 1 a=b");
+  EXPECT_EQ(out[1], "2!JSON object longer than 1048576 bytes");
+  EXPECT_EQ(out[2], "3:put m 1 1 a=b");
+}
+
 TEST(ImportParser, FormatNames) {
   ImportFormat f;
   EXPECT_TRUE(ParseImportFormat("json", &f));

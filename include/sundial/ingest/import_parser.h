@@ -68,6 +68,9 @@ class ImportParser {
   bool Detect();
   bool NextLine(ImportRecord* out);
   bool NextJson(ImportRecord* out);
+  // REQUIRES: skipping_. Drops input through the next newline and ends the
+  // skip; false (all buffered input dropped) when no newline is buffered.
+  bool FinishSkip();
   // Drops consumed bytes from the buffer once they dominate it.
   void Compact();
 
