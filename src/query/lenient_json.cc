@@ -68,11 +68,13 @@ bool LenientBool(const LenientJson& j, bool* out) {
 }
 
 bool LenientInt64(const LenientJson& j, int64_t* out) {
-  if (j.is_number_integer()) {  // true for unsigned values too
-    *out = j.get<int64_t>();
-  } else if (j.is_number_unsigned()) {
+  // is_number_integer() is true for unsigned values too: test those first,
+  // so that one above INT64_MAX clamps instead of wrapping negative.
+  if (j.is_number_unsigned()) {
     const uint64_t u = j.get<uint64_t>();
     *out = u > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(u);
+  } else if (j.is_number_integer()) {
+    *out = j.get<int64_t>();
   } else if (j.is_number_float()) {
     const double d = j.get<double>();
     if (std::isnan(d)) return false;

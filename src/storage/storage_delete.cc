@@ -138,8 +138,12 @@ void StorageImpl::ReportDeleted(const DeleteOp& op) {
   const auto ranges = partitions_->Ranges();
   if (ranges.empty()) return;
   // Hours that may hold data and lie below the observer's watermark.
+  // The watermark starts at the lowest Timestamp (nothing is late yet):
+  // compare before subtracting, which would overflow there.
+  const Timestamp watermark = observer->late_watermark();
+  if (watermark <= ranges.front().first) return;
   const Timestamp lo = std::max(op.start, ranges.front().first);
-  const Timestamp hi = std::min({op.end, ranges.back().second - 1, observer->late_watermark() - 1});
+  const Timestamp hi = std::min({op.end, ranges.back().second - 1, watermark - 1});
   if (lo > hi) return;
   std::vector<SeriesPoint> batch;
   for (SeriesId id : op.series) {

@@ -61,6 +61,10 @@ TEST(LenientJson, Int64TruncatesAndClampsFloats) {
   EXPECT_EQ(v, INT64_MAX);
   ASSERT_TRUE(LenientInt64(J("-1e300"), &v));
   EXPECT_EQ(v, INT64_MIN);
+  ASSERT_TRUE(LenientInt64(J("18446744073709551615"), &v));  // unsigned above INT64_MAX
+  EXPECT_EQ(v, INT64_MAX);
+  ASSERT_TRUE(LenientInt64(J("42"), &v));
+  EXPECT_EQ(v, 42);
   ASSERT_TRUE(LenientInt64(J("\"123\""), &v));
   EXPECT_EQ(v, 123);
   EXPECT_FALSE(LenientInt64(J("\"12x\""), &v));
