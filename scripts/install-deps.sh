@@ -271,7 +271,11 @@ fi
 # still sees the Debian-packaged modules (python3-influxdb, pytest), and
 # deleting the directory undoes it.
 install_influx_client() {
-  [ -x "$influx_venv/bin/python" ] || python3 -m venv --system-site-packages "$influx_venv" || return 1
+  # Debian's own interpreter (python3-venv is for it), whatever python3 is
+  # first on PATH.
+  local py=/usr/bin/python3
+  [ -x "$py" ] || py=python3
+  [ -x "$influx_venv/bin/python" ] || "$py" -m venv --system-site-packages "$influx_venv" || return 1
   "$influx_venv/bin/python" -c 'import influxdb_client' 2>/dev/null ||
     "$influx_venv/bin/pip" install --disable-pip-version-check -q influxdb-client
 }
