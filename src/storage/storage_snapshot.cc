@@ -226,10 +226,13 @@ class SnapshotPlanner {
 Status StorageImpl::Snapshot(const std::string& requested, SnapshotInfo* out) {
   const std::string root = SnapshotRoot();
   SUNDIAL_RETURN_IF_ERROR(env_->CreateDir(root));
+  // One reading of the clock for the name and created_ms, so that a listing
+  // (which reads the time back from the name) agrees with this answer.
+  const int64_t now_ms = env_->NowMs();
   std::string name = requested;
   if (name.empty()) {
     // The time, made unique.
-    const std::string base = SnapshotName(env_->NowMs());
+    const std::string base = SnapshotName(now_ms);
     name = base;
     for (int i = 1; env_->FileExists(root + "/" + name) || env_->FileExists(root + "/" + name + kPartial); ++i) {
       name = base + "-" + std::to_string(i);
@@ -243,7 +246,7 @@ Status StorageImpl::Snapshot(const std::string& requested, SnapshotInfo* out) {
   SnapshotInfo info;
   info.name = name;
   info.path = final_dir;
-  info.created_ms = env_->NowMs();
+  info.created_ms = now_ms;
   SnapshotPlanner plan(env_.get(), tmp, &info);
   Status s = env_->CreateDir(tmp);
   if (s.ok()) s = PlanSnapshot(&plan, &info);
