@@ -324,7 +324,8 @@ class StorageImpl final : public Storage {
 
   // Compacts the oldest partition ending at or before cutoff that has a
   // page file and did not fail before.
-  void CompactNext(Timestamp cutoff) REQUIRES(maint_run_mu_);
+  // Compacts the oldest candidate; true if it was in use (try again soon).
+  bool CompactNext(Timestamp cutoff) REQUIRES(maint_run_mu_);
   // Compaction (compaction.cc): rewrites the partition starting at start
   // into a cold file. Busy (retry later) while readers use it.
   Status CompactPartition(Timestamp start) REQUIRES(maint_run_mu_);

@@ -16,6 +16,9 @@ constexpr int64_t kSlowTickMs = 10000;        // sealing, eviction, retention
 constexpr Timestamp kSealGraceMs = 5 * 60000;  // late points still reach the head
 constexpr int64_t kIdlePartitionMs = 5 * 60000;
 constexpr int64_t kCompactCheckMs = 60000;
+// A partition that was in use (a reader, such as the rollup builder after a
+// start, holds it) is tried again this soon rather than a whole check later.
+constexpr int64_t kCompactBusyRetryMs = 1000;
 }  // namespace
 
 void StorageImpl::MaintenanceLoop() {
@@ -64,24 +67,26 @@ void StorageImpl::MaintenancePass(int64_t now) {
     ReleaseFreeMemory();
   }
   if (options_.compact_after_ms > 0 && now - last_compact_ms_ >= kCompactCheckMs) {
-    last_compact_ms_ = now;
-    CompactNext(now - options_.compact_after_ms);
+    const bool busy = CompactNext(now - options_.compact_after_ms);
+    last_compact_ms_ = busy ? now - kCompactCheckMs + kCompactBusyRetryMs : now;
   }
 }
 
-void StorageImpl::CompactNext(Timestamp cutoff) {
+bool StorageImpl::CompactNext(Timestamp cutoff) {
   // One partition per check bounds the work of a pass. A partition in use
-  // is tried again at the next check; one that fails is left alone until
-  // the next start, with a warning.
+  // is tried again soon (the caller's retry); one that fails is left alone
+  // until the next start, with a warning.
   for (Timestamp start : CompactionCandidates(cutoff)) {
     if (compact_failed_.count(start) != 0) continue;
     Status s = CompactPartition(start);
-    if (!s.ok() && s.code() != Status::Code::kBusy) {
+    if (s.code() == Status::Code::kBusy) return true;
+    if (!s.ok()) {
       compact_failed_.insert(start);
       AddWarning("compaction: " + s.ToString());
     }
-    return;
+    return false;
   }
+  return false;
 }
 
 std::vector<Timestamp> StorageImpl::CompactionCandidates(Timestamp cutoff) {
