@@ -245,3 +245,25 @@ def server_factory(sundiald_path):
 @pytest.fixture
 def server(server_factory):
     return server_factory()
+
+
+def put_and_wait(server, lines, metric_counts, start, end):
+    """Sends telnet put lines, then waits (bounded, 10 s) until /api/query
+    over [start, end] sees every point. metric_counts: {metric: expected
+    raw point count}."""
+    t = server.telnet()
+    t.send("".join(line + "\n" for line in lines))
+    c = server.http()
+    deadline = time.monotonic() + 10
+    for metric, want in metric_counts.items():
+        while True:
+            status, body = c.post_json("/api/query", {
+                "start": start, "end": end,
+                "queries": [{"metric": metric, "aggregator": "sum",
+                             "downsample": "0all-count"}]})
+            got = sum(v for r in body for v in r["dps"].values()) if status == 200 else 0
+            if got == want:
+                break
+            assert time.monotonic() < deadline, f"{metric}: {got} of {want} points visible"
+            time.sleep(0.05)
+    t.close()

@@ -2,31 +2,15 @@
 queries answered by the real server and checked value by value (values
 worked out by hand from OpenTSDB's ExpressionIterator semantics), plus the
 error answers. README: "Expressions"."""
-import time
+
+from conftest import put_and_wait
 
 T0 = 1700000000 - 1700000000 % 3600  # an hour boundary (seconds)
 MS = 1000
 
 
 def put_lines(server, lines, metric_counts):
-    """Sends telnet put lines, then waits (bounded) until /api/query sees
-    every point. metric_counts: {metric: expected raw point count}."""
-    t = server.telnet()
-    t.send("".join(line + "\n" for line in lines))
-    c = server.http()
-    deadline = time.monotonic() + 10
-    for metric, want in metric_counts.items():
-        while True:
-            status, body = c.post_json("/api/query", {
-                "start": T0 - 3600, "end": T0 + 7200,
-                "queries": [{"metric": metric, "aggregator": "sum",
-                             "downsample": "0all-count"}]})
-            got = sum(v for r in body for v in r["dps"].values()) if status == 200 else 0
-            if got == want:
-                break
-            assert time.monotonic() < deadline, f"{metric}: {got} of {want} points visible"
-            time.sleep(0.05)
-    t.close()
+    put_and_wait(server, lines, metric_counts, T0 - 3600, T0 + 7200)
 
 
 def load(server):
