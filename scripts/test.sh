@@ -125,6 +125,18 @@ stage_pi-zero() {
   scripts/build-pi-zero.sh --test --package
 }
 
+# Each stage's output is also kept in $logs, so that the closing lines can
+# repeat what failed: a CI log is often read only from its tail.
+logs=$(mktemp -d "${TMPDIR:-/tmp}/sundial-test-logs.XXXXXX")
+trap 'rm -rf "$logs"' EXIT
+
+# failure_digest <stage>: the lines of a stage's log that name a failure
+# (ctest, pytest, gtest, sanitizers, compilers), at most 60 of them.
+failure_digest() {
+  grep -E -a '(\*\*\*Failed|\*\*\*Timeout|\*\*\*Exception| Failed +[0-9.]+ sec|^FAILED |^ERROR |\[  FAILED  \]|^E  +|error:|ERROR: AddressSanitizer|runtime error:|tests FAILED|[0-9]+ failed)' \
+      "$logs/$1.log" | grep -v -E '^\s*$' | tail -n 60
+}
+
 results=()
 failed_stages=()
 passed=0 failed=0 skipped=0
@@ -138,8 +150,8 @@ for stage in $stages; do
   fi
   log "stage $stage"
   start=$SECONDS
-  ( "stage_$stage" )
-  status=$?
+  ( "stage_$stage" ) 2>&1 | tee "$logs/$stage.log"
+  status=${PIPESTATUS[0]}
   took="$(( (SECONDS - start) / 60 ))m$(( (SECONDS - start) % 60 ))s"
   case $status in
     0) verdict=passed; passed=$((passed + 1)) ;;
@@ -148,6 +160,12 @@ for stage in $stages; do
   esac
   log "stage $stage $verdict ($took)"
   results+=("$(printf '%-9s %-8s %s' "$stage" "$verdict" "$took")")
+done
+
+for stage in "${failed_stages[@]}"; do
+  [ -f "$logs/$stage.log" ] || continue
+  log "what failed in stage $stage (from its output above)"
+  failure_digest "$stage"
 done
 
 log "summary"
