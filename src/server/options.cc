@@ -90,7 +90,7 @@ Status SetPositiveDuration(std::string_view v, milliseconds* out) {
 // The table. Keep each help text to one line; it lands in --help, the
 // config file and the README.
 const std::vector<OptionSpec> kOptionTable = {
-    {"port", "4242", "TCP port for both protocols (telnet-style lines and HTTP, chosen by the first byte)",
+    {"port", "4242", "TCP port for both protocols (telnet-style lines and HTTP, told apart by the first line)",
      [](std::string_view v, Options* o) {
        uint64_t p = 0;
        SUNDIAL_RETURN_IF_ERROR(ParseUint(v, 1, 65535, &p));
