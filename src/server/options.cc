@@ -156,6 +156,11 @@ const std::vector<OptionSpec> kOptionTable = {
      [](std::string_view v, Options* o) {
        return SetTimestampMs(v, &o->storage.compact_after_ms);
      }},
+    {"storage.max_snapshots", "8",
+     "POST /api/snapshot answers 409 while this many snapshots exist (0 = snapshots off)",
+     [](std::string_view v, Options* o) {
+       return Uint32(v, 0, 4096, &o->storage.max_snapshots);
+     }},
     {"storage.max_open_files", "256",
      "file descriptors partition files may hold at once (idle ones are closed and reopened on use)",
      [](std::string_view v, Options* o) {

@@ -25,6 +25,7 @@ Reply SnapshotError(const Status& s) {
   if (s.code() == Status::Code::kInvalidArgument) code = 400;
   if (s.code() == Status::Code::kNotFound) code = 404;
   if (s.code() == Status::Code::kBusy) code = 409;
+  if (s.code() == Status::Code::kResourceExhausted) code = 409;  // storage.max_snapshots
   if (what.find("No space left") != std::string::npos) code = 507;
   if (code >= 500) spdlog::warn("snapshot failed: {}", what);
   return Reply::Error(code, code == 507 ? "Not enough disk space for the snapshot" : s.message(),

@@ -371,6 +371,7 @@ class StorageImpl final : public Storage {
   bool work_ GUARDED_BY(maint_mu_) = false;  // something to do now
   std::thread maint_;
   Mutex maint_run_mu_;  // one maintenance pass at a time
+  Mutex snapshot_mu_;   // one Snapshot() at a time, so that the count holds
 
   Mutex warn_mu_;
   std::vector<std::string> warnings_ GUARDED_BY(warn_mu_);

@@ -92,6 +92,13 @@ Status RemoveTree(Env* env, const std::string& dir) {
   return env->RemoveDir(dir);
 }
 
+// Finished snapshots under root (not the *.partial ones being written).
+size_t SnapshotCount(Env* env, const std::string& root) {
+  std::vector<std::string> names;
+  if (!env->ListDir(root, &names).ok()) return 0;
+  return static_cast<size_t>(std::count_if(names.begin(), names.end(), ValidSnapshotName));
+}
+
 uint64_t TreeBytes(Env* env, const std::string& path) {
   std::vector<std::string> names;
   if (!env->ListDir(path, &names).ok()) {
@@ -224,6 +231,15 @@ class SnapshotPlanner {
 };
 
 Status StorageImpl::Snapshot(const std::string& requested, SnapshotInfo* out) {
+  MutexLock one_at_a_time(&snapshot_mu_);
+  const uint32_t limit = options_.max_snapshots;
+  if (limit == 0) return Status::ResourceExhausted("snapshots are turned off (max_snapshots = 0)");
+  const size_t existing = SnapshotCount(env_.get(), SnapshotRoot());
+  if (existing >= limit) {
+    return Status::ResourceExhausted("snapshot limit reached: " + std::to_string(existing) +
+                                     " exist (max_snapshots = " + std::to_string(limit) +
+                                     "); remove one first");
+  }
   const std::string root = SnapshotRoot();
   SUNDIAL_RETURN_IF_ERROR(env_->CreateDir(root));
   // One reading of the clock for the name and created_ms, so that a listing

@@ -149,6 +149,23 @@ def test_snapshot_list_delete_and_names(server_factory):
     assert status == 200 and len(res[0]["dps"]) == 1000
 
 
+def test_snapshot_count_is_limited(server_factory):
+    s = server_factory(["--storage-max-snapshots", "2"])
+    s.telnet().send(f"put snap.m {T0} 1 host=a\n")
+    for _ in range(2):
+        status, _, body = s.http().post("/api/snapshot")
+        assert status == 200, body
+    status, _, body = s.http().post("/api/snapshot")
+    assert status == 409, body
+    assert "max_snapshots = 2" in json.loads(body)["error"]["details"], body
+    status, listed = s.http().get_json("/api/snapshot")
+    assert len(listed) == 2
+    status, _, body = s.http().request("DELETE", "/api/snapshot/" + listed[0]["name"])
+    assert status == 200, body
+    status, _, body = s.http().post("/api/snapshot")
+    assert status == 200, body
+
+
 def test_kill_during_snapshot_leaves_usable_data_dir(server_factory):
     s = server_factory()
     rnd = random.Random(9)

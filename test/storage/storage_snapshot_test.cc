@@ -158,6 +158,29 @@ TEST_F(Snapshots, ListRemoveAndNames) {
   EXPECT_FALSE(ValidSnapshotName("a b"));
 }
 
+TEST_F(Snapshots, CountIsLimited) {
+  options_.max_snapshots = 2;
+  db_.reset();
+  db_ = OpenAt(dir_.path());
+  Put(1000);
+  SnapshotInfo one, two, three;
+  ASSERT_TRUE(db_->Snapshot("", &one).ok());
+  ASSERT_TRUE(db_->Snapshot("", &two).ok());
+  const Status full = db_->Snapshot("", &three);
+  EXPECT_EQ(full.code(), Status::Code::kResourceExhausted) << full.ToString();
+  EXPECT_NE(full.ToString().find("max_snapshots = 2"), std::string::npos) << full.ToString();
+  EXPECT_EQ(db_->ListSnapshots().size(), 2u);
+  // An unfinished one does not count; a removed one frees its place.
+  fs::create_directories(dir_.path() + "/snapshots/x.partial");
+  ASSERT_TRUE(db_->RemoveSnapshot(one.name).ok());
+  EXPECT_TRUE(db_->Snapshot("", &three).ok());
+
+  options_.max_snapshots = 0;
+  db_.reset();
+  db_ = OpenAt(dir_.path());
+  EXPECT_EQ(db_->Snapshot("", &three).code(), Status::Code::kResourceExhausted);
+}
+
 TEST_F(Snapshots, UnfinishedOnesAreRemovedAtOpen) {
   Put(1000);
   const std::string partial = dir_.path() + "/snapshots/20260101T000000.000Z.partial";

@@ -64,6 +64,9 @@ struct StorageOptions {
   // cold file: its pages merged per series, time-ordered, zstd-compressed.
   // 0 = never.
   Timestamp compact_after_ms = 0;
+  // Snapshot() refuses (ResourceExhausted) while this many finished
+  // snapshots exist; 0 turns snapshots off.
+  uint32_t max_snapshots = 8;
   // File descriptors the partition files may hold at once (an LRU: idle
   // files are closed and reopened on use), whatever the number of
   // partitions. With the WAL, the dictionary and rollups the engine stays
@@ -322,7 +325,8 @@ class Storage {
   // during the call, to <data_dir>/snapshots/<name> while appends go on
   // (they wait only while the WAL position is taken). An empty name makes
   // one from the UTC time (out->name). InvalidArgument for a bad name
-  // ('/', ".."), Busy if it exists; on error (a full disk: the message has
+  // ('/', ".."), Busy if it exists, ResourceExhausted when
+  // StorageOptions::max_snapshots exist already; on error (a full disk: the message has
   // "No space left") the partial copy is removed.
   virtual Status Snapshot(const std::string& name, SnapshotInfo* out) {
     (void)name, (void)out;
