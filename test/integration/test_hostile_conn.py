@@ -164,7 +164,7 @@ def test_telnet_stats_pipelining_without_reading(server_factory):
     s = server_factory(args=["--telnet-reply-buffer", "64KiB"])
     hog = connect(s)
     hog.setblocking(False)
-    # 20000 stats (120 KB) ask for over 100 MB of replies; the hog reads nothing.
+    # 20000 stats (120 KB) ask for about 54 MB of replies; the hog reads nothing.
     payload = b"stats\n" * 20000
     sent = 0
     with hostile.Watchdog(s, rss_limit_mb=150):
@@ -186,7 +186,7 @@ def test_telnet_stats_pipelining_without_reading(server_factory):
     print(f"sent {n} stats, {handled} handled before the client read")
     assert handled < n
     # Reading paused instead of dropping: the hog gets every reply once it reads.
-    # Counted chunk by chunk (the replies are over 100 MB: counting the whole
+    # Counted chunk by chunk (the replies are about 54 MB: counting the whole
     # buffer after each read made this loop quadratic), with the marker's
     # length minus one carried over so a marker split across reads counts.
     marker = b"tsd.uptime "
