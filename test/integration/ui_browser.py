@@ -25,7 +25,7 @@ except ImportError as e:
     print(f"selenium is not importable: {e}", file=sys.stderr)
     sys.exit(2)
 
-WAIT = 20  # seconds for any one condition
+WAIT = 45  # seconds for any one condition (a loaded 2-core CI machine is slow)
 
 
 def find_binary(names):
