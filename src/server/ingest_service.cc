@@ -2,12 +2,6 @@
 
 namespace sundial::server {
 
-namespace {
-// Idle HTTP handlers kept; more concurrent requests than this just build
-// (and drop) extra ones.
-constexpr size_t kMaxIdleHttpHandlers = 16;
-}  // namespace
-
 IngestService::IngestService(const ingest::IngestOptions& options, storage::Storage* storage)
     : options_(options), rules_(options_), storage_(storage) {}
 
@@ -23,20 +17,13 @@ std::unique_ptr<ingest::PointWriter> IngestService::NewWriter(ingest::Protocol p
 }
 
 std::unique_ptr<ingest::HttpPutHandler> IngestService::AcquireHttpHandler() {
-  {
-    MutexLock lock(&mu_);
-    if (!idle_.empty()) {
-      std::unique_ptr<ingest::HttpPutHandler> h = std::move(idle_.back());
-      idle_.pop_back();
-      return h;
-    }
-  }
-  return std::make_unique<ingest::HttpPutHandler>(storage_, &options_, &rules_, &stats_);
+  std::unique_ptr<ingest::HttpPutHandler> h = http_pool_.Take();
+  return h ? std::move(h)
+           : std::make_unique<ingest::HttpPutHandler>(storage_, &options_, &rules_, &stats_);
 }
 
 void IngestService::Release(std::unique_ptr<ingest::HttpPutHandler> handler) {
-  MutexLock lock(&mu_);
-  if (idle_.size() < kMaxIdleHttpHandlers) idle_.push_back(std::move(handler));
+  http_pool_.Give(std::move(handler));
 }
 
 std::unique_ptr<ingest::LineProtocolHandler> IngestService::NewLineProtocolHandler() {
@@ -44,20 +31,12 @@ std::unique_ptr<ingest::LineProtocolHandler> IngestService::NewLineProtocolHandl
 }
 
 std::unique_ptr<ingest::LineProtocolHandler> IngestService::AcquireLineProtocolHandler() {
-  {
-    MutexLock lock(&mu_);
-    if (!idle_influx_.empty()) {
-      std::unique_ptr<ingest::LineProtocolHandler> h = std::move(idle_influx_.back());
-      idle_influx_.pop_back();
-      return h;
-    }
-  }
-  return NewLineProtocolHandler();
+  std::unique_ptr<ingest::LineProtocolHandler> h = influx_pool_.Take();
+  return h ? std::move(h) : NewLineProtocolHandler();
 }
 
 void IngestService::Release(std::unique_ptr<ingest::LineProtocolHandler> handler) {
-  MutexLock lock(&mu_);
-  if (idle_influx_.size() < kMaxIdleHttpHandlers) idle_influx_.push_back(std::move(handler));
+  influx_pool_.Give(std::move(handler));
 }
 
 }  // namespace sundial::server

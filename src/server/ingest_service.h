@@ -26,6 +26,30 @@
 
 namespace sundial::server {
 
+// Idle handlers of one kind, kept for reuse: at most kMaxIdle, more
+// concurrent requests than that just build (and drop) extra ones.
+template <typename Handler>
+class HandlerPool {
+ public:
+  static constexpr size_t kMaxIdle = 16;
+  // An idle handler, or null when there is none.
+  std::unique_ptr<Handler> Take() {
+    MutexLock lock(&mu_);
+    if (idle_.empty()) return nullptr;
+    std::unique_ptr<Handler> h = std::move(idle_.back());
+    idle_.pop_back();
+    return h;
+  }
+  void Give(std::unique_ptr<Handler> handler) {
+    MutexLock lock(&mu_);
+    if (idle_.size() < kMaxIdle) idle_.push_back(std::move(handler));
+  }
+
+ private:
+  Mutex mu_;
+  std::vector<std::unique_ptr<Handler>> idle_ GUARDED_BY(mu_);
+};
+
 class IngestService {
  public:
   // storage may be null (no storage open): puts are then refused.
@@ -64,9 +88,8 @@ class IngestService {
   const ingest::PointRules rules_;
   storage::Storage* const storage_;
   ingest::IngestStats stats_;
-  Mutex mu_;
-  std::vector<std::unique_ptr<ingest::HttpPutHandler>> idle_ GUARDED_BY(mu_);
-  std::vector<std::unique_ptr<ingest::LineProtocolHandler>> idle_influx_ GUARDED_BY(mu_);
+  HandlerPool<ingest::HttpPutHandler> http_pool_;
+  HandlerPool<ingest::LineProtocolHandler> influx_pool_;
 };
 
 }  // namespace sundial::server
