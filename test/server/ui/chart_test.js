@@ -5,16 +5,7 @@ const assert = require('assert');
 const path = require('path');
 const Chart = require(path.join(__dirname, '../../../src/server/ui/chart.js'));
 
-let failures = 0;
-function test(name, fn) {
-  try {
-    fn();
-    console.log('ok   ' + name);
-  } catch (e) {
-    failures++;
-    console.log('FAIL ' + name + '\n' + e.stack);
-  }
-}
+const { test, finish } = require('./harness');
 
 test('SI formatting', () => {
   const cases = [[0, '0'], [1, '1'], [999, '999'], [1000, '1k'], [1234, '1.23k'], [1.5e6, '1.5M'],
@@ -70,7 +61,4 @@ test('formatTime', () => {
   assert.strictEqual(Chart.formatTime(Date.UTC(2024, 1, 3, 4, 5, 6)), '2024-02-03 04:05:06');
 });
 
-if (failures > 0) {
-  console.log(failures + ' test(s) failed');
-  process.exit(1);
-}
+finish();

@@ -5,16 +5,7 @@ const assert = require('assert');
 const path = require('path');
 const Q = require(path.join(__dirname, '../../../src/server/ui/query.js'));
 
-let failures = 0;
-function test(name, fn) {
-  try {
-    fn();
-    console.log('ok   ' + name);
-  } catch (e) {
-    failures++;
-    console.log('FAIL ' + name + '\n' + e.stack);
-  }
-}
+const { test, finish } = require('./harness');
 
 test('parses every part of an m= expression', () => {
   const q = Q.parseM('sum:1m-avg-zero:rate{counter,1000,5}:cpu.user{host=*,dc=a|b}{env=prod}');
@@ -86,7 +77,4 @@ test('curl command quotes for the shell', () => {
                           " --data-urlencode 'm=sum:m{k=it'\\''s}'");
 });
 
-if (failures > 0) {
-  console.log(failures + ' test(s) failed');
-  process.exit(1);
-}
+finish();

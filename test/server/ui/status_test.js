@@ -6,16 +6,7 @@ const assert = require('assert');
 const path = require('path');
 const S = require(path.join(__dirname, '../../../src/server/ui/status.js'));
 
-let failures = 0;
-function test(name, fn) {
-  try {
-    fn();
-    console.log('ok   ' + name);
-  } catch (e) {
-    failures++;
-    console.log('FAIL ' + name + '\n' + e.stack);
-  }
-}
+const { test, finish } = require('./harness');
 
 test('bytes', () => {
   assert.strictEqual(S.formatBytes(0), '0 B');
@@ -59,7 +50,4 @@ test('rates come from two samples', () => {
   assert.strictEqual(S.rate(a, b, 'tsd.missing'), null);
 });
 
-if (failures > 0) {
-  console.log(failures + ' test(s) failed');
-  process.exit(1);
-}
+finish();
