@@ -1,4 +1,5 @@
 #include "sundial/net/io_context_pool.h"
+#include "sundial/common/thread_name.h"
 
 namespace sundial::net {
 namespace {
@@ -47,9 +48,15 @@ void IoContextPool::Start() {
   for (auto& ctx : contexts_) {
     asio::io_context* c = ctx.get();
     if (busy_poll_.count() > 0) {
-      threads_.emplace_back([c, spin = busy_poll_] { RunBusyPolling(c, spin); });
+      threads_.emplace_back([c, spin = busy_poll_] {
+        SetThreadName("sd-io");
+        RunBusyPolling(c, spin);
+      });
     } else {
-      threads_.emplace_back([c] { c->run(); });
+      threads_.emplace_back([c] {
+        SetThreadName("sd-io");
+        c->run();
+      });
     }
   }
 }

@@ -1,4 +1,5 @@
 #include "target.h"
+#include "sundial/common/thread_name.h"
 
 #include <algorithm>
 
@@ -56,7 +57,10 @@ Status Relay::Target::Load() {
 
 void Relay::Target::Start(storage::Storage* storage) {
   storage_ = storage;
-  thread_ = std::thread([this] { Run(); });
+  thread_ = std::thread([this] {
+    SetThreadName("sd-relay");
+    Run();
+  });
 }
 
 void Relay::Target::Stop() {

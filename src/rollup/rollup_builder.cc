@@ -9,6 +9,7 @@
 
 #include "rollup/file_util.h"
 #include "sundial/rollup/rollup_store.h"
+#include "sundial/common/thread_name.h"
 
 namespace sundial::rollup {
 
@@ -71,7 +72,10 @@ void LowerThreadPriority() {
 
 void RollupStore::Start(storage::Storage* storage) {
   storage_ = storage;
-  builder_ = std::thread([this] { BuilderLoop(); });
+  builder_ = std::thread([this] {
+    SetThreadName("sd-rollup");
+    BuilderLoop();
+  });
 }
 
 void RollupStore::Stop() {

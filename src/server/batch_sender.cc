@@ -1,4 +1,5 @@
 #include "batch_sender.h"
+#include "sundial/common/thread_name.h"
 
 #include <functional>
 #include <utility>
@@ -33,7 +34,10 @@ BatchSender::BatchSender(std::vector<std::unique_ptr<PutTarget>> targets, Import
   }
   for (auto& lane : lanes_) {
     Lane* l = lane.get();
-    l->thread = std::thread([this, l] { Work(l); });
+    l->thread = std::thread([this, l] {
+      SetThreadName("sd-send");
+      Work(l);
+    });
   }
 }
 

@@ -1,4 +1,5 @@
 #include "file_reader.h"
+#include "sundial/common/thread_name.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -39,7 +40,10 @@ Status FileReader::Open(const std::string& path) {
   if (gz == nullptr) return Status::IOError(name_, std::strerror(errno));
   gzbuffer(gz, kBlockBytes);
   gz_ = gz;
-  thread_ = std::thread([this] { Run(); });
+  thread_ = std::thread([this] {
+    SetThreadName("sd-read");
+    Run();
+  });
   return Status::OK();
 }
 

@@ -1,4 +1,5 @@
 #include "watchdog.h"
+#include "sundial/common/thread_name.h"
 
 #include <cassert>
 #include <memory>
@@ -30,7 +31,10 @@ Watchdog::~Watchdog() { Stop(); }
 
 void Watchdog::Start() {
   assert(!thread_.joinable());
-  thread_ = std::thread([this] { Loop(); });
+  thread_ = std::thread([this] {
+    SetThreadName("sd-watchdog");
+    Loop();
+  });
 }
 
 void Watchdog::Stop() {

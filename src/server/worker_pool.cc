@@ -1,4 +1,5 @@
 #include "worker_pool.h"
+#include "sundial/common/thread_name.h"
 
 namespace sundial::server {
 
@@ -12,7 +13,10 @@ void WorkerPool::BeginWait() {
   ++waiting_;
   if (stopped_ || waiting_ <= spares_.size() || spares_.size() >= max_spare_) return;
   // attach() runs the pool's jobs on this thread until the pool stops.
-  spares_.emplace_back([this] { pool_.attach(); });
+  spares_.emplace_back([this] {
+    SetThreadName("sd-worker+");
+    pool_.attach();
+  });
 }
 
 void WorkerPool::EndWait() {

@@ -4,6 +4,7 @@
 #include <iterator>
 
 #include "sundial/compress/page_iterator.h"
+#include "sundial/common/thread_name.h"
 
 namespace sundial::storage {
 
@@ -70,7 +71,12 @@ Status StorageImpl::Open(const StorageOptions& options, std::unique_ptr<Env> env
   }
   std::unique_ptr<StorageImpl> impl(new StorageImpl(options, std::move(env)));
   SUNDIAL_RETURN_IF_ERROR(impl->Recover());
-  if (start_maintenance) impl->maint_ = std::thread([p = impl.get()] { p->MaintenanceLoop(); });
+  if (start_maintenance) {
+    impl->maint_ = std::thread([p = impl.get()] {
+      SetThreadName("sd-maintenance");
+      p->MaintenanceLoop();
+    });
+  }
   *out = std::move(impl);
   return Status::OK();
 }

@@ -350,6 +350,8 @@ def test_stats_query_threads_jvm_serializers(server):
     status, _, threads = req(server, "GET", "/api/stats/threads")
     assert status == 200 and len(threads) >= 2
     assert all({"threadID", "name", "state", "cpuTimeMs"} <= set(t) for t in threads)
+    names = {t["name"] for t in threads}
+    assert {"sd-io", "sd-maintenance"} <= names, names
     status, _, body = req(server, "GET", "/api/stats/jvm")
     assert status == 404 and "JVM" in body["error"]["message"]
     status, _, body = req(server, "GET", "/api/serializers")
