@@ -384,6 +384,9 @@ class StorageImpl final : public Storage {
   uint64_t wal_bytes_at_checkpoint_ GUARDED_BY(maint_run_mu_) = 0;
   uint64_t last_checkpoint_bytes_ GUARDED_BY(maint_run_mu_) = 0;
   int64_t last_compact_ms_ GUARDED_BY(maint_run_mu_) = 0;
+  // When maintenance first saw pages pending since they were last written
+  // (-1: none pending).
+  int64_t pending_since_ms_ GUARDED_BY(maint_run_mu_) = -1;
   std::set<Timestamp> compact_failed_ GUARDED_BY(maint_run_mu_);  // partition starts
 
   std::atomic<uint64_t> points_appended_{0};
