@@ -111,17 +111,21 @@ PY
       $2 >= a && $2 <= b && $3 ~ /^f(data)?sync\(/ && $3 ~ /\/wal\/[0-9]+\.wal>/ { if (any) n++; any=0 }
       END {print n+0}' "$run/trace")
     bytes=$((after - before))
+    mkdir -p "$run/replay"
+    python3 bench/sd_writes_attrib.py "$run/trace" "$run/data" "$t0" "$t1" "$run/replay" >"$run/attrib"
+    wal_replay=$(sed -n 's/^REPLAY_WAL_BYTES=//p' "$run/attrib")
     echo
-    echo "== wal.sync=$profile, $n series: $points points sent, $stored stored"
-    python3 - "$bytes" "$points" "$floor_syncs" "$syncs" <<'PY'
+    echo "== wal.sync=$profile, $n series: $points points sent, $stored stored, $syncs WAL fsyncs"
+    python3 - "$bytes" "$points" "$floor_syncs" "${wal_replay:-0}" <<'PY'
 import sys
-b, p, fs, ws = (int(x) for x in sys.argv[1:])
-print(f"write_bytes {b} = {b / max(p, 1):.2f} B/pt")
-floor = 4096 * fs
-print(f"floor: {fs} WAL fsyncs with new data x 4 KiB = {floor / max(p, 1):.2f} B/pt; "
-      f"beyond the floor: {(b - floor) / max(p, 1):.2f} B/pt")
+b, p, fs, wal = (int(x) for x in sys.argv[1:])
+p = max(p, 1)
+print(f"write_bytes {b} = {b / p:.2f} B/pt")
+print(f"floor: {fs} WAL fsyncs with new data x 4 KiB = {4096 * fs / p:.2f} B/pt; "
+      f"the WAL as written (replayed) = {wal / p:.2f} B/pt")
+print(f"beyond the WAL: {(b - wal) / p:.2f} B/pt")
 PY
-    python3 bench/sd_writes_attrib.py "$run/trace" "$run/data" "$t0" "$t1" | grep -v '^MODEL_'
+    grep -v '^REPLAY_' "$run/attrib"
     [ -n "${KEEP:-}" ] || rm -f "$run/trace"
   done
 done

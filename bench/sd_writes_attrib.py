@@ -9,7 +9,11 @@ fsync/fdatasync of its file, or once it has been dirty for the kernel's
 dirty_expire time (writeback; 30 s by default). It prints, per category
 of file, the pages dirtied (x 4 KiB) and the bytes the calls wrote.
 
-Usage: sd_writes_attrib.py TRACE DATA_DIR [T_START T_END]
+With REPLAY_DIR it also replays each category's calls on fresh files
+there and reports what the kernel charged for them (this kernel's real
+accounting, large folios included; see replay()).
+
+Usage: sd_writes_attrib.py TRACE DATA_DIR [T_START T_END [REPLAY_DIR]]
   only calls between the epoch times T_START and T_END count (the rest
   still update file sizes and dirty pages).
 """
@@ -17,6 +21,7 @@ import re
 import sys
 
 PAGE = 4096
+replay_dir = None
 EXPIRE_S = 30.0
 
 LINE = re.compile(r"^(\d+)\s+(\d+\.\d+)\s+(\w+)\((.*)\)\s+=\s+(-?\d+)")
@@ -51,12 +56,19 @@ class File:
 
 def main():
     trace, data_dir = sys.argv[1], sys.argv[2].rstrip("/")
+    global replay_dir
     t_start = float(sys.argv[3]) if len(sys.argv) > 3 else 0.0
     t_end = float(sys.argv[4]) if len(sys.argv) > 4 else 1e30
+    replay_dir = sys.argv[5] if len(sys.argv) > 5 else None
     files = {}  # path -> File
     pos = {}  # (pid, fd) -> offset for write() on a non-append fd
     append_fd = set()
     pages, wrote, calls, syncs = {}, {}, {}, {}
+    ops = {}  # category -> [(op, path, offset, length)] in trace order, in the window
+
+    def record(cat, t, *op):
+        if cat is not None and t_start <= t <= t_end:
+            ops.setdefault(cat, []).append(op)
 
     def f_of(path):
         return files.setdefault(path, File())
@@ -122,36 +134,86 @@ def main():
                 else:
                     off = pos.get(fd, f_of(path).size)
                 dirty(path, off, ret, t)
+                record(category(path, data_dir), t, "w", path, off, ret)
                 pos[fd] = off + ret
             elif call in ("pwrite64", "pwritev", "pwritev2"):
-                om = re.search(r",\s*(\d+)(?:,\s*\w+)?$", args)
+                # the offset is the last argument (pwritev2: before the flags)
+                om = re.search(r",\s*(\d+)(?:,\s*[A-Z_|0]+)?$", args) if call == "pwritev2" \
+                    else re.search(r",\s*(\d+)$", args)
                 off = int(om.group(1)) if om else 0
                 dirty(path, off, ret, t)
+                record(category(path, data_dir), t, "w", path, off, ret)
             elif call in ("fsync", "fdatasync"):
                 f_of(path).dirty.clear()
                 cat = category(path, data_dir)
+                record(cat, t, "s", path, 0, 0)
                 if cat and t_start <= t <= t_end:
                     syncs[cat] = syncs.get(cat, 0) + 1
             elif call == "ftruncate":
                 lm = re.search(r",\s*(\d+)$", args)
                 if lm:
                     n = int(lm.group(1))
+                    record(category(path, data_dir), t, "t", path, n, 0)
                     f = f_of(path)
                     f.size = n
                     for pg in [p for p in f.dirty if p * PAGE >= n]:
                         del f.dirty[pg]
             elif call == "lseek":
                 pos[fd] = ret
+    measured = replay(ops) if replay_dir else {}
     total = sum(pages.values())
-    print(f"{'what wrote':<28}{'KiB dirtied':>12}{'share':>8}{'bytes written':>15}{'writes':>8}{'fsyncs':>8}")
+    print(f"{'what wrote':<28}{'model KiB':>10}{'replay KiB':>11}{'bytes written':>14}{'writes':>7}{'fsyncs':>7}")
     for cat in sorted(set(pages) | set(syncs), key=lambda c: -pages.get(c, 0)):
         kib = pages.get(cat, 0) * PAGE // 1024
-        share = 100.0 * pages.get(cat, 0) / total if total else 0
-        print(f"{cat:<28}{kib:>12}{share:>7.1f}%{wrote.get(cat, 0):>15}{calls.get(cat, 0):>8}{syncs.get(cat, 0):>8}")
-    print(f"{'model total':<28}{total * PAGE // 1024:>12}")
-    print(f"MODEL_BYTES={total * PAGE}")
-    for cat in pages:
-        print(f"MODEL_{re.sub('[^A-Za-z]', '_', cat).upper()}={pages[cat] * PAGE}")
+        rep = f"{measured[cat] // 1024}" if cat in measured else "-"
+        print(f"{cat:<28}{kib:>10}{rep:>11}{wrote.get(cat, 0):>14}{calls.get(cat, 0):>7}{syncs.get(cat, 0):>7}")
+    rep = f"{sum(measured.values()) // 1024}" if measured else "-"
+    print(f"{'total':<28}{total * PAGE // 1024:>10}{rep:>11}")
+    if measured:
+        print(f"REPLAY_WAL_BYTES={measured.get('wal segments', 0)}")
+        print(f"REPLAY_TOTAL_BYTES={sum(measured.values())}")
+
+
+def write_bytes():
+    with open("/proc/self/io") as f:
+        for line in f:
+            if line.startswith("write_bytes:"):
+                return int(line.split()[1])
+    return 0
+
+
+def replay(ops):
+    """Replays each category's writes, truncations and fsyncs (in trace
+    order, without the pauses) on fresh files under replay_dir and returns
+    {category: write_bytes this process was charged}: what the kernel
+    counts for exactly those calls. Files that were never fsynced count at
+    most once per page here (no 30 s writeback between calls): a lower
+    bound for them."""
+    import os
+    import shutil
+    out = {}
+    for cat, calls in ops.items():
+        root = os.path.join(replay_dir, "r")
+        shutil.rmtree(root, ignore_errors=True)
+        os.makedirs(root)
+        fds = {}
+        before = write_bytes()
+        for op, path, off, n in calls:
+            fd = fds.get(path)
+            if fd is None:
+                fd = os.open(os.path.join(root, str(len(fds))), os.O_RDWR | os.O_CREAT, 0o644)
+                fds[path] = fd
+            if op == "w":
+                os.pwrite(fd, b"\x5a" * n, off)
+            elif op == "s":
+                os.fdatasync(fd)
+            elif op == "t":
+                os.ftruncate(fd, off)
+        out[cat] = write_bytes() - before
+        for fd in fds.values():
+            os.close(fd)
+        shutil.rmtree(root, ignore_errors=True)
+    return out
 
 
 if __name__ == "__main__":
