@@ -6,7 +6,8 @@
 // series' own small lock: in-order points go to the series' head page (a
 // compress::PageBuilder), late or repeated points to its out-of-order page.
 // A full page is frozen into a PendingPage that the maintenance thread
-// writes to the partition's page file; Append never touches page files.
+// writes to the partition's page file, batched with the other pending ones
+// (storage_maintenance.cc); Append never touches page files.
 //
 // Last write wins: a point goes to the head only if it is newer than
 // everything the series holds in that partition, so an in-order point is
