@@ -64,6 +64,8 @@ test_packages=(
   chromium chromium-driver python3-selenium nodejs
   # ingest benchmark reference server (bench/compare_ingest.sh)
   victoria-metrics
+  # disk writes by file under a trickle (bench/sd_writes.sh)
+  strace
   # real remote_write and Graphite/OpenTSDB clients
   # (test/integration/test_ingest_remote_clients.py)
   prometheus collectd-core

@@ -4,6 +4,7 @@
 
 #include <chrono>
 
+#include "disk_writes.h"
 #include "ingest_service.h"
 #include "sundial/http/reply.h"
 
@@ -74,6 +75,18 @@ std::vector<StatRecord> CollectStats(const ServiceContext& ctx) {
     add("storage.apply_errors", s.apply_errors);
     add("storage.open_files", s.open_files, {}, {}, false);
     add("storage.file_closes", s.file_closes);
+    // SD-card wear: bytes the kernel counts as written by this process
+    // (/proc/self/io write_bytes, every cause included) since it started,
+    // and per 1000 points stored since then. Absent without /proc.
+    uint64_t written = 0;
+    if (ProcessWriteBytes(&written)) {
+      add("storage.disk.bytes_written", written);
+      const uint64_t points = s.points_appended;
+      const double per_k = points == 0 ? 0.0 : 1000.0 * static_cast<double>(written) /
+                                                    static_cast<double>(points);
+      add("storage.disk.bytes_written_per_1000_points", static_cast<uint64_t>(per_k + 0.5), {}, {},
+          false);
+    }
   }
   if (ctx.cache != nullptr) {
     const query::BucketCache::Counters c = ctx.cache->counters();

@@ -1,5 +1,6 @@
 #include "storage/page_file.h"
 
+#include <cstdint>
 #include <cstring>
 
 #include "storage/record_log.h"
@@ -63,30 +64,57 @@ uint32_t PageFile::file_id() {
 
 Status PageFile::Append(SeriesId series, uint8_t flags, std::string_view page,
                         uint64_t* offset, uint32_t* len) {
-  const uint32_t total = kPageRecordHeaderSize + static_cast<uint32_t>(page.size());
-  if (total > kMaxRecord || total > window_bytes_) {
-    return Status::InvalidArgument("page too large for a record");
-  }
-  std::string rec(total, '\0');
-  EncodeFixed32(&rec[4], total);
-  rec[8] = static_cast<char>(kRecordVersion);
-  rec[9] = static_cast<char>(flags);
-  EncodeFixed32(&rec[10], series);
-  std::memcpy(&rec[kPageRecordHeaderSize], page.data(), page.size());
-  EncodeFixed32(&rec[0], crc32c::Mask(crc32c::Value(&rec[4], total - 4)));
+  PageToWrite p;
+  p.series = series;
+  p.flags = flags;
+  p.page = page;
+  SUNDIAL_RETURN_IF_ERROR(AppendMany(&p, 1));
+  *offset = p.offset;
+  *len = p.len;
+  return Status::OK();
+}
 
+Status PageFile::AppendMany(PageToWrite* pages, size_t n) {
+  if (n == 0) return Status::OK();
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t total = uint64_t{kPageRecordHeaderSize} + pages[i].page.size();
+    if (total > kMaxRecord || total > window_bytes_) {
+      return Status::InvalidArgument("page too large for a record");
+    }
+  }
   MutexLock lock(&mu_);
+  // Place the records as single Appends would: none crosses a window
+  // boundary; the gap before one that would is left zero.
   uint64_t at = end_;
-  const uint64_t window_end = (at / window_bytes_ + 1) * window_bytes_;
-  if (at + total > window_end) at = window_end;  // never cross a window boundary
-  Status s = file_->Write(at, rec.data(), rec.size());
+  uint64_t first = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t total = kPageRecordHeaderSize + static_cast<uint32_t>(pages[i].page.size());
+    const uint64_t window_end = (at / window_bytes_ + 1) * window_bytes_;
+    if (at + total > window_end) at = window_end;
+    if (i == 0) first = at;
+    pages[i].offset = at;
+    pages[i].len = total;
+    at += total;
+  }
+  const uint64_t size64 = at - first;
+  if (static_cast<size_t>(size64) != size64) return Status::InvalidArgument("page batch too large");
+  std::string buf(static_cast<size_t>(size64), '\0');
+  for (size_t i = 0; i < n; ++i) {
+    char* rec = &buf[static_cast<size_t>(pages[i].offset - first)];
+    const uint32_t total = pages[i].len;
+    EncodeFixed32(rec + 4, total);
+    rec[8] = static_cast<char>(kRecordVersion);
+    rec[9] = static_cast<char>(pages[i].flags);
+    EncodeFixed32(rec + 10, pages[i].series);
+    std::memcpy(rec + kPageRecordHeaderSize, pages[i].page.data(), pages[i].page.size());
+    EncodeFixed32(rec, crc32c::Mask(crc32c::Value(rec + 4, total - 4)));
+  }
+  Status s = file_->Write(first, buf.data(), buf.size());
   if (!s.ok()) {
     (void)file_->Truncate(end_);  // best effort: give the space back
     return s.WithContext("page write");
   }
-  end_ = at + total;
-  *offset = at;
-  *len = total;
+  end_ = at;
   return Status::OK();
 }
 

@@ -43,6 +43,15 @@ namespace sundial::storage {
 constexpr uint32_t kPageRecordHeaderSize = 14;
 constexpr uint8_t kPageFlagOutOfOrder = 1;
 
+// One record for PageFile::AppendMany: the page in, where it went out.
+struct PageToWrite {
+  SeriesId series = 0;
+  uint8_t flags = 0;
+  std::string_view page;
+  uint64_t offset = 0;  // set by AppendMany
+  uint32_t len = 0;     // set by AppendMany
+};
+
 class PageFile {
  public:
   // window_bytes is rounded up to a multiple of the system page size and to
@@ -57,6 +66,10 @@ class PageFile {
   // Appends a record for page; *offset and *len locate it.
   Status Append(SeriesId series, uint8_t flags, std::string_view page, uint64_t* offset,
                 uint32_t* len);
+  // Appends the records of pages[0, n) with one write, laid out exactly as
+  // n Appends would lay them out, and sets each one's offset and len. On
+  // error nothing is appended (the file is cut back).
+  Status AppendMany(PageToWrite* pages, size_t n);
   // Reads the record at [offset, offset + len) and copies its page into
   // *page. Corruption if the record lies beyond the end of the file, if its
   // header does not match (length, version, series) or, with check_crc, if

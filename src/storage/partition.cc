@@ -328,22 +328,42 @@ Status Partition::EnsureFiles() {
 
 Status Partition::AddPage(SeriesId series, uint8_t flags, std::string_view page,
                           Timestamp min_t, Timestamp max_t) {
+  const NewPage p{series, flags, page, min_t, max_t};
+  return AddPages(&p, 1);
+}
+
+Status Partition::AddPages(const NewPage* pages, size_t n) {
+  if (n == 0) return Status::OK();
+  std::vector<PageToWrite> writes(n);
+  uint64_t bytes = 0;
+  for (size_t i = 0; i < n; ++i) {
+    writes[i].series = pages[i].series;
+    writes[i].flags = pages[i].flags;
+    writes[i].page = pages[i].page;
+    bytes += kPageRecordHeaderSize + pages[i].page.size();
+  }
   MutexLock lock(&mu_);
   const bool fresh = !pages_;
   SUNDIAL_RETURN_IF_ERROR(EnsureFiles());
   if (fresh) SUNDIAL_RETURN_IF_ERROR(env_->SyncDir(dir_));
-  if (pages_->size() > kMaxPageFileOffset - (1u << kLenBits)) {
+  // A record is preceded by at most its own length of window padding.
+  const uint64_t limit = kMaxPageFileOffset - (1u << kLenBits);
+  if (pages_->size() > limit || 2 * bytes > limit - pages_->size()) {
     return Status::IOError(dir_, "page file reached its size limit (1 TiB)");
   }
-  PageRef ref;
-  ref.min_t = min_t;
-  ref.max_t = max_t;
-  ref.flags = flags;
-  SUNDIAL_RETURN_IF_ERROR(pages_->Append(series, flags, page, &ref.offset, &ref.len));
-  BufferEntry(series, ref);
+  SUNDIAL_RETURN_IF_ERROR(pages_->AppendMany(writes.data(), n));
+  for (size_t i = 0; i < n; ++i) {
+    PageRef ref;
+    ref.min_t = pages[i].min_t;
+    ref.max_t = pages[i].max_t;
+    ref.flags = pages[i].flags;
+    ref.offset = writes[i].offset;
+    ref.len = writes[i].len;
+    BufferEntry(pages[i].series, ref);
+    AddEntry(pages[i].series, ref);
+  }
   dirty_ = true;
-  AddEntry(series, ref);
-  // An index write error is not the page's: the entry stays buffered and
+  // An index write error is not the pages': the entries stay buffered and
   // Sync() reports the error (so the WAL is not checkpointed past it).
   if (unflushed_count_ >= 64) (void)FlushIndex();
   return Status::OK();

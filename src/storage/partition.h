@@ -87,6 +87,17 @@ class Partition {
   // Appends page (a compress page of series) to the page file and index.
   Status AddPage(SeriesId series, uint8_t flags, std::string_view page, Timestamp min_t,
                  Timestamp max_t);
+  // One page for AddPages.
+  struct NewPage {
+    SeriesId series = 0;
+    uint8_t flags = 0;
+    std::string_view page;
+    Timestamp min_t = 0;
+    Timestamp max_t = 0;
+  };
+  // Appends pages[0, n), in order, with one write of the page file (the
+  // same records and index entries as n AddPage calls). All or none.
+  Status AddPages(const NewPage* pages, size_t n);
   // Pages of series overlapping [start, end], in write order.
   void PagesOf(SeriesId series, Timestamp start, Timestamp end, std::vector<PageRef>* out);
   // The newest timestamp of series in this partition, or kMinTimestamp.

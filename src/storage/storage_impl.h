@@ -6,7 +6,8 @@
 // series' own small lock: in-order points go to the series' head page (a
 // compress::PageBuilder), late or repeated points to its out-of-order page.
 // A full page is frozen into a PendingPage that the maintenance thread
-// writes to the partition's page file; Append never touches page files.
+// writes to the partition's page file, batched with the other pending ones
+// (storage_maintenance.cc); Append never touches page files.
 //
 // Last write wins: a point goes to the head only if it is newer than
 // everything the series holds in that partition, so an in-order point is
@@ -385,6 +386,9 @@ class StorageImpl final : public Storage {
   uint64_t wal_bytes_at_checkpoint_ GUARDED_BY(maint_run_mu_) = 0;
   uint64_t last_checkpoint_bytes_ GUARDED_BY(maint_run_mu_) = 0;
   int64_t last_compact_ms_ GUARDED_BY(maint_run_mu_) = 0;
+  // When maintenance first saw pages pending since they were last written
+  // (-1: none pending).
+  int64_t pending_since_ms_ GUARDED_BY(maint_run_mu_) = -1;
   std::set<Timestamp> compact_failed_ GUARDED_BY(maint_run_mu_);  // partition starts
 
   std::atomic<uint64_t> points_appended_{0};

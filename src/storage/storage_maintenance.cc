@@ -19,6 +19,15 @@ constexpr int64_t kCompactCheckMs = 60000;
 // A partition that was in use (a reader, such as the rollup builder after a
 // start, holds it) is tried again this soon rather than a whole check later.
 constexpr int64_t kCompactBusyRetryMs = 1000;
+// Sealed pages wait in memory (readers see them, the WAL holds their points)
+// until this many are pending or the oldest has waited kPendingMaxAgeMs, and
+// are then written together: a trickle makes each 4 KiB block of the page
+// file dirty about once instead of once per 512-byte page.
+constexpr uint64_t kPendingWritePages = 128;
+constexpr int64_t kPendingMaxAgeMs = 5 * 60000;
+// Bounds on one write of pending pages (its buffer).
+constexpr size_t kMaxGroupPages = 256;
+constexpr uint64_t kMaxGroupBytes = 256 * 1024;
 }  // namespace
 
 void StorageImpl::MaintenanceLoop() {
@@ -36,7 +45,18 @@ void StorageImpl::MaintenanceLoop() {
 
 void StorageImpl::MaintenancePass(int64_t now) {
   MaybeLeaveReadOnly(now);
-  Status s = WritePending();
+  Status s;
+  const uint64_t pending = pages_pending_.load(std::memory_order_relaxed);
+  if (pending == 0) {
+    pending_since_ms_ = -1;
+  } else if (pending_since_ms_ < 0) {
+    pending_since_ms_ = now;
+  }
+  if (pending >= kPendingWritePages ||
+      (pending > 0 && now - pending_since_ms_ >= kPendingMaxAgeMs)) {
+    s = WritePending();
+    if (s.ok()) pending_since_ms_ = -1;
+  }
   if (options_.wal_sync == WalSyncMode::kInterval &&
       now - last_sync_ms_ >= static_cast<int64_t>(options_.wal_sync_interval_ms)) {
     last_sync_ms_ = now;
@@ -45,11 +65,15 @@ void StorageImpl::MaintenancePass(int64_t now) {
   // On the interval, once the WAL written since the last checkpoint is at
   // least twice that checkpoint's size: checkpoints then cost at most half
   // the WAL's writes, and recovery reads at most three checkpoints' worth.
+  // A trickle waits for checkpoint_min_wal_bytes too: each checkpoint
+  // writes every open page and fsyncs the page files, which a few points a
+  // second would otherwise pay for every interval.
   const uint64_t wal_since = wal_->bytes_written() - wal_bytes_at_checkpoint_;
   const bool ckpt_due =
       options_.checkpoint_interval_ms > 0 &&
       now - last_checkpoint_ms_ >= static_cast<int64_t>(options_.checkpoint_interval_ms) &&
-      wal_since > 0 && wal_since >= 2 * last_checkpoint_bytes_;
+      wal_since > 0 && wal_since >= 2 * last_checkpoint_bytes_ &&
+      wal_since >= options_.checkpoint_min_wal_bytes;
   if (s.ok() && (wal_->WantsRotation() || ckpt_due)) {
     last_checkpoint_ms_ = now;
     (void)Checkpoint();  // retried on the next trigger; the WAL keeps the data
@@ -106,12 +130,23 @@ Status StorageImpl::WritePending() {
     MutexLock lock(&pending_mu_);
     batch.swap(pending_);
   }
-  Status result;
+  // Consecutive pages of one partition go to its page file with one write,
+  // in seal order (a series' pages stay in order: last write wins).
+  std::vector<Partition::NewPage> group;
   while (!batch.empty()) {
-    PendingPage* p = batch.front();
+    const Timestamp part_start = batch.front()->part_start;
+    group.clear();
+    uint64_t bytes = 0;
+    for (size_t i = 0; i < batch.size() && group.size() < kMaxGroupPages &&
+                       bytes < kMaxGroupBytes && batch[i]->part_start == part_start;
+         ++i) {
+      const PendingPage* p = batch[i];
+      group.push_back(Partition::NewPage{p->series, p->flags, p->bytes, p->min_t, p->max_t});
+      bytes += p->bytes.size();
+    }
     PartitionRef part;
-    Status s = partitions_->Locate(p->part_start, &part);
-    if (s.ok()) s = part->AddPage(p->series, p->flags, p->bytes, p->min_t, p->max_t);
+    Status s = partitions_->Locate(part_start, &part);
+    if (s.ok()) s = part->AddPages(group.data(), group.size());
     if (!s.ok()) {
       // Keep the rest, in order, ahead of pages sealed meanwhile.
       page_write_errors_.fetch_add(1, std::memory_order_relaxed);
@@ -119,22 +154,25 @@ Status StorageImpl::WritePending() {
       pending_.insert(pending_.begin(), batch.begin(), batch.end());
       return s;
     }
-    batch.pop_front();
-    MemSeries* series = series_.Get(p->series);
-    {
-      SpinLockGuard lock(&series->lock);
-      if (p->newer != nullptr) {
-        p->newer->next = p->next;
-      } else {
-        series->pending = p->next;
+    for (size_t i = 0; i < group.size(); ++i) {
+      PendingPage* p = batch.front();
+      batch.pop_front();
+      MemSeries* series = series_.Get(p->series);
+      {
+        SpinLockGuard lock(&series->lock);
+        if (p->newer != nullptr) {
+          p->newer->next = p->next;
+        } else {
+          series->pending = p->next;
+        }
+        if (p->next != nullptr) p->next->newer = p->newer;
       }
-      if (p->next != nullptr) p->next->newer = p->newer;
+      delete p;
     }
-    delete p;
-    pages_written_.fetch_add(1, std::memory_order_relaxed);
-    pages_pending_.fetch_sub(1, std::memory_order_relaxed);
+    pages_written_.fetch_add(group.size(), std::memory_order_relaxed);
+    pages_pending_.fetch_sub(group.size(), std::memory_order_relaxed);
   }
-  return result;
+  return Status::OK();
 }
 
 void StorageImpl::SealEnded(bool all, bool assume_idle) {

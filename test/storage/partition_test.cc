@@ -67,6 +67,50 @@ TEST(Partition, IndexEntriesRoundTripExactly) {
   }
 }
 
+// AddPages: the pages of one batch are found in order, with their times
+// and flags, before and after the index is reloaded from disk.
+TEST(Partition, AddPagesWritesABatchInOrder) {
+  testing::TempDir dir;
+  auto env = NewPosixEnv();
+  const Timestamp start = 19676 * kDay;
+  Partition p(env.get(), dir.path() + "/p", start, start + kDay, 64 * 1024);
+  std::vector<std::string> warnings;
+  ASSERT_TRUE(p.Open(&warnings).ok());
+  std::vector<std::string> bytes;
+  std::vector<Partition::NewPage> batch;
+  for (int i = 0; i < 150; ++i) bytes.push_back(MakePage(start + i * 100000, 1 + i % 40));
+  for (int i = 0; i < 150; ++i) {
+    const Timestamp t0 = start + i * 100000;
+    batch.push_back(Partition::NewPage{static_cast<SeriesId>(1 + i % 3),
+                                       static_cast<uint8_t>(i % 7 == 0 ? kPageFlagOutOfOrder : 0),
+                                       bytes[i], t0, t0 + (i % 40) * 1000});
+  }
+  ASSERT_TRUE(p.AddPages(batch.data(), batch.size()).ok());
+  ASSERT_TRUE(p.AddPages(batch.data(), 0).ok());
+  auto check = [&](Partition* q) {
+    for (SeriesId s = 1; s <= 3; ++s) {
+      std::vector<PageRef> refs;
+      q->PagesOf(s, kMinTimestamp, kMaxTimestamp, &refs);
+      ASSERT_EQ(refs.size(), 50u);
+      for (size_t k = 0; k < refs.size(); ++k) {
+        const size_t i = k * 3 + (s - 1);
+        EXPECT_EQ(refs[k].min_t, batch[i].min_t);
+        EXPECT_EQ(refs[k].max_t, batch[i].max_t);
+        EXPECT_EQ(refs[k].flags, batch[i].flags);
+        std::string page;
+        ASSERT_TRUE(q->ReadPage(s, refs[k], &page).ok());
+        EXPECT_EQ(page, bytes[i]);
+      }
+    }
+  };
+  check(&p);
+  ASSERT_TRUE(p.Sync().ok());
+  Partition q(env.get(), dir.path() + "/p", start, start + kDay, 64 * 1024);
+  ASSERT_TRUE(q.Open(&warnings).ok());
+  EXPECT_TRUE(warnings.empty());
+  check(&q);
+}
+
 // A partition longer than 2^32 ms rounds times outward, never inward, and
 // MaxTimeOf stays exact.
 TEST(Partition, LongPartitionsRoundTimesOutward) {

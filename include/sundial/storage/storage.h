@@ -60,6 +60,10 @@ struct StorageOptions {
   // Such a checkpoint also waits until the WAL written since the last one is
   // twice that one's size, so that checkpoints cost little disk writing.
   uint32_t checkpoint_interval_ms = 300000;
+  // ... and until at least this many WAL bytes were written since the last
+  // one: a trickle is checkpointed by volume, not every interval (recovery
+  // then replays at most about this much; a full segment still rotates).
+  uint64_t checkpoint_min_wal_bytes = 1ull << 20;
   // A partition that ended this long ago (wall clock) is compacted into a
   // cold file: its pages merged per series, time-ordered, zstd-compressed.
   // 0 = never.
