@@ -74,6 +74,11 @@ std::vector<StatRecord> CollectStats(const ServiceContext& ctx) {
     add("storage.apply_errors", s.apply_errors);
     add("storage.open_files", s.open_files, {}, {}, false);
     add("storage.file_closes", s.file_closes);
+    add("storage.memory", s.memory_bytes, "part", "all", false);
+    add("storage.memory", s.memory_heads_bytes, "part", "heads", false);
+    add("storage.memory", s.memory_series_bytes, "part", "series", false);
+    add("storage.memory", s.memory_dict_bytes, "part", "dictionary", false);
+    add("storage.heads_sealed_early", s.heads_sealed_early);
   }
   if (ctx.cache != nullptr) {
     const query::BucketCache::Counters c = ctx.cache->counters();

@@ -512,7 +512,10 @@ StorageStats StorageImpl::stats() {
     if (s->head) heads += s->head->MemoryUsage();
     if (s->ooo) heads += s->ooo->MemoryUsage();
   });
-  st.memory_bytes = series_.MemoryUsage() + heads + dict_->MemoryUsage() +
+  st.memory_heads_bytes = heads;
+  st.memory_series_bytes = series_.MemoryUsage();
+  st.memory_dict_bytes = dict_->MemoryUsage();
+  st.memory_bytes = st.memory_series_bytes + heads + st.memory_dict_bytes +
                     partitions_->MemoryUsage();
   st.disk_bytes = partitions_->DiskBytes();
   st.partitions_compacted = compactions_.load(std::memory_order_relaxed);

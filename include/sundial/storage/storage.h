@@ -162,6 +162,11 @@ struct StorageStats {
   uint64_t partition_lru_closes = 0; // partitions closed to stay within max_open_partitions
   uint64_t open_files = 0;           // gauge: partition file descriptors open
   uint64_t file_closes = 0;          // descriptors closed to stay within max_open_files
+  // Gauges: parts of memory_bytes (storage/README: memory per series).
+  uint64_t memory_heads_bytes = 0;   // open in-order and out-of-order page builders
+  uint64_t memory_series_bytes = 0;  // the MemSeries table
+  uint64_t memory_dict_bytes = 0;    // series dictionary, names, tag sets, postings
+  uint64_t heads_sealed_early = 0;   // heads sealed to stay within head_memory
 };
 
 // Why writes are refused, if they are. Reads are always served.
