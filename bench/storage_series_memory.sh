@@ -98,6 +98,10 @@ print("  %-12s %8.1f MB %6d B/series  (RssAnon - estimate)" % ("unaccounted", (r
   curl -fsS -o /dev/null "http://127.0.0.1:$port/api/suggest?type=tagv&q=&max=25" || true
   printf '  after lookup+suggest: rss_anon=%dkB\n' "$(rss_anon $pid)"
   kill $pid; wait $pid 2>/dev/null || true
+  # After the clean stop (every page written): page files per stored point.
+  part=$(du -sb "$work/data/part" 2>/dev/null | cut -f1)
+  printf '  page files after stop: %d bytes, %.2f B/pt\n' "${part:-0}" \
+    "$(echo "${part:-0} / ($n * $points)" | bc -l)"
   rm -rf "$work"
   trap - EXIT
 done

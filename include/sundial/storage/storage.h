@@ -50,6 +50,10 @@ struct StorageOptions {
   std::string data_dir;                        // created if missing
   Timestamp partition_duration_ms = 86400000;  // one day
   uint32_t page_size = 512;                    // bytes per page
+  // Bytes of open (head) page buffers of all series together; beyond it
+  // the maintenance thread seals the largest open pages early (0: no
+  // limit). Bounds the memory of many series whose pages fill slowly.
+  uint64_t head_memory_bytes = 0;
   WalSyncMode wal_sync = WalSyncMode::kInterval;
   uint32_t wal_sync_interval_ms = 1000;
   uint64_t wal_segment_bytes = 64ull << 20;
