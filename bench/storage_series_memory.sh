@@ -8,7 +8,8 @@
 # prints RssAnon again.
 #
 # With LIVE=1 the last point of every series is stamped now (the first
-# POINTS*10 s before), so the heads stay open as in live ingest: with
+# POINTS*10 s before) and values are pseudo-random with 2 decimals (about
+# 2 bytes a point), so the heads stay open as in live ingest: with
 # POINTS=300 every open page fills at least once. It then also prints the
 # engine's own estimate of its memory by part (/api/stats storage.memory)
 # and the rest of RssAnon (malloc overhead and what the estimate misses).
@@ -55,7 +56,7 @@ for p in range(points):
             if made == n:
                 break
             made += 1
-            v = (h * 7 + m + p) % 1000 / 10 if not live else (h * 2654435761 + m * 40503 + p * 977) % 10007 / 100
+            v = (h * 7 + m + p) % 1000 / 10 if not live else ((h * 101 + m) * 7919 + p) * 2654435761 % 4294967291 % 10000 / 100
             buf.append(f"put cpu.m{m} {t0 + 10 * p} {v} {tags}\n")
         if len(buf) >= 20000:
             s.sendall("".join(buf).encode())
