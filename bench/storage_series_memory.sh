@@ -38,6 +38,11 @@ for n in "${counts[@]}"; do
     sleep 0.1
   done
   idle=$(rss_anon $pid)
+  # The peak RssAnon while the points go in, sampled every 0.5 s.
+  ( peak=0; while kill -0 $pid 2>/dev/null && [ ! -e "$work/done" ]; do
+      r=$(rss_anon $pid 2>/dev/null || echo 0); [ "${r:-0}" -gt $peak ] && peak=$r
+      echo $peak >"$work/peak"; sleep 0.5; done ) &
+  sampler=$!
   start=$(date +%s.%N)
   python3 - "$port" "$n" "$points" "${LIVE:-0}" <<'PY'
 import socket, sys, time
@@ -70,12 +75,14 @@ while b"\n" not in got:
 s.close()
 PY
   end=$(date +%s.%N)
+  touch "$work/done"; wait $sampler 2>/dev/null || true
   # One maintenance slow tick (10 s) returns what the ingest burst freed.
   sleep "${SETTLE:-11}"
   rss=$(rss_anon $pid)
   printf 'series=%d points=%d ingest=%.1fs idle_rss_anon=%dkB rss_anon=%dkB bytes_per_series=%d\n' \
     "$n" "$((n * points))" "$(echo "$end - $start" | bc)" "$idle" "$rss" \
     "$(( (rss - idle) * 1024 / n ))"
+  printf '  peak rss_anon during ingest=%dkB\n' "$(cat "$work/peak" 2>/dev/null || echo 0)"
   if [ "${LIVE:-0}" = 1 ]; then
     curl -fsS "http://127.0.0.1:$port/api/stats" | python3 -c '
 import json, sys
