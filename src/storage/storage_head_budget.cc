@@ -15,8 +15,8 @@
 // those heads. It runs at most once a second. A sealed
 // head's buffer goes back to its initial size; a series idle since the
 // last slow tick drops its builder altogether (its next point makes a new
-// one). The walk also sets head_bytes_ to the exact sum, undoing any drift
-// of the append path's running count.
+// one). The walk also sets head_bytes_ to its sum, undoing any drift of
+// the append path's running count.
 #include <map>
 
 #include "storage/storage_impl.h"
@@ -35,11 +35,11 @@ void StorageImpl::SealForBudget() {
   head_bytes_.store(static_cast<int64_t>(total), std::memory_order_relaxed);
   const uint64_t budget = options_.head_memory_bytes;
   if (total <= budget || by_cap.empty()) return;
-  // Sealing a head of c bytes frees c - kInitialCapacity at least. Pages
-  // less than half full are never sealed early: each page costs a header
-  // and an index entry in memory, so with more series than the budget
-  // allows at half a page each, the budget is exceeded rather than the
-  // pages made ever smaller.
+  // Sealing a head of c bytes frees c - kInitialCapacity at least. Heads
+  // whose buffer is below half a page (under ~40% full) are never sealed:
+  // each page costs a header and an index entry in memory, so with more
+  // series than the budget allows at half a page each, the budget is
+  // exceeded rather than the pages made ever smaller.
   const uint64_t goal = budget / 4 * 3;
   const uint32_t initial = compress::PageBuilder::kInitialCapacity;
   const uint32_t smallest = options_.page_size / 2;

@@ -269,9 +269,9 @@ class StorageImpl final : public Storage {
   void MaintenancePass(int64_t now) REQUIRES(maint_run_mu_);
   Status WritePending() REQUIRES(maint_run_mu_);
   // When the open pages' buffers hold more than head_memory_bytes, seals
-  // the largest (at least half full) until they hold at most 3/4 of it, or
-  // as close as that allows; the builder of a series
-  // idle since the last slow tick is freed too (storage_head_budget.cc).
+  // the largest (at least half a page) until they hold at most 3/4 of it,
+  // or as close as that allows; the builder of a series idle since the
+  // last slow tick is freed too (storage_head_budget.cc).
   void SealForBudget() REQUIRES(maint_run_mu_);
   Status Checkpoint() REQUIRES(maint_run_mu_);
   // Freezes heads and out-of-order pages: all of them, or those of series
