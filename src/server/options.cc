@@ -145,6 +145,11 @@ const std::vector<OptionSpec> kOptionTable = {
        o->storage.page_size = static_cast<uint32_t>(n);
        return Status::OK();
      }},
+    {"storage.head_memory", "0",
+     "open pages of all series together; beyond it the largest are sealed early (0: no limit)",
+     [](std::string_view v, Options* o) {
+       return ParseBytes(v, 0, 1ull << 40, &o->storage.head_memory_bytes);
+     }},
     {"storage.mmap_window", "8MiB", "largest piece of a partition file mapped at once",
      [](std::string_view v, Options* o) {
        return ParseBytes(v, 64 * 1024, 1ull << 30, &o->storage.mmap_window_bytes);

@@ -87,6 +87,11 @@ std::vector<StatRecord> CollectStats(const ServiceContext& ctx) {
       add("storage.disk.bytes_written_per_1000_points", static_cast<uint64_t>(per_k + 0.5), {}, {},
           false);
     }
+    add("storage.memory", s.memory_bytes, "part", "all", false);
+    add("storage.memory", s.memory_heads_bytes, "part", "heads", false);
+    add("storage.memory", s.memory_series_bytes, "part", "series", false);
+    add("storage.memory", s.memory_dict_bytes, "part", "dictionary", false);
+    add("storage.heads_sealed_early", s.heads_sealed_early);
   }
   if (ctx.cache != nullptr) {
     const query::BucketCache::Counters c = ctx.cache->counters();

@@ -42,12 +42,18 @@ void StorageImpl::RemoveFromMemory(SeriesId id, MemSeries* s, Timestamp start, T
   };
   if (s->head && overlaps(*s->head)) {
     const std::vector<Sample> kept = Kept(s->head->data(), start, end);
+    const int64_t cap = s->head->capacity();
     s->head->Reset();
+    head_bytes_.fetch_sub(cap - s->head->capacity(), std::memory_order_relaxed);
     for (const Sample& p : kept) {
+      const uint32_t before = s->head->capacity();
       if (!s->head->Append(p.t, p.v)) {
         FreezeHead(id, s);
         const bool ok = s->head->Append(p.t, p.v);  // the first point always fits
         (void)ok;
+      }
+      if (s->head->capacity() > before) {
+        head_bytes_.fetch_add(s->head->capacity() - before, std::memory_order_relaxed);
       }
     }
     s->hint_page.store(s->head->data().data(), std::memory_order_relaxed);

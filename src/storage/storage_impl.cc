@@ -341,11 +341,16 @@ void StorageImpl::AppendHead(SeriesId id, MemSeries* s, Timestamp t, Value v) {
     s->head = std::make_unique<compress::PageBuilder>(options_.page_size);
     s->hint_builder.store(s->head.get(), std::memory_order_relaxed);
     s->hint_page.store(s->head->data().data(), std::memory_order_relaxed);
+    head_bytes_.fetch_add(s->head->capacity(), std::memory_order_relaxed);
   }
+  const uint32_t cap = s->head->capacity();
   if (!s->head->Append(t, v)) {
     FreezeHead(id, s);
     const bool ok = s->head->Append(t, v);  // the first point of a page always fits
     (void)ok;
+  }
+  if (s->head->capacity() > cap) {
+    head_bytes_.fetch_add(s->head->capacity() - cap, std::memory_order_relaxed);
   }
   s->max_t = t;
   // The page buffer moves when it grows.
@@ -396,7 +401,10 @@ void StorageImpl::AddPending(SeriesId id, MemSeries* s, std::string_view page, u
 void StorageImpl::FreezeHead(SeriesId id, MemSeries* s) {
   if (!s->head || s->head->empty()) return;
   AddPending(id, s, s->head->data(), 0, s->head_start);
+  const uint32_t cap = s->head->capacity();
   s->head->Reset();
+  head_bytes_.fetch_sub(static_cast<int64_t>(cap) - s->head->capacity(),
+                        std::memory_order_relaxed);
 }
 
 void StorageImpl::FreezeOoo(SeriesId id, MemSeries* s) {
@@ -518,7 +526,11 @@ StorageStats StorageImpl::stats() {
     if (s->head) heads += s->head->MemoryUsage();
     if (s->ooo) heads += s->ooo->MemoryUsage();
   });
-  st.memory_bytes = series_.MemoryUsage() + heads + dict_->MemoryUsage() +
+  st.memory_heads_bytes = heads;
+  st.heads_sealed_early = heads_sealed_early_.load(std::memory_order_relaxed);
+  st.memory_series_bytes = series_.MemoryUsage();
+  st.memory_dict_bytes = dict_->MemoryUsage();
+  st.memory_bytes = st.memory_series_bytes + heads + st.memory_dict_bytes +
                     partitions_->MemoryUsage();
   st.disk_bytes = partitions_->DiskBytes();
   st.partitions_compacted = compactions_.load(std::memory_order_relaxed);

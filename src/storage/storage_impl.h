@@ -269,6 +269,11 @@ class StorageImpl final : public Storage {
   // One pass of the loop at Env time `now`. REQUIRES: maint_run_mu_ held.
   void MaintenancePass(int64_t now) REQUIRES(maint_run_mu_);
   Status WritePending() REQUIRES(maint_run_mu_);
+  // When the open pages' buffers hold more than head_memory_bytes, seals
+  // the largest (at least half a page) until they hold at most 3/4 of it,
+  // or as close as that allows; the builder of a series idle since the
+  // last slow tick is freed too (storage_head_budget.cc).
+  void SealForBudget() REQUIRES(maint_run_mu_);
   Status Checkpoint() REQUIRES(maint_run_mu_);
   // Freezes heads and out-of-order pages: all of them, or those of series
   // idle for two slow ticks whose partition ended before the newest time
@@ -389,6 +394,7 @@ class StorageImpl final : public Storage {
   // When maintenance first saw pages pending since they were last written
   // (-1: none pending).
   int64_t pending_since_ms_ GUARDED_BY(maint_run_mu_) = -1;
+  int64_t last_budget_ms_ GUARDED_BY(maint_run_mu_) = 0;
   std::set<Timestamp> compact_failed_ GUARDED_BY(maint_run_mu_);  // partition starts
 
   std::atomic<uint64_t> points_appended_{0};
@@ -402,6 +408,10 @@ class StorageImpl final : public Storage {
   std::atomic<uint64_t> checkpoints_{0};
   std::atomic<uint64_t> apply_errors_{0};
   std::atomic<uint64_t> compactions_{0};
+  // Bytes of head page buffers: kept up to date by the append path where
+  // a buffer grows or a head is sealed, and made exact by SealForBudget.
+  std::atomic<int64_t> head_bytes_{0};
+  std::atomic<uint64_t> heads_sealed_early_{0};
 
   // Health: blocked_ is the fast check on the append path.
   std::atomic<bool> blocked_{false};

@@ -16,6 +16,7 @@ constexpr int64_t kSlowTickMs = 10000;        // sealing, eviction, retention
 constexpr Timestamp kSealGraceMs = 5 * 60000;  // late points still reach the head
 constexpr int64_t kIdlePartitionMs = 5 * 60000;
 constexpr int64_t kCompactCheckMs = 60000;
+constexpr int64_t kBudgetCheckMs = 1000;  // head_memory walks at most this often
 // A partition that was in use (a reader, such as the rollup builder after a
 // start, holds it) is tried again this soon rather than a whole check later.
 constexpr int64_t kCompactBusyRetryMs = 1000;
@@ -45,6 +46,12 @@ void StorageImpl::MaintenanceLoop() {
 
 void StorageImpl::MaintenancePass(int64_t now) {
   MaybeLeaveReadOnly(now);
+  if (options_.head_memory_bytes > 0 && now - last_budget_ms_ >= kBudgetCheckMs &&
+      head_bytes_.load(std::memory_order_relaxed) >
+          static_cast<int64_t>(options_.head_memory_bytes)) {
+    last_budget_ms_ = now;
+    SealForBudget();  // the sealed pages join the pending ones below
+  }
   Status s;
   const uint64_t pending = pages_pending_.load(std::memory_order_relaxed);
   if (pending == 0) {
@@ -186,6 +193,7 @@ void StorageImpl::SealEnded(bool all, bool assume_idle) {
     if (!all && !assume_idle && tick - s->last_tick < 2) return;
     if (s->head && (all || s->head_end <= cutoff)) {
       FreezeHead(id, s);
+      head_bytes_.fetch_sub(s->head->capacity(), std::memory_order_relaxed);
       s->head.reset();  // an idle series keeps no page buffer
       s->hint_builder.store(nullptr, std::memory_order_relaxed);
     }

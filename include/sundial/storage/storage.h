@@ -50,6 +50,10 @@ struct StorageOptions {
   std::string data_dir;                        // created if missing
   Timestamp partition_duration_ms = 86400000;  // one day
   uint32_t page_size = 512;                    // bytes per page
+  // Bytes of open (head) page buffers of all series together; beyond it
+  // the maintenance thread seals the largest open pages early (0: no
+  // limit). Bounds the memory of many series whose pages fill slowly.
+  uint64_t head_memory_bytes = 0;
   WalSyncMode wal_sync = WalSyncMode::kInterval;
   uint32_t wal_sync_interval_ms = 1000;
   uint64_t wal_segment_bytes = 64ull << 20;
@@ -169,6 +173,11 @@ struct StorageStats {
   uint64_t partition_lru_closes = 0; // partitions closed to stay within max_open_partitions
   uint64_t open_files = 0;           // gauge: partition file descriptors open
   uint64_t file_closes = 0;          // descriptors closed to stay within max_open_files
+  // Gauges: parts of memory_bytes (storage/README: memory per series).
+  uint64_t memory_heads_bytes = 0;   // open in-order and out-of-order page builders
+  uint64_t memory_series_bytes = 0;  // the MemSeries table
+  uint64_t memory_dict_bytes = 0;    // series dictionary, names, tag sets, postings
+  uint64_t heads_sealed_early = 0;   // heads sealed to stay within head_memory
 };
 
 // Why writes are refused, if they are. Reads are always served.
