@@ -324,7 +324,8 @@ class StorageImpl final : public Storage {
 
   // Compacts the oldest partition ending at or before cutoff that has a
   // page file and did not fail before.
-  // Compacts the oldest candidate; true if it was in use (try again soon).
+  // Compacts the oldest candidate; true if it was in use or compacted (try
+  // again soon: there may be more).
   bool CompactNext(Timestamp cutoff) REQUIRES(maint_run_mu_);
   // Compaction (compaction.cc): rewrites the partition starting at start
   // into a cold file. Busy (retry later) while readers use it.

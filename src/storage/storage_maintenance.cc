@@ -17,7 +17,9 @@ constexpr Timestamp kSealGraceMs = 5 * 60000;  // late points still reach the he
 constexpr int64_t kIdlePartitionMs = 5 * 60000;
 constexpr int64_t kCompactCheckMs = 60000;
 // A partition that was in use (a reader, such as the rollup builder after a
-// start, holds it) is tried again this soon rather than a whole check later.
+// start, holds it) is tried again this soon rather than a whole check later,
+// and so is the next candidate after a compaction (a backlog after an import
+// or an upgrade is worked off at one partition a second, not one a minute).
 constexpr int64_t kCompactBusyRetryMs = 1000;
 }  // namespace
 
@@ -79,11 +81,9 @@ bool StorageImpl::CompactNext(Timestamp cutoff) {
   for (Timestamp start : CompactionCandidates(cutoff)) {
     if (compact_failed_.count(start) != 0) continue;
     Status s = CompactPartition(start);
-    if (s.code() == Status::Code::kBusy) return true;
-    if (!s.ok()) {
-      compact_failed_.insert(start);
-      AddWarning("compaction: " + s.ToString());
-    }
+    if (s.ok() || s.code() == Status::Code::kBusy) return true;
+    compact_failed_.insert(start);
+    AddWarning("compaction: " + s.ToString());
     return false;
   }
   return false;
