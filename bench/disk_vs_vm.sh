@@ -12,7 +12,8 @@
 #   env: HOSTS (10), METRICS (101), DAYS ("1 7": one run per figure),
 #        VALUES ("decimal full": 2-decimal percentages with integer counters
 #        and gauges, or full-precision double random walks),
-#        SUNDIAL_FLAGS (extra sundiald flags, e.g. "--rollup.enabled false")
+#        SUNDIAL_FLAGS (extra sundiald flags, e.g. "--rollup.enabled false"),
+#        SUNDIALD (another sundiald binary, e.g. one built from main)
 # Every server is stopped (by its PID) at the end.
 set -euo pipefail
 
@@ -23,7 +24,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
 . bench/bench_lib.sh
-bench_prepare sundiald ingest_load
+bench_prepare sundiald ingest_load cold_file_stats
 bench_workdir disk
 
 # stop pid: SIGTERM and wait for the process to exit (a clean stop).
@@ -49,7 +50,7 @@ for values in ${VALUES:-decimal full}; do
     name=s_${values}_$days
     port=$(free_port)
     # shellcheck disable=SC2086
-    "$build/sundiald" --bind 127.0.0.1 --port "$port" --data-dir "$work/$name" \
+    "${SUNDIALD:-$build/sundiald}" --bind 127.0.0.1 --port "$port" --data-dir "$work/$name" \
       --log-level warn ${SUNDIAL_FLAGS:-} >"$work/$name.log" 2>&1 &
     spid=$!
     pids+=("$spid")
@@ -91,9 +92,10 @@ for values in ${VALUES:-decimal full}; do
     va=$(bpp "$v_app" "$points"); vd=$(bpp "$v_du" "$points")
     printf '%-8s %-5s %10s | %-28s | %-28s | %s\n' "$values" "$days" "$points" \
       "$sa  $sd" "$va  $vd" "$(ratio "$sa" "$va")  $(ratio "$sd" "$vd")"
-    if [ -n "${VERBOSE:-}" ]; then
-      du -ab "$work/$name" | sort -n | tail -n 12
-    fi
+    # Where Sundial's bytes go: the files by size, then what the cold
+    # files spend them on (bench/cold_file_stats.cc).
+    du -ab "$work/$name" | sort -n | tail -n 6 | sed "s|$work/||"
+    "$build/bench/cold_file_stats" "$work/$name" | sed 's/^/    /'
     rm -rf "${work:?}/$name" "${work:?}/$vname"
   done
 done
