@@ -13,7 +13,9 @@
 #        VALUES ("decimal full": 2-decimal percentages with integer counters
 #        and gauges, or full-precision double random walks),
 #        SUNDIAL_FLAGS (extra sundiald flags, e.g. "--rollup.enabled false"),
-#        SUNDIALD (another sundiald binary, e.g. one built from main)
+#        SUNDIALD (another sundiald binary, e.g. one built from main),
+#        KEEP (a directory: Sundial's data dirs are moved there, e.g. for
+#        bench/query_engine_bench over cold files)
 # Every server is stopped (by its PID) at the end.
 set -euo pipefail
 
@@ -96,6 +98,7 @@ for values in ${VALUES:-decimal full}; do
     # files spend them on (bench/cold_file_stats.cc).
     du -ab "$work/$name" | sort -n | tail -n 6 | sed "s|$work/||"
     "$build/bench/cold_file_stats" "$work/$name" | sed 's/^/    /'
+    if [ -n "${KEEP:-}" ]; then mkdir -p "$KEEP" && rm -rf "${KEEP:?}/$name" && mv "$work/$name" "$KEEP/"; fi
     rm -rf "${work:?}/$name" "${work:?}/$vname"
   done
 done

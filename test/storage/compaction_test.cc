@@ -241,13 +241,15 @@ TEST(ColdFile, AnyFlippedBitLosesAtMostOneSeries) {
 TEST(ColdFile, FuzzSmoke) {
   TempDir dir;
   const std::string path = dir.path() + "/cold";
-  WriteCold(path, 1, {{4, 200, 0}, {9, 50, 7}});
-  const std::string good = ReadFileBytes(path);
   std::mt19937_64 rng(testing::TestSeed(23));
-  for (int i = 0; i < 2000; ++i) {
-    std::string s = good;
-    testing::Mutate(&s, &rng);
-    FuzzColdFile(reinterpret_cast<const uint8_t*>(s.data()), s.size());
+  for (uint32_t version : {3u, 2u}) {
+    WriteCold(path, 1, {{4, 200, 0}, {9, 50, 7}}, version);
+    const std::string good = ReadFileBytes(path);
+    for (int i = 0; i < 2000; ++i) {
+      std::string s = good;
+      testing::Mutate(&s, &rng);
+      FuzzColdFile(reinterpret_cast<const uint8_t*>(s.data()), s.size());
+    }
   }
 }
 
