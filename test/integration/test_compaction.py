@@ -13,23 +13,31 @@ T_NOW = int(time.time())
 OLD = T_NOW - T_NOW % DAY - 5 * DAY  # a day partition that ended long ago
 
 
+def call(server, fn):
+    c = server.http()
+    try:
+        return fn(c)
+    finally:
+        c.close()
+
+
 def put(server, points):
     for i in range(0, len(points), 5000):
-        status, _, body = server.http().post("/api/put?sync", points[i:i + 5000])
+        status, _, body = call(server, lambda c: c.post("/api/put?sync", points[i:i + 5000]))
         assert status == 204, body
 
 
 def dps(server, metric, start_ms, end_ms):
-    status, res = server.http().post_json("/api/query", {
+    status, res = call(server, lambda c: c.post_json("/api/query", {
         "start": start_ms, "end": end_ms, "msResolution": True,
-        "queries": [{"aggregator": "none", "metric": metric}]})
+        "queries": [{"aggregator": "none", "metric": metric}]}))
     assert status == 200, res
     assert len(res) == 1, res
     return {int(k): v for k, v in res[0]["dps"].items()}
 
 
 def stat(server, name):
-    status, res = server.http().get_json("/api/stats")
+    status, res = call(server, lambda c: c.get_json("/api/stats"))
     assert status == 200, res
     return next((int(r["value"]) for r in res if r["metric"] == name), 0)
 
@@ -39,7 +47,7 @@ def wait_for(cond, timeout=60.0):
     while time.monotonic() < deadline:
         if cond():
             return
-        time.sleep(0.1)
+        time.sleep(0.2)
     raise AssertionError("condition not met in time")
 
 
@@ -68,12 +76,16 @@ def data_set(seed):
 
 def test_compacted_soon_reads_back_exactly_and_takes_late_points(server_factory):
     sets = data_set(1414)
-    s = server_factory()
+    # Written with compaction off (an import would be compacted piecemeal
+    # while it runs), then started with the default storage.compact_after.
+    s = server_factory(["--storage-compact-after", "0"])
     for metric, pts in sets.items():
         put(s, [{"metric": metric, "timestamp": t, "value": v, "tags": {"host": "a"}}
                 for t, v in pts.items()])
-    s.restart()  # the partition is now a page file, ended days ago
+    # The partitions are now page files, ended days ago; 1h is the default.
+    s.restart(["--storage-compact-after", "1h"])
     wait_for(lambda: stat(s, "tsd.storage.partitions_compacted") >= 1)
+    time.sleep(0.5)
     wait_for(lambda: "cold" in part_files(s.data_dir) and "pages" not in part_files(s.data_dir))
     lo, hi = OLD * 1000, (OLD + DAY) * 1000 - 1
     for metric, pts in sets.items():
