@@ -124,7 +124,7 @@ void Generate(const LoadSpec& spec, Emit emit) {
     walks[i].counter = !walks[i].percent && (rng() & 1);
     walks[i].v = static_cast<int64_t>(rng() % (walks[i].percent ? 10000 : 100000));
     walks[i].full = spec.full_precision;
-    walks[i].f = walks[i].percent ? static_cast<double>(walks[i].v) / 100 : static_cast<double>(walks[i].v);
+    walks[i].f = static_cast<double>(walks[i].v) / (walks[i].percent ? 100 : 1);
   }
   char value[32];
   for (int64_t ts = spec.start_s; ts < spec.start_s + spec.duration_s; ts += spec.interval_s) {

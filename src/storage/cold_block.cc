@@ -66,7 +66,9 @@ bool GetPlanes(std::string_view* in, size_t n, uint8_t w, compress::ZstdCodec* z
       in->remove_prefix(len);
       bytes = plane;
     }
-    for (size_t i = 0; i < n; ++i) (*u)[i] |= uint64_t{static_cast<unsigned char>(bytes[i])} << (8 * j);
+    for (size_t i = 0; i < n; ++i) {
+      (*u)[i] |= uint64_t{static_cast<unsigned char>(bytes[i])} << (8 * j);
+    }
   }
   return true;
 }

@@ -114,7 +114,8 @@ TEST(ColdBlock, RandomPointsRoundTrip) {
         case 2: p[i].v = Value::Int(walk); break;
         case 3: p[i].v = Value::Int(static_cast<int64_t>(rng())); break;
         case 4:  // a full-precision walk
-          p[i].v = Value::Float(static_cast<double>(walk) + static_cast<double>(rng() >> 11) * 0x1p-53);
+          p[i].v = Value::Float(static_cast<double>(walk) +
+                                static_cast<double>(rng() >> 11) * 0x1p-53);
           break;
         default:  // mixed types, decimals and exceptions
           p[i].v = rng() % 4 == 0 ? Value::Int(walk)
