@@ -39,34 +39,6 @@ Timestamp AbsTime(uint64_t zz, Timestamp start) {
                                 static_cast<uint64_t>(ZigZagDecode64(zz)));
 }
 
-// Replaces b's bytes and page table with points (a decoded columnar
-// block) encoded as pages of kColdPageSize, which is what readers take.
-template <typename Block>
-Status PagesFromPoints(const std::vector<Sample>& points, Block* b) {
-  for (size_t i = 1; i < points.size(); ++i) {
-    if (points[i].t <= points[i - 1].t) return Status::Corruption("cold block out of order");
-  }
-  compress::PageBuilder builder(kColdPageSize);
-  b->raw.clear();
-  b->pages.clear();
-  auto seal = [&] {
-    const std::string_view d = builder.data();
-    b->pages.push_back(ColdPage{static_cast<uint32_t>(b->raw.size()),
-                                static_cast<uint32_t>(d.size()), builder.min_t(),
-                                builder.max_t()});
-    b->raw.append(d.data(), d.size());
-    builder.Reset();
-  };
-  for (const Sample& p : points) {
-    if (builder.Append(p.t, p.v)) continue;
-    if (builder.empty()) return Status::Corruption("cold block point fits no page");
-    seal();
-    if (!builder.Append(p.t, p.v)) return Status::Corruption("cold block point fits no page");
-  }
-  if (!builder.empty()) seal();
-  return Status::OK();
-}
-
 }  // namespace
 
 ColdFileWriter::ColdFileWriter(Env* env, Timestamp partition_start, uint32_t version)
@@ -317,7 +289,12 @@ Status ColdFile::GetBlock(const Entry& e, const Block** out) {
   b->id = e.id;
   SUNDIAL_RETURN_IF_ERROR(zstd_.Decompress(packed, e.raw_len, &b->raw));
   SUNDIAL_RETURN_IF_ERROR(DecodeBlock(b.get()));
-  if (cache_.size() >= kCachedBlocks) cache_.erase(cache_.begin());
+  size_t point_bytes = b->points.size() * sizeof(Sample);
+  for (const auto& c : cache_) point_bytes += c->points.size() * sizeof(Sample);
+  while (!cache_.empty() && (cache_.size() >= kCachedBlocks || point_bytes > kCachedPointBytes)) {
+    point_bytes -= cache_.front()->points.size() * sizeof(Sample);
+    cache_.erase(cache_.begin());
+  }
   cache_.push_back(std::move(b));
   *out = cache_.back().get();
   return Status::OK();
@@ -330,13 +307,29 @@ Status ColdFile::DecodeBlock(Block* b) {
   if (version_ >= 3) {
     if (b->raw.empty()) return bad;
     if (b->raw[0] == kColumnarBlock) {
-      std::vector<Sample> points;
-      Status s = DecodeColdBlock(std::string_view(b->raw).substr(1), start_, &zstd_, &points);
+      Status s = DecodeColdBlock(std::string_view(b->raw).substr(1), start_, &zstd_, &b->points);
       if (!s.ok()) {
         return Status::Corruption(path_, "block of series " + std::to_string(b->id) + ": " +
                                              s.message());
       }
-      return PagesFromPoints(points, b);
+      std::string().swap(b->raw);
+      // Runs of points that one page can hold (ReadPage), in time order.
+      const std::vector<Sample>& pts = b->points;
+      size_t first = 0;
+      for (size_t i = 1; i <= pts.size(); ++i) {
+        if (i < pts.size()) {
+          if (pts[i].t <= pts[i - 1].t) return Status::Corruption(path_, "cold block out of order");
+          if (i - first < kColdChunkPoints &&
+              static_cast<uint64_t>(pts[i].t) - static_cast<uint64_t>(pts[first].t) <=
+                  compress::kMaxPageSpanMs) {
+            continue;
+          }
+        }
+        b->pages.push_back(ColdPage{static_cast<uint32_t>(first), static_cast<uint32_t>(i - first),
+                                    pts[first].t, pts[i - 1].t});
+        first = i;
+      }
+      return Status::OK();
     }
     if (b->raw[0] != kPageBlock) return bad;
     skip = 1;
@@ -383,10 +376,40 @@ Status ColdFile::ReadPage(SeriesId series, const ColdPage& p, std::string* page)
   MutexLock lock(&mu_);
   const Block* b = nullptr;
   SUNDIAL_RETURN_IF_ERROR(GetBlock(*e, &b));
+  if (!b->points.empty()) {
+    if (p.offset > b->points.size() || p.len > b->points.size() - p.offset || p.len == 0) {
+      return Status::InvalidArgument(path_, "page outside its block");
+    }
+    compress::PageBuilder builder(compress::kMaxPageSize);
+    for (uint32_t i = p.offset; i < p.offset + p.len; ++i) {
+      if (!builder.Append(b->points[i].t, b->points[i].v)) {
+        return Status::Corruption(path_, "cold points do not fit a page");
+      }
+    }
+    page->assign(builder.data().data(), builder.data().size());
+    return Status::OK();
+  }
   if (p.offset > b->raw.size() || p.len > b->raw.size() - p.offset) {
     return Status::InvalidArgument(path_, "page outside its block");
   }
   page->assign(b->raw, p.offset, p.len);
+  return Status::OK();
+}
+
+Status ColdFile::ReadPoints(SeriesId series, const ColdPage& p, std::vector<Sample>* out,
+                            bool* columnar) {
+  *columnar = false;
+  const Entry* e = Find(series);
+  if (e == nullptr) return Status::NotFound(path_, "series not in cold file");
+  MutexLock lock(&mu_);
+  const Block* b = nullptr;
+  SUNDIAL_RETURN_IF_ERROR(GetBlock(*e, &b));
+  if (b->points.empty()) return Status::OK();
+  if (p.offset > b->points.size() || p.len > b->points.size() - p.offset) {
+    return Status::InvalidArgument(path_, "page outside its block");
+  }
+  *columnar = true;
+  out->assign(b->points.begin() + p.offset, b->points.begin() + p.offset + p.len);
   return Status::OK();
 }
 
@@ -460,7 +483,10 @@ Status ColdFile::ScanBlocks(Timestamp end) {
 size_t ColdFile::MemoryUsage() {
   MutexLock lock(&mu_);
   size_t n = entries_.capacity() * sizeof(Entry);
-  for (const auto& b : cache_) n += b->raw.capacity() + b->pages.capacity() * sizeof(ColdPage);
+  for (const auto& b : cache_) {
+    n += b->raw.capacity() + b->points.capacity() * sizeof(Sample) +
+         b->pages.capacity() * sizeof(ColdPage);
+  }
   return n;
 }
 

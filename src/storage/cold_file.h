@@ -75,8 +75,14 @@ constexpr uint64_t kColdBlockHeaderSize = 24;
 // Cold pages are larger than the head pages: fewer page headers and first
 // points, and a series' block is decoded whole anyway.
 constexpr uint32_t kColdPageSize = 4096;
+// Points per page of a columnar block: even points that need every escape
+// code fit one page of compress::kMaxPageSize.
+constexpr uint32_t kColdChunkPoints = 2048;
 
-// One page of a series' block.
+// One page of a series' block. In a columnar block (version 3) a "page" is
+// a run of at most kColdChunkPoints points: offset is its first point's
+// index and len its point count; ReadPoints hands them out as they are and
+// ReadPage encodes them into a page.
 struct ColdPage {
   uint32_t offset = 0;  // in the decompressed block
   uint32_t len = 0;
@@ -143,6 +149,11 @@ class ColdFile {
       EXCLUDES(mu_);
   // Copies the page at p of series' block into *page.
   Status ReadPage(SeriesId series, const ColdPage& p, std::string* page) EXCLUDES(mu_);
+  // The points of p (a page listed by PagesOf) in time order, without
+  // encoding a page, when series' block is columnar (*columnar true);
+  // otherwise *columnar is false and nothing is read (use ReadPage).
+  Status ReadPoints(SeriesId series, const ColdPage& p, std::vector<Sample>* out,
+                    bool* columnar) EXCLUDES(mu_);
   std::vector<SeriesId> SeriesIds() const;
   uint64_t page_count() const { return pages_; }
   uint64_t file_bytes() const { return file_size_; }
@@ -158,13 +169,18 @@ class ColdFile {
     Timestamp min_t = 0;
     Timestamp max_t = 0;
   };
-  // A decompressed block with its page table.
+  // A decompressed block with its page table: pages in raw, or (columnar)
+  // runs of points.
   struct Block {
     SeriesId id = 0;
     std::string raw;
+    std::vector<Sample> points;  // columnar blocks only
     std::vector<ColdPage> pages;
   };
   static constexpr size_t kCachedBlocks = 4;
+  // Decoded columnar points take 16 bytes each: beyond this many bytes the
+  // cache keeps only the newest block.
+  static constexpr size_t kCachedPointBytes = 512 * 1024;
 
   ColdFile(std::unique_ptr<File> file, std::string path, Timestamp start, uint64_t blocks_end,
            uint64_t file_size)
