@@ -4,8 +4,9 @@
 // written. Compaction (compaction.cc) merges each series' pages, out of
 // order ones included, into its points in time order, stores them as
 // columns (cold_block.h) and compresses them with zstd. A read of one series
-// is then one block read, one decompression and one decoding into pages
-// (kColdPageSize), and the file is small.
+// is then one block read, one decompression and one decoding of its
+// columns; readers take the points as they are (ReadPoints), and the file
+// is small.
 //
 // Format, version 3 (file "cold" in a partition directory), little-endian:
 //   header, 16 bytes: "SUNDCLD1", fixed32 version (3), fixed32 id of the

@@ -93,13 +93,11 @@ void SeriesIterator::Open(Source* src) {
   }
   if (points) {
     const auto& del = src->deleted;
-    c->sorted.erase(std::remove_if(c->sorted.begin(), c->sorted.end(),
-                                   [&del](const Sample& p) {
-                                     return std::any_of(del.begin(), del.end(), [&p](const auto& r) {
-                                       return p.t >= r.first && p.t <= r.second;
-                                     });
-                                   }),
-                    c->sorted.end());
+    auto deleted = [&del](const Sample& p) {
+      return std::any_of(del.begin(), del.end(),
+                         [&p](const auto& r) { return p.t >= r.first && p.t <= r.second; });
+    };
+    c->sorted.erase(std::remove_if(c->sorted.begin(), c->sorted.end(), deleted), c->sorted.end());
     c->use_sorted = true;
   } else {
     c->dec.Reset(c->buf);
