@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cstring>
 
+#include "storage/cold_block.h"
 #include "sundial/common/coding.h"
 #include "sundial/common/crc32c.h"
-#include "storage/cold_block.h"
 #include "sundial/compress/page_builder.h"
 #include "sundial/compress/page_format.h"
 #include "sundial/compress/page_iterator.h"
@@ -164,7 +164,7 @@ Status ColdFile::FromFile(std::unique_ptr<File> f, Timestamp partition_start,
   const uint32_t block_version = blocks != 0 ? blocks : header_ok ? version : kVersion;
   // The index locates the blocks by absolute offsets: a damaged header
   // costs nothing while footer and index are sound. When they are not, a
-  // version 2 file (or one whose header is unreadable) is scanned for its
+  // version 2 or 3 file (or one whose header is unreadable) is scanned for its
   // self-describing blocks.
   Status s = FromIndex(f.get(), size, verify_checksums, h, header_ok, partition_start,
                        partition_end, out);
