@@ -9,7 +9,8 @@
 //   pages: the version 2 content (page headers, page bit streams, page
 //     tables) and its zstd size at levels 3 and 12;
 //   columnar: the version 3 content (cold_block.h: header, timestamps,
-//     values with their byte planes compressed, value exceptions), and its
+//     values with their byte planes compressed at level 12 as compaction
+//     does, value exceptions), and its
 //     size once the whole block goes through zstd at levels 3, 12 and 19
 //     (what a higher level of the outer zstd would give).
 #include <cstdio>
@@ -85,7 +86,7 @@ int Run(const std::string& dir) {
       t.pages_z12 += Zsize(&z12, v2);
       if (points.empty() || points.size() > kMaxColdBlockPoints) continue;
       std::string col;
-      EncodeColdBlock(points, start, &z3, &col, &t.col);
+      EncodeColdBlock(points, start, &z12, &col, &t.col);
       t.col_raw += col.size();
       t.col_z3 += Zsize(&z3, col);
       t.col_z12 += Zsize(&z12, col);
