@@ -16,7 +16,8 @@
 //   ingest_load --protocol=telnet|http|influx --port=4242 --pid=<server pid>
 //               [--connections=4 --hosts=100 --metrics=101 --duration=3600
 //                --interval=10 --seed=42 --batch=5000 --stats=sundial|vm|influx
-//                --stats-port=<port> --timeout=300 --path=/write]
+//                --stats-port=<port> --timeout=300 --path=/write
+//                --values=decimal|full]
 //   ingest_load --dump=FILE [same data set flags]   (a tsdb import file)
 //
 // The sender threads do nothing but write pre-built bytes, so the client
@@ -88,6 +89,14 @@ bool ParseArgs(int argc, char** argv, Args* a) {
   num("interval", &a->spec.interval_s);
   num("seed", &a->spec.seed);
   num("batch", &a->spec.http_batch);
+  if (kv.count("values")) {
+    if (kv["values"] != "decimal" && kv["values"] != "full") {
+      std::fprintf(stderr, "--values must be decimal or full\n");
+      return false;
+    }
+    a->spec.full_precision = kv["values"] == "full";
+    kv.erase("values");
+  }
   if (!kv.empty()) {
     std::fprintf(stderr, "unknown argument --%s\n", kv.begin()->first.c_str());
     return false;

@@ -81,10 +81,14 @@ struct Walk {
   bool percent = false;
   bool counter = false;
   int64_t v = 0;  // percent: hundredths
+  bool full = false;  // LoadSpec::full_precision: f is the value
+  double f = 0;
 };
 
 void Step(Walk* w, std::mt19937_64* rng) {
-  if (w->percent) {
+  if (w->full) {
+    w->f += static_cast<double>((*rng)() >> 11) * 0x1p-52 - 1.0;
+  } else if (w->percent) {
     w->v += static_cast<int64_t>((*rng)() % 201) - 100;
     if (w->v < 0) w->v = -w->v;
     if (w->v > 10000) w->v = 20000 - w->v;
@@ -97,6 +101,7 @@ void Step(Walk* w, std::mt19937_64* rng) {
 }
 
 int FormatValue(const Walk& w, char* buf, size_t n) {
+  if (w.full) return std::snprintf(buf, n, "%.17g", w.f);
   if (w.percent) {
     return std::snprintf(buf, n, "%lld.%02lld", static_cast<long long>(w.v / 100),
                          static_cast<long long>(w.v % 100));
@@ -118,6 +123,8 @@ void Generate(const LoadSpec& spec, Emit emit) {
                        name.find("percent") != std::string::npos;
     walks[i].counter = !walks[i].percent && (rng() & 1);
     walks[i].v = static_cast<int64_t>(rng() % (walks[i].percent ? 10000 : 100000));
+    walks[i].full = spec.full_precision;
+    walks[i].f = static_cast<double>(walks[i].v) / (walks[i].percent ? 100 : 1);
   }
   char value[32];
   for (int64_t ts = spec.start_s; ts < spec.start_s + spec.duration_s; ts += spec.interval_s) {

@@ -19,6 +19,10 @@ struct LoadSpec {
   uint64_t seed = 42;
   int connections = 4;
   int http_batch = 5000;      // points per /api/put request
+  // false: percentages with 2 decimals, counters and gauges as integers;
+  // true: every series a random walk of full-precision doubles (each step
+  // uniform in [-1, 1)), printed with 17 significant digits.
+  bool full_precision = false;
 
   uint64_t points() const {
     return static_cast<uint64_t>(hosts) * metrics * (duration_s / interval_s);

@@ -156,7 +156,7 @@ const std::vector<OptionSpec> kOptionTable = {
      }},
     {"storage.retention", "0", "drop partitions older than this (0 = keep forever)",
      [](std::string_view v, Options* o) { return SetTimestampMs(v, &o->storage.retention_ms); }},
-    {"storage.compact_after", "2d",
+    {"storage.compact_after", "1h",
      "rewrite partitions that ended this long ago into compressed cold files (0 = never)",
      [](std::string_view v, Options* o) {
        return SetTimestampMs(v, &o->storage.compact_after_ms);

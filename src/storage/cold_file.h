@@ -1,17 +1,19 @@
-// ColdFile: a compacted partition's pages, one zstd block per series.
+// ColdFile: a compacted partition's points, one zstd block per series.
 //
-// Why: a partition that stopped changing days ago is read far more than it
-// is written. Compaction (compaction.cc) merges each series' pages, out of
-// order ones included, into freshly encoded pages in time order, stores them
-// contiguously and compresses them with zstd. A read of one series is then
-// one block read and one decompression, and the file is smaller.
+// Why: a partition that stopped changing is read far more than it is
+// written. Compaction (compaction.cc) merges each series' pages, out of
+// order ones included, into its points in time order, stores them as
+// columns (cold_block.h) and compresses them with zstd. A read of one series
+// is then one block read, one decompression and one decoding of its
+// columns; readers take the points as they are (ReadPoints), and the file
+// is small.
 //
-// Format, version 2 (file "cold" in a partition directory), little-endian:
-//   header, 16 bytes: "SUNDCLD1", fixed32 version (2), fixed32 id of the
+// Format, version 3 (file "cold" in a partition directory), little-endian:
+//   header, 16 bytes: "SUNDCLD1", fixed32 version (3), fixed32 id of the
 //     page file it replaced (page_file.h; pages of a page file with that id
 //     are already in this file)
 //   blocks, back to back from offset 16, each:
-//     block header, 24 bytes (version 2 only): "SCBK", fixed32 series id,
+//     block header, 24 bytes (versions 2 and 3): "SCBK", fixed32 series id,
 //       fixed32 compressed length, fixed32 raw length, fixed32 masked
 //       CRC-32C of the compressed bytes, fixed32 masked CRC-32C of the
 //       header's first 20 bytes
@@ -23,14 +25,23 @@
 //     fixed32 masked CRC-32C of the compressed bytes, varint32 page count,
 //     varint64 zigzag(min_t - partition start), varint64 max_t - min_t
 //   footer, 24 bytes: fixed64 index offset, fixed32 index length,
-//     fixed32 masked CRC-32C of the index, "SUNDCLDE"
-// A series' block (decompressed): varint32 page count; for each page,
+//     fixed32 masked CRC-32C of the index, "SUNDCLD3" ("SUNDCLDE" in
+//     versions 1 and 2)
+// A series' block (decompressed), version 3: byte kind, then
+//   kind 1: a columnar block (cold_block.h), points in time order;
+//   kind 0: a page block as in version 2 (a series too long for one
+//     columnar block, kMaxColdBlockPoints).
+//   In the index, the page count is that of the writer's pages.
+// A page block (decompressed): varint32 page count; for each page,
 //   varint32 length,
 //   varint64 zigzag(min_t - partition start), varint64 max_t - min_t;
 //   then the pages (compress/page_format.h) back to back in the same order.
 //   Pages are in time order and never overlap.
 //
-// Version 1 is the same without block headers; it is still read.
+// Version 2 is version 3 with page blocks only and no kind byte; version 1
+// is version 2 without block headers. Both are still read (files written
+// before version 3), and compaction after a delete rewrites them in
+// version 3.
 //
 // Damage: a damaged block fails only the reads of its series, with
 // Corruption. A damaged header is ignored while footer and index are sound
@@ -62,8 +73,17 @@ namespace sundial::storage {
 constexpr uint64_t kColdHeaderSize = 16;
 constexpr uint64_t kColdFooterSize = 24;
 constexpr uint64_t kColdBlockHeaderSize = 24;
+// Cold pages are larger than the head pages: fewer page headers and first
+// points, and a series' block is decoded whole anyway.
+constexpr uint32_t kColdPageSize = 4096;
+// Points per page of a columnar block: even points that need every escape
+// code fit one page of compress::kMaxPageSize.
+constexpr uint32_t kColdChunkPoints = 2048;
 
-// One page of a series' block.
+// One page of a series' block. In a columnar block (version 3) a "page" is
+// a run of at most kColdChunkPoints points: offset is its first point's
+// index and len its point count; ReadPoints hands them out as they are and
+// ReadPage encodes them into a page.
 struct ColdPage {
   uint32_t offset = 0;  // in the decompressed block
   uint32_t len = 0;
@@ -74,7 +94,8 @@ struct ColdPage {
 // Writes a cold file. Series must be added in ascending id order.
 class ColdFileWriter {
  public:
-  ColdFileWriter(Env* env, Timestamp partition_start);
+  // version 3, or 2 for tests of the older format's reader.
+  ColdFileWriter(Env* env, Timestamp partition_start, uint32_t version = 3);
   // Creates (truncating) path and writes the header.
   Status Open(const std::string& path, uint32_t replaced_page_file_id);
   // Adds one series' pages (time order, non-overlapping; min/max per page).
@@ -86,8 +107,12 @@ class ColdFileWriter {
   uint64_t bytes() const { return end_; }
 
  private:
+  // Fills raw_ with series' version 3 block.
+  Status ColumnarBlock(const std::vector<std::string>& pages);
+
   Env* const env_;
   const Timestamp start_;
+  const uint32_t version_;
   compress::ZstdCodec zstd_;
   std::unique_ptr<File> file_;
   uint64_t end_ = 0;
@@ -95,6 +120,7 @@ class ColdFileWriter {
   SeriesId prev_ = 0;
   std::string index_;  // entries after the count
   std::string raw_, packed_;
+  std::vector<Sample> points_;
 };
 
 class ColdFile {
@@ -124,6 +150,11 @@ class ColdFile {
       EXCLUDES(mu_);
   // Copies the page at p of series' block into *page.
   Status ReadPage(SeriesId series, const ColdPage& p, std::string* page) EXCLUDES(mu_);
+  // The points of p (a page listed by PagesOf) in time order, without
+  // encoding a page, when series' block is columnar (*columnar true);
+  // otherwise *columnar is false and nothing is read (use ReadPage).
+  Status ReadPoints(SeriesId series, const ColdPage& p, std::vector<Sample>* out,
+                    bool* columnar) EXCLUDES(mu_);
   std::vector<SeriesId> SeriesIds() const;
   uint64_t page_count() const { return pages_; }
   uint64_t file_bytes() const { return file_size_; }
@@ -139,13 +170,18 @@ class ColdFile {
     Timestamp min_t = 0;
     Timestamp max_t = 0;
   };
-  // A decompressed block with its page table.
+  // A decompressed block with its page table: pages in raw, or (columnar)
+  // runs of points.
   struct Block {
     SeriesId id = 0;
     std::string raw;
+    std::vector<Sample> points;  // columnar blocks only
     std::vector<ColdPage> pages;
   };
   static constexpr size_t kCachedBlocks = 4;
+  // Decoded columnar points take 16 bytes each: beyond this many bytes the
+  // cache keeps only the newest block.
+  static constexpr size_t kCachedPointBytes = 512 * 1024;
 
   ColdFile(std::unique_ptr<File> file, std::string path, Timestamp start, uint64_t blocks_end,
            uint64_t file_size)
@@ -165,6 +201,8 @@ class ColdFile {
   // The block of e, from the cache or read, checked and decoded; valid
   // while mu_ is held.
   Status GetBlock(const Entry& e, const Block** out) REQUIRES(mu_);
+  // Fills b's pages from its decompressed bytes in b->raw.
+  Status DecodeBlock(Block* b) REQUIRES(mu_);
 
   std::unique_ptr<File> file_;  // set once while opening
   const std::string path_;
@@ -172,6 +210,7 @@ class ColdFile {
   const uint64_t blocks_end_;  // where the index starts
   const uint64_t file_size_;
   uint32_t replaced_id_ = 0;
+  uint32_t version_ = 3;  // of the blocks: 3, or 1 and 2 (page blocks)
   std::string recovered_;
   bool verify_checksums_ = true;
   uint64_t pages_ = 0;

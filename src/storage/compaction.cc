@@ -15,13 +15,6 @@
 #include "sundial/compress/page_builder.h"
 
 namespace sundial::storage {
-namespace {
-
-// Cold pages are larger than the head pages: fewer page headers and first
-// points, and a series' block is decompressed whole anyway.
-constexpr uint32_t kColdPageSize = 4096;
-
-}  // namespace
 
 Status StorageImpl::WriteColdFile(Partition* part, const std::string& tmp_path,
                                   uint32_t replaced_id) {

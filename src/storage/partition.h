@@ -107,6 +107,11 @@ class Partition {
   // Copies the page at ref into *page, checking its CRC unless an earlier
   // read of the same page did.
   Status ReadPage(SeriesId series, const PageRef& ref, std::string* page);
+  // The points of a cold ref in time order when its block is columnar
+  // (*columnar true; cold_file.h), without encoding a page; otherwise
+  // *columnar is false and the caller uses ReadPage.
+  Status ReadColdPoints(SeriesId series, const PageRef& ref, std::vector<Sample>* out,
+                        bool* columnar);
   // fsyncs the page file and then the index, if anything was written.
   Status Sync();
   // Unmaps windows.

@@ -80,8 +80,10 @@ SeriesIterator::SeriesIterator(SeriesId series, Timestamp start, Timestamp end,
 void SeriesIterator::Open(Source* src) {
   auto c = std::make_unique<Cursor>();
   c->priority = src->priority;
+  bool points = false;  // a columnar cold page: its points, in time order
   if (src->part) {
-    Status s = src->part->ReadPage(series_, src->ref, &c->buf);
+    Status s = src->part->ReadColdPoints(series_, src->ref, &c->sorted, &points);
+    if (s.ok() && !points) s = src->part->ReadPage(series_, src->ref, &c->buf);
     if (!s.ok()) {
       if (damage_ != nullptr) damage_->Report(s);
       return;  // a damaged page is skipped; the rest of the series is kept
@@ -89,8 +91,18 @@ void SeriesIterator::Open(Source* src) {
   } else {
     c->buf.swap(src->bytes);
   }
-  c->dec.Reset(c->buf);
-  if (src->arrival_order || !src->deleted.empty()) {
+  if (points) {
+    const auto& del = src->deleted;
+    auto deleted = [&del](const Sample& p) {
+      return std::any_of(del.begin(), del.end(),
+                         [&p](const auto& r) { return p.t >= r.first && p.t <= r.second; });
+    };
+    c->sorted.erase(std::remove_if(c->sorted.begin(), c->sorted.end(), deleted), c->sorted.end());
+    c->use_sorted = true;
+  } else {
+    c->dec.Reset(c->buf);
+  }
+  if (!points && (src->arrival_order || !src->deleted.empty())) {
     // The open out-of-order page is small: sort it, last write wins. A
     // page with deleted ranges goes the same way (sealed pages are sorted
     // already) and loses the deleted points.

@@ -35,6 +35,7 @@
 #include <atomic>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -330,8 +331,12 @@ class StorageImpl final : public Storage {
 
   // Compacts the oldest partition ending at or before cutoff that has a
   // page file and did not fail before.
-  // Compacts the oldest candidate; true if it was in use (try again soon).
-  bool CompactNext(Timestamp cutoff) REQUIRES(maint_run_mu_);
+  // Compacts the oldest candidate; true if it was in use or compacted (try
+  // again soon: there may be more).
+  bool CompactNext(Timestamp cutoff, int64_t now) REQUIRES(maint_run_mu_);
+  // False while the partition starting at start, already compacted, has had
+  // late pages for less than kRecompactDelayMs (storage_maintenance.cc).
+  bool RecompactDue(Timestamp start, int64_t now) REQUIRES(maint_run_mu_);
   // Compaction (compaction.cc): rewrites the partition starting at start
   // into a cold file. Busy (retry later) while readers use it.
   Status CompactPartition(Timestamp start) REQUIRES(maint_run_mu_);
@@ -396,6 +401,8 @@ class StorageImpl final : public Storage {
   int64_t pending_since_ms_ GUARDED_BY(maint_run_mu_) = -1;
   int64_t last_budget_ms_ GUARDED_BY(maint_run_mu_) = 0;
   std::set<Timestamp> compact_failed_ GUARDED_BY(maint_run_mu_);  // partition starts
+  // Compacted partitions with late pages: when they were first seen so.
+  std::map<Timestamp, int64_t> late_pages_since_ GUARDED_BY(maint_run_mu_);
 
   std::atomic<uint64_t> points_appended_{0};
   std::atomic<uint64_t> ooo_points_{0};

@@ -18,7 +18,9 @@ constexpr int64_t kIdlePartitionMs = 5 * 60000;
 constexpr int64_t kCompactCheckMs = 60000;
 constexpr int64_t kBudgetCheckMs = 1000;  // head_memory walks at most this often
 // A partition that was in use (a reader, such as the rollup builder after a
-// start, holds it) is tried again this soon rather than a whole check later.
+// start, holds it) is tried again this soon rather than a whole check later,
+// and so is the next candidate after a compaction (a backlog after an import
+// or an upgrade is worked off at one partition a second, not one a minute).
 constexpr int64_t kCompactBusyRetryMs = 1000;
 // Sealed pages wait in memory (readers see them, the WAL holds their points)
 // until this many are pending or the oldest has waited kPendingMaxAgeMs, and
@@ -29,6 +31,11 @@ constexpr int64_t kPendingMaxAgeMs = 5 * 60000;
 // Bounds on one write of pending pages (its buffer).
 constexpr size_t kMaxGroupPages = 256;
 constexpr uint64_t kMaxGroupBytes = 256 * 1024;
+// Late points that reach a compacted partition go to a new page file, read
+// through the merge; it is folded into the cold file once it has waited
+// this long, so that a trickle of late points (a device whose clock lags)
+// costs one rewrite of the cold file an hour, not one a page.
+constexpr int64_t kRecompactDelayMs = 3600 * 1000;
 }  // namespace
 
 void StorageImpl::MaintenanceLoop() {
@@ -98,23 +105,37 @@ void StorageImpl::MaintenancePass(int64_t now) {
     ReleaseFreeMemory();
   }
   if (options_.compact_after_ms > 0 && now - last_compact_ms_ >= kCompactCheckMs) {
-    const bool busy = CompactNext(now - options_.compact_after_ms);
+    const bool busy = CompactNext(now - options_.compact_after_ms, now);
     last_compact_ms_ = busy ? now - kCompactCheckMs + kCompactBusyRetryMs : now;
   }
 }
 
-bool StorageImpl::CompactNext(Timestamp cutoff) {
+bool StorageImpl::RecompactDue(Timestamp start, int64_t now) {
+  PartitionRef part;
+  for (auto& p : partitions_->Overlapping(start, start)) {
+    if (p->start() == start) part = std::move(p);
+  }
+  uint32_t cold_id = 0;
+  if (!part || !part->HasPageFile() || !part->ColdId(&cold_id)) {
+    late_pages_since_.erase(start);
+    return true;  // a first compaction, or a rewrite for deletes
+  }
+  const auto it = late_pages_since_.emplace(start, now).first;
+  if (now - it->second < kRecompactDelayMs) return false;
+  late_pages_since_.erase(it);
+  return true;
+}
+
+bool StorageImpl::CompactNext(Timestamp cutoff, int64_t now) {
   // One partition per check bounds the work of a pass. A partition in use
   // is tried again soon (the caller's retry); one that fails is left alone
   // until the next start, with a warning.
   for (Timestamp start : CompactionCandidates(cutoff)) {
-    if (compact_failed_.count(start) != 0) continue;
+    if (compact_failed_.count(start) != 0 || !RecompactDue(start, now)) continue;
     Status s = CompactPartition(start);
-    if (s.code() == Status::Code::kBusy) return true;
-    if (!s.ok()) {
-      compact_failed_.insert(start);
-      AddWarning("compaction: " + s.ToString());
-    }
+    if (s.ok() || s.code() == Status::Code::kBusy) return true;
+    compact_failed_.insert(start);
+    AddWarning("compaction: " + s.ToString());
     return false;
   }
   return false;

@@ -14,6 +14,7 @@
 #include "storage/storage_impl.h"
 #include "storage/test_util.h"
 #include "sundial/compress/page_builder.h"
+#include "sundial/compress/page_iterator.h"
 
 namespace sundial::storage {
 namespace {
@@ -86,10 +87,12 @@ struct ColdSeries {
 
 // Writes a cold file at path with, per (id, points, first time), the pages
 // of MakePages (salted with the id); returns what it wrote.
+// version 2 writes the format of files made before version 3.
 std::vector<ColdSeries> WriteCold(const std::string& path, uint32_t replaced_id,
-                                  const std::vector<std::tuple<SeriesId, int, Timestamp>>& specs) {
+                                  const std::vector<std::tuple<SeriesId, int, Timestamp>>& specs,
+                                  uint32_t version = 3) {
   auto env = NewPosixEnv();
-  ColdFileWriter w(env.get(), 0);
+  ColdFileWriter w(env.get(), 0, version);
   EXPECT_TRUE(w.Open(path, replaced_id).ok());
   std::vector<ColdSeries> out;
   for (const auto& [id, n, t0] : specs) {
@@ -103,18 +106,28 @@ std::vector<ColdSeries> WriteCold(const std::string& path, uint32_t replaced_id,
   return out;
 }
 
-TEST(ColdFile, RoundTripsPagesOfSeveralSeries) {
+// Every point of pages, in order.
+std::vector<Sample> PointsOf(const std::vector<std::string>& pages) {
+  std::vector<Sample> out;
+  for (const std::string& p : pages) {
+    compress::PageIterator it(p);
+    while (it.Next()) out.push_back(Sample{it.t(), it.v()});
+    EXPECT_TRUE(it.status().ok());
+  }
+  return out;
+}
+
+// Version 3 (columnar blocks, read back as pages of kColdPageSize) and
+// version 2 (the pages as written; files from before version 3).
+class ColdFileVersions : public ::testing::TestWithParam<uint32_t> {};
+
+TEST_P(ColdFileVersions, RoundTripsPointsOfSeveralSeries) {
   TempDir dir;
   auto env = NewPosixEnv();
   const std::string path = dir.path() + "/cold";
-  const auto written = WriteCold(path, 77, {{2, 100, 1000}, {5, 200, 1001}, {900, 300, 1002}});
+  const auto written =
+      WriteCold(path, 77, {{2, 100, 1000}, {5, 200, 1001}, {900, 300, 1002}}, GetParam());
   const SeriesId ids[] = {2, 5, 900};
-  std::vector<std::vector<std::string>> pages;
-  std::vector<std::vector<ColdPage>> times;
-  for (const ColdSeries& cs : written) {
-    pages.push_back(cs.pages);
-    times.push_back(cs.times);
-  }
 
   std::unique_ptr<ColdFile> c;
   Status st = ColdFile::Open(env.get(), path, 0, kHour, &c);
@@ -125,27 +138,37 @@ TEST(ColdFile, RoundTripsPagesOfSeveralSeries) {
   EXPECT_EQ(c->MaxTimeOf(3), kMinTimestamp);
   uint64_t total = 0;
   for (int s = 0; s < 3; ++s) {
-    total += pages[s].size();
-    EXPECT_EQ(c->MaxTimeOf(ids[s]), times[s].back().max_t);
+    const ColdSeries& w = written[s];
+    total += w.pages.size();
+    EXPECT_EQ(c->MaxTimeOf(ids[s]), w.times.back().max_t);
     std::vector<ColdPage> got;
     st = c->PagesOf(ids[s], 0, kHour, &got);
     ASSERT_TRUE(st.ok()) << st.ToString();
-    ASSERT_EQ(got.size(), pages[s].size());
-    for (size_t i = 0; i < got.size(); ++i) {
+    std::vector<std::string> pages;
+    for (const ColdPage& p : got) {
       std::string page;
-      ASSERT_TRUE(c->ReadPage(ids[s], got[i], &page).ok());
-      EXPECT_EQ(page, pages[s][i]);
-      EXPECT_EQ(got[i].min_t, times[s][i].min_t);
-      EXPECT_EQ(got[i].max_t, times[s][i].max_t);
+      ASSERT_TRUE(c->ReadPage(ids[s], p, &page).ok());
+      const std::vector<Sample> pts = PointsOf({page});
+      ASSERT_FALSE(pts.empty());
+      EXPECT_EQ(p.min_t, pts.front().t);
+      EXPECT_EQ(p.max_t, pts.back().t);
+      pages.push_back(page);
+    }
+    EXPECT_EQ(Text(PointsOf(pages)), Text(PointsOf(w.pages)));
+    if (GetParam() == 2) {
+      EXPECT_EQ(pages, w.pages);
     }
     // A window inside the series lists only the pages overlapping it.
     got.clear();
-    ASSERT_TRUE(c->PagesOf(ids[s], times[s][0].max_t + 1, times[s][0].max_t + 1, &got).ok());
+    const Timestamp mid = w.times[0].max_t + 1;
+    ASSERT_TRUE(c->PagesOf(ids[s], mid, mid, &got).ok());
     EXPECT_LE(got.size(), 1u);
   }
   EXPECT_EQ(c->page_count(), total);
   EXPECT_EQ(c->file_bytes(), fs::file_size(path));
 }
+
+INSTANTIATE_TEST_SUITE_P(Formats, ColdFileVersions, ::testing::Values(3u, 2u));
 
 TEST(ColdFile, DamageIsReportedNotFollowed) {
   TempDir dir;
@@ -218,13 +241,15 @@ TEST(ColdFile, AnyFlippedBitLosesAtMostOneSeries) {
 TEST(ColdFile, FuzzSmoke) {
   TempDir dir;
   const std::string path = dir.path() + "/cold";
-  WriteCold(path, 1, {{4, 200, 0}, {9, 50, 7}});
-  const std::string good = ReadFileBytes(path);
   std::mt19937_64 rng(testing::TestSeed(23));
-  for (int i = 0; i < 2000; ++i) {
-    std::string s = good;
-    testing::Mutate(&s, &rng);
-    FuzzColdFile(reinterpret_cast<const uint8_t*>(s.data()), s.size());
+  for (uint32_t version : {3u, 2u}) {
+    WriteCold(path, 1, {{4, 200, 0}, {9, 50, 7}}, version);
+    const std::string good = ReadFileBytes(path);
+    for (int i = 0; i < 2000; ++i) {
+      std::string s = good;
+      testing::Mutate(&s, &rng);
+      FuzzColdFile(reinterpret_cast<const uint8_t*>(s.data()), s.size());
+    }
   }
 }
 

@@ -210,16 +210,27 @@ void FuzzColdFile(const uint8_t* data, size_t size) {
     return;
   }
   std::vector<ColdPage> pages;
+  std::vector<Sample> points;
   std::string page;
   for (SeriesId id : cold->SeriesIds()) {
     pages.clear();
     if (!cold->PagesOf(id, 0, kDay - 1, &pages).ok()) continue;
     for (const ColdPage& p : pages) {
       if (!cold->ReadPage(id, p, &page).ok()) std::abort();  // listed pages must read
-      if (page.size() != p.len) std::abort();
+      bool columnar = false;
+      if (!cold->ReadPoints(id, p, &points, &columnar).ok()) std::abort();
+      // A page of a columnar block is p.len points, else p.len bytes.
+      if ((columnar ? points.size() : page.size()) != p.len) std::abort();
       compress::PageIterator it(page);
+      size_t n = 0;
       while (it.Next()) {
+        if (columnar && (n >= points.size() || it.t() != points[n].t ||
+                         !it.v().BitEquals(points[n].v))) {
+          std::abort();  // the page holds exactly the points
+        }
+        ++n;
       }
+      if (columnar && (!it.status().ok() || n != points.size())) std::abort();
     }
   }
 }
