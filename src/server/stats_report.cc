@@ -74,6 +74,14 @@ std::vector<StatRecord> CollectStats(const ServiceContext& ctx) {
     add("storage.apply_errors", s.apply_errors);
     add("storage.open_files", s.open_files, {}, {}, false);
     add("storage.file_closes", s.file_closes);
+    // Memory of the write path (what bounds a backfill; README "Backfill").
+    add("storage.pages_pending", s.pages_pending, {}, {}, false);
+    add("storage.pending_bytes", s.pending_bytes, {}, {}, false);
+    add("storage.pending_bytes_peak", s.pending_bytes_peak, {}, {}, false);
+    add("storage.append_waits", s.append_waits);
+    add("storage.memory_bytes", s.memory_bytes, {}, {}, false);
+    add("storage.partitions_open", s.partitions, {}, {}, false);
+    add("storage.page_count", s.page_count, {}, {}, false);
   }
   if (ctx.cache != nullptr) {
     const query::BucketCache::Counters c = ctx.cache->counters();

@@ -96,8 +96,8 @@ void StorageImpl::FilterPending(MemSeries* s, PendingPage* p, Timestamp start, T
     auto it = std::find(pending_.begin(), pending_.end(), p);
     if (it != pending_.end()) pending_.erase(it);
   }
+  PendingDone(p);
   delete p;
-  pages_pending_.fetch_sub(1, std::memory_order_relaxed);
 }
 
 PartitionFiles StorageImpl::FilesOf(Partition* part) {

@@ -191,6 +191,9 @@ namespace {
 // when the point is applied.
 constexpr size_t kPrefetchAhead = 8;
 
+// The longest one Append waits for the page writer (back-pressure).
+constexpr int64_t kMaxWriterWaitMs = 2000;
+
 // Starts loading what appending to s's head will touch: the builder's
 // state, the page header and the write position (from the hints).
 inline void PrefetchAppendTarget(const MemSeries* s) {
@@ -276,7 +279,35 @@ Status StorageImpl::Append(const SeriesPoint* points, size_t n) {
     }
     maint_cv_.Signal();
   }
+  // Outside the gate, so that a checkpoint (which writes pending pages
+  // first) is never held up by a waiting Append.
+  if (options_.pending_budget_bytes > 0 &&
+      pending_bytes_.load(std::memory_order_relaxed) > options_.pending_budget_bytes) {
+    WaitForWriter();
+  }
   return Status::OK();
+}
+
+void StorageImpl::PendingDone(const PendingPage* p) {
+  pending_bytes_.fetch_sub(p->cost, std::memory_order_relaxed);
+  pages_pending_.fetch_sub(1, std::memory_order_relaxed);
+}
+
+void StorageImpl::WaitForWriter() {
+  if (!maint_.joinable()) return;
+  append_waits_.fetch_add(1, std::memory_order_relaxed);
+  {
+    MutexLock lock(&maint_mu_);
+    if (stop_) return;
+    work_ = true;
+  }
+  maint_cv_.Signal();
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(kMaxWriterWaitMs);
+  MutexLock lock(&pending_mu_);
+  while (pending_bytes_.load(std::memory_order_relaxed) > options_.pending_budget_bytes) {
+    if (!pending_cv_.WaitUntil(deadline)) break;
+  }
 }
 
 Status StorageImpl::Sync() {
@@ -373,6 +404,11 @@ void StorageImpl::AddPending(SeriesId id, MemSeries* s, std::string_view page, u
   p->flags = flags;
   p->part_start = part_start;
   p->bytes.assign(page.data(), page.size());
+  p->cost = static_cast<uint32_t>(sizeof(PendingPage) + page.size());
+  const uint64_t bytes = pending_bytes_.fetch_add(p->cost, std::memory_order_relaxed) + p->cost;
+  uint64_t peak = pending_bytes_peak_.load(std::memory_order_relaxed);
+  while (bytes > peak && !pending_bytes_peak_.compare_exchange_weak(peak, bytes)) {
+  }
   compress::PageHeader h;
   if (compress::DecodePageHeader(page, &h).ok()) {
     p->min_t = h.min_t;
@@ -502,6 +538,10 @@ StorageStats StorageImpl::stats() {
   st.corruptions_skipped = corruptions_.load(std::memory_order_relaxed) + damage_.count();
   st.pages_written = pages_written_.load(std::memory_order_relaxed);
   st.pages_pending = pages_pending_.load(std::memory_order_relaxed);
+  st.pending_bytes = pending_bytes_.load(std::memory_order_relaxed);
+  st.pending_bytes_peak = pending_bytes_peak_.load(std::memory_order_relaxed);
+  st.append_waits = append_waits_.load(std::memory_order_relaxed);
+  st.page_count = partitions_->PageCount();
   st.out_of_order_points = ooo_points_.load(std::memory_order_relaxed);
   st.wal_write_errors = wal_->write_errors();
   st.page_write_errors = page_write_errors_.load(std::memory_order_relaxed);
@@ -513,7 +553,7 @@ StorageStats StorageImpl::stats() {
     if (s->ooo) heads += s->ooo->MemoryUsage();
   });
   st.memory_bytes = series_.MemoryUsage() + heads + dict_->MemoryUsage() +
-                    partitions_->MemoryUsage();
+                    partitions_->MemoryUsage() + st.pending_bytes;
   st.disk_bytes = partitions_->DiskBytes();
   st.partitions_compacted = compactions_.load(std::memory_order_relaxed);
   st.partitions = partitions_->OpenCount();

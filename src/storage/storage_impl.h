@@ -95,6 +95,7 @@ struct PendingPage {
   PendingPage* newer = nullptr;  // the next newer one
   SeriesId series = 0;
   uint8_t flags = 0;
+  uint32_t cost = 0;  // what it adds to pending_bytes_ (AddPending)
   Timestamp part_start = 0;
   Timestamp min_t = 0;
   Timestamp max_t = 0;
@@ -259,6 +260,14 @@ class StorageImpl final : public Storage {
   void AddPending(SeriesId id, MemSeries* s, std::string_view page, uint8_t flags,
                   Timestamp part_start) REQUIRES(s->lock);
   Timestamp PendingMax(const MemSeries* s, Timestamp part_start) const REQUIRES(s->lock);
+  // Removes p's cost from the pending counters (it was written or dropped).
+  void PendingDone(const PendingPage* p);
+  // Back-pressure: while pending pages take more than
+  // options_.pending_budget_bytes, waits for the maintenance thread to write
+  // them (at most kMaxWriterWaitMs, so that a failing disk slows writes
+  // rather than stops them; the WAL and read-only mode handle that).
+  // No-op without a maintenance thread.
+  void WaitForWriter() EXCLUDES(pending_mu_, maint_mu_);
   // The series' pending pages, oldest first.
   static void PendingOldestFirst(const MemSeries* s, std::vector<const PendingPage*>* out)
       REQUIRES(s->lock);
@@ -364,6 +373,12 @@ class StorageImpl final : public Storage {
 
   Mutex pending_mu_;
   std::deque<PendingPage*> pending_ GUARDED_BY(pending_mu_);  // all series, seal order
+  // Signalled when the writer has written pending pages (back-pressure).
+  CondVar pending_cv_{&pending_mu_};
+  // Bytes of pending pages (struct and page bytes), and the most so far.
+  std::atomic<uint64_t> pending_bytes_{0};
+  std::atomic<uint64_t> pending_bytes_peak_{0};
+  std::atomic<uint64_t> append_waits_{0};
 
   Mutex maint_mu_;
   CondVar maint_cv_{&maint_mu_};

@@ -107,6 +107,7 @@ Status StorageImpl::WritePending() {
     batch.swap(pending_);
   }
   Status result;
+  uint32_t written = 0;
   while (!batch.empty()) {
     PendingPage* p = batch.front();
     PartitionRef part;
@@ -130,9 +131,11 @@ Status StorageImpl::WritePending() {
       }
       if (p->next != nullptr) p->next->newer = p->newer;
     }
+    PendingDone(p);
     delete p;
     pages_written_.fetch_add(1, std::memory_order_relaxed);
-    pages_pending_.fetch_sub(1, std::memory_order_relaxed);
+    // Wake Appends waiting for the budget (WaitForWriter) as it frees up.
+    if ((++written & 63) == 0 || batch.empty()) pending_cv_.SignalAll();
   }
   return result;
 }

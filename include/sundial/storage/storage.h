@@ -76,6 +76,11 @@ struct StorageOptions {
   // A read-only engine (disk full) goes back to read-write once the data
   // dir's file system has this many bytes free.
   uint64_t resume_free_bytes = 16ull << 20;
+  // Back-pressure: when sealed pages waiting for the maintenance thread
+  // take more than this many bytes, Append waits (up to 2 s per call) until
+  // the writer brings them back under it, so that a backfill faster than
+  // the disk slows down rather than fills memory. 0 = no limit.
+  uint64_t pending_budget_bytes = 8ull << 20;
   // Borrowed; must outlive the engine. Null: nobody is told about late points.
   LateAppendObserver* late_observer = nullptr;
   // Borrowed; must outlive the engine. Null: WAL segments are removed as
@@ -162,6 +167,11 @@ struct StorageStats {
   uint64_t partition_lru_closes = 0; // partitions closed to stay within max_open_partitions
   uint64_t open_files = 0;           // gauge: partition file descriptors open
   uint64_t file_closes = 0;          // descriptors closed to stay within max_open_files
+  // Backfill memory (StorageOptions::pending_budget_bytes).
+  uint64_t pending_bytes = 0;        // gauge: bytes of sealed pages waiting for the disk
+  uint64_t pending_bytes_peak = 0;   // gauge: the most pending_bytes has been
+  uint64_t append_waits = 0;         // Appends that waited for the writer (back-pressure)
+  uint64_t page_count = 0;           // gauge: pages indexed in open partitions
 };
 
 // Why writes are refused, if they are. Reads are always served.
