@@ -82,6 +82,7 @@ std::vector<StatRecord> CollectStats(const ServiceContext& ctx) {
     add("storage.memory_bytes", s.memory_bytes, {}, {}, false);
     add("storage.partitions_open", s.partitions, {}, {}, false);
     add("storage.page_count", s.page_count, {}, {}, false);
+    add("storage.ooo_parked_bytes", s.ooo_parked_bytes, {}, {}, false);
   }
   if (ctx.cache != nullptr) {
     const query::BucketCache::Counters c = ctx.cache->counters();

@@ -37,6 +37,7 @@ Timestamp FloorHour(Timestamp t) {
 }  // namespace
 
 void StorageImpl::RemoveFromMemory(SeriesId id, MemSeries* s, Timestamp start, Timestamp end) {
+  SealParked(id, s);  // the filter below works on sealed pages
   auto overlaps = [&](const compress::PageBuilder& b) {
     return !b.empty() && b.min_t() <= end && b.max_t() >= start;
   };

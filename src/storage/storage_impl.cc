@@ -378,25 +378,6 @@ void StorageImpl::AppendHead(SeriesId id, MemSeries* s, Timestamp t, Value v) {
   s->hint_used.store(s->head->size(), std::memory_order_relaxed);
 }
 
-void StorageImpl::AppendOoo(SeriesId id, MemSeries* s, Timestamp start, Timestamp end,
-                            Timestamp t, Value v) {
-  ooo_points_.fetch_add(1, std::memory_order_relaxed);
-  if (s->ooo && (s->ooo_start != start)) FreezeOoo(id, s);
-  if (!s->ooo) s->ooo = std::make_unique<compress::PageBuilder>(options_.page_size);
-  if (s->ooo->empty()) {
-    s->ooo_start = start;
-    s->ooo_end = end;
-  }
-  if (!s->ooo->Append(t, v)) {
-    FreezeOoo(id, s);
-    s->ooo = std::make_unique<compress::PageBuilder>(options_.page_size);
-    s->ooo_start = start;
-    s->ooo_end = end;
-    const bool ok = s->ooo->Append(t, v);
-    (void)ok;
-  }
-}
-
 void StorageImpl::AddPending(SeriesId id, MemSeries* s, std::string_view page, uint8_t flags,
                              Timestamp part_start) {
   auto* p = new PendingPage;
@@ -427,32 +408,6 @@ void StorageImpl::FreezeHead(SeriesId id, MemSeries* s) {
   if (!s->head || s->head->empty()) return;
   AddPending(id, s, s->head->data(), 0, s->head_start);
   s->head->Reset();
-}
-
-void StorageImpl::FreezeOoo(SeriesId id, MemSeries* s) {
-  if (!s->ooo || s->ooo->empty()) {
-    s->ooo.reset();
-    return;
-  }
-  // Sort by time, keep the last write of each timestamp, and re-encode.
-  std::vector<Sample> pts;
-  pts.reserve(s->ooo->count());
-  compress::PageIterator it(s->ooo->data());
-  while (it.Next()) pts.push_back(Sample{it.t(), it.v()});
-  std::stable_sort(pts.begin(), pts.end(),
-                   [](const Sample& a, const Sample& b) { return a.t < b.t; });
-  compress::PageBuilder out(options_.page_size);
-  for (size_t i = 0; i < pts.size(); ++i) {
-    if (i + 1 < pts.size() && pts[i + 1].t == pts[i].t) continue;  // a later write follows
-    if (!out.Append(pts[i].t, pts[i].v)) {
-      AddPending(id, s, out.data(), kPageFlagOutOfOrder, s->ooo_start);
-      out.Reset();
-      const bool ok = out.Append(pts[i].t, pts[i].v);
-      (void)ok;
-    }
-  }
-  if (!out.empty()) AddPending(id, s, out.data(), kPageFlagOutOfOrder, s->ooo_start);
-  s->ooo.reset();
 }
 
 void StorageImpl::PendingOldestFirst(const MemSeries* s,
@@ -542,6 +497,7 @@ StorageStats StorageImpl::stats() {
   st.pending_bytes_peak = pending_bytes_peak_.load(std::memory_order_relaxed);
   st.append_waits = append_waits_.load(std::memory_order_relaxed);
   st.page_count = partitions_->PageCount();
+  st.ooo_parked_bytes = parked_bytes_.load(std::memory_order_relaxed);
   st.out_of_order_points = ooo_points_.load(std::memory_order_relaxed);
   st.wal_write_errors = wal_->write_errors();
   st.page_write_errors = page_write_errors_.load(std::memory_order_relaxed);
@@ -553,7 +509,8 @@ StorageStats StorageImpl::stats() {
     if (s->ooo) heads += s->ooo->MemoryUsage();
   });
   st.memory_bytes = series_.MemoryUsage() + heads + dict_->MemoryUsage() +
-                    partitions_->MemoryUsage() + st.pending_bytes;
+                    partitions_->MemoryUsage() + st.pending_bytes +
+                    st.ooo_parked_bytes;
   st.disk_bytes = partitions_->DiskBytes();
   st.partitions_compacted = compactions_.load(std::memory_order_relaxed);
   st.partitions = partitions_->OpenCount();

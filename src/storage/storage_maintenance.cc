@@ -155,6 +155,7 @@ void StorageImpl::SealEnded(bool all, bool assume_idle) {
       s->hint_builder.store(nullptr, std::memory_order_relaxed);
     }
     if (s->ooo && (all || s->ooo_end <= cutoff)) FreezeOoo(id, s);
+    SealParked(id, s, cutoff);
   });
 }
 
@@ -180,7 +181,11 @@ Status StorageImpl::SnapshotForCheckpoint(SeriesId id, MemSeries* s, Wal::Checkp
   }
   if (s->head && !s->head->empty()) SUNDIAL_RETURN_IF_ERROR(emit(s->head->data(), 0));
   for (const PendingPage* p : pending) {
-    if ((p->flags & kPageFlagOutOfOrder) != 0) SUNDIAL_RETURN_IF_ERROR(emit(p->bytes, 1));
+    if (p->open) {
+      SUNDIAL_RETURN_IF_ERROR(emit(p->open->data(), 2));  // parked: open, arrival order
+    } else if ((p->flags & kPageFlagOutOfOrder) != 0) {
+      SUNDIAL_RETURN_IF_ERROR(emit(p->bytes, 1));
+    }
   }
   if (s->ooo && !s->ooo->empty()) SUNDIAL_RETURN_IF_ERROR(emit(s->ooo->data(), 2));
   return Status::OK();

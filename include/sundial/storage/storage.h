@@ -81,6 +81,11 @@ struct StorageOptions {
   // the writer brings them back under it, so that a backfill faster than
   // the disk slows down rather than fills memory. 0 = no limit.
   uint64_t pending_budget_bytes = 8ull << 20;
+  // Out-of-order pages kept open for partitions other than the one a
+  // series' late points go to now (a backfill jumping between days) may
+  // take this many bytes; beyond it such a page is sealed (written) as it
+  // is, however small. 0 = always sealed.
+  uint64_t ooo_park_budget_bytes = 4ull << 20;
   // Borrowed; must outlive the engine. Null: nobody is told about late points.
   LateAppendObserver* late_observer = nullptr;
   // Borrowed; must outlive the engine. Null: WAL segments are removed as
@@ -172,6 +177,7 @@ struct StorageStats {
   uint64_t pending_bytes_peak = 0;   // gauge: the most pending_bytes has been
   uint64_t append_waits = 0;         // Appends that waited for the writer (back-pressure)
   uint64_t page_count = 0;           // gauge: pages indexed in open partitions
+  uint64_t ooo_parked_bytes = 0;     // gauge: parked out-of-order pages (ooo_park_budget_bytes)
 };
 
 // Why writes are refused, if they are. Reads are always served.
