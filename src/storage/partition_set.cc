@@ -130,9 +130,13 @@ void PartitionSet::CloseLeastRecent(Timestamp keep) {
       if (!slot.part || s == keep || slot.part->pinned()) continue;
       if (victim == nullptr || slot.last_use_ms < victim->last_use_ms) victim = &slot;
     }
-    // Everything pinned (or not durable): go over the limit for now.
-    if (victim == nullptr || !victim->part->Sync().ok()) return;
-    victim->part.reset();
+    // Everything pinned (or the index not writable): go over the limit.
+    if (victim == nullptr) return;
+    Timestamp victim_start = 0;
+    for (auto& [s, slot] : slots_) {
+      if (&slot == victim) victim_start = s;
+    }
+    if (!CloseQuietly(victim_start, victim)) return;
     --open;
     lru_closes_.fetch_add(1, std::memory_order_relaxed);
   }
@@ -197,7 +201,7 @@ Status PartitionSet::SyncAll() {
     }
   }
   for (auto& p : open) SUNDIAL_RETURN_IF_ERROR(p->Sync());
-  return Status::OK();
+  return SyncClosed();
 }
 
 void PartitionSet::FreeRetired() {
@@ -235,10 +239,45 @@ void PartitionSet::EvictIdle(int64_t before_ms, Timestamp keep_after) {
   for (auto& kv : slots_) {
     Slot& slot = kv.second;
     if (!slot.part || slot.end > keep_after || slot.last_use_ms >= before_ms) continue;
-    if (slot.part->pinned()) continue;        // in use by a reader or writer
-    if (!slot.part->Sync().ok()) continue;    // keep it until it is durable
-    slot.part.reset();
+    if (slot.part->pinned()) continue;  // in use by a reader or writer
+    (void)CloseQuietly(kv.first, &slot);  // on failure it stays open
   }
+}
+
+bool PartitionSet::CloseQuietly(Timestamp start, Slot* slot) {
+  bool unsynced = false;
+  if (!slot->part->PrepareClose(&unsynced).ok()) return false;
+  if (unsynced) unsynced_[start] = slot->end;
+  slot->part.reset();
+  return true;
+}
+
+Status PartitionSet::SyncClosed() {
+  std::map<Timestamp, Timestamp> todo;
+  {
+    MutexLock lock(&mu_);
+    todo.swap(unsynced_);
+  }
+  Status result;
+  for (auto it = todo.begin(); it != todo.end();) {
+    const Status s = Partition::SyncFiles(env_, DirOf(it->first, it->second));
+    if (!s.ok()) {
+      result = s;
+      ++it;
+      continue;
+    }
+    it = todo.erase(it);
+  }
+  if (!todo.empty()) {
+    MutexLock lock(&mu_);  // tried again next time
+    unsynced_.insert(todo.begin(), todo.end());
+  }
+  return result;
+}
+
+size_t PartitionSet::unsynced_closed() {
+  MutexLock lock(&mu_);
+  return unsynced_.size();
 }
 
 size_t PartitionSet::DropBefore(Timestamp cutoff) {
@@ -247,6 +286,7 @@ size_t PartitionSet::DropBefore(Timestamp cutoff) {
     MutexLock lock(&mu_);
     for (auto it = slots_.begin(); it != slots_.end() && it->second.end <= cutoff;) {
       dirs.push_back(DirOf(it->first, it->second.end));
+      unsynced_.erase(it->first);
       if (it->second.part) retired_.push_back(std::move(it->second.part));
       it = slots_.erase(it);
     }

@@ -104,8 +104,14 @@ class PartitionSet {
   Timestamp NewestStart();
   // Every partition's [start, end), ascending, without opening any.
   std::vector<std::pair<Timestamp, Timestamp>> Ranges();
-  // fsyncs every open partition written since its last sync.
+  // fsyncs every open partition written since its last sync, and the files
+  // of partitions closed since without one (see CloseQuietly).
   Status SyncAll();
+  // fsyncs only the partitions closed without a sync (the maintenance
+  // thread does it as they go idle, so that a stop has little left to do).
+  Status SyncClosed();
+  // Closed partitions still waiting for their fsync.
+  size_t unsynced_closed();
   // Closes partitions not used since before `before_ms` (Env clock),
   // except ones that end after keep_after.
   void EvictIdle(int64_t before_ms, Timestamp keep_after);
@@ -146,6 +152,15 @@ class PartitionSet {
   // Closes least recently used unpinned partitions (never keep) until at
   // most max_open_ are open.
   void CloseLeastRecent(Timestamp keep) REQUIRES(mu_);
+  // Closes the slot's partition without an fsync: its index entries are
+  // written and, if it was written since its last sync, it is noted in
+  // unsynced_ for SyncAll/SyncClosed. Why: a backfill that jumps between
+  // more days than max_open closes and reopens partitions all the time, and
+  // an fsync per close (two per partition) made it, and the stop after it,
+  // take minutes. Durability is unchanged: the checkpoint that drops the
+  // WAL of those pages, and the clean stop, SyncAll() first.
+  // False (still open) if the index could not be written.
+  bool CloseQuietly(Timestamp start, Slot* slot) REQUIRES(mu_);
 
   Env* const env_;
   const std::string root_;
@@ -156,6 +171,7 @@ class PartitionSet {
   Mutex mu_;
   std::map<Timestamp, Slot> slots_ GUARDED_BY(mu_);  // by start
   std::vector<std::string> warnings_ GUARDED_BY(mu_);
+  std::map<Timestamp, Timestamp> unsynced_ GUARDED_BY(mu_);  // closed unsynced: start -> end
   // Dropped partitions still pinned by a reader.
   std::vector<std::unique_ptr<Partition>> retired_ GUARDED_BY(mu_);
   std::atomic<uint64_t> removals_{0};

@@ -358,6 +358,17 @@ bool StorageImpl::TryApply(SeriesId id, MemSeries* s, Timestamp t, Value v, Part
     AppendOoo(id, s, s->ooo_start, s->ooo_end, t, v);
     return true;
   }
+  // A late point for a partition whose out-of-order page is parked goes
+  // there without a partition lookup (which may reopen a closed one).
+  if (s->head_end != kMinTimestamp && t < s->head_start) {
+    for (const PendingPage* p = s->pending; p != nullptr; p = p->next) {
+      if (p->open && t >= p->part_start && t < p->part_end) {
+        const Timestamp start = p->part_start, end = p->part_end;
+        AppendOoo(id, s, start, end, t, v);  // unparks p
+        return true;
+      }
+    }
+  }
   return false;
 }
 

@@ -61,6 +61,9 @@ void StorageImpl::MaintenancePass(int64_t now) {
     const Timestamp newest = std::max<Timestamp>(now, newest_t_.load());
     // Ended partitions close once idle; a late write or a read reopens one.
     partitions_->EvictIdle(now - kIdlePartitionMs, newest - kSealGraceMs);
+    // Partitions closed unsynced (a backfill's) become durable in the
+    // background, so that a stop has few left to sync.
+    (void)partitions_->SyncClosed();  // what fails is tried again by SyncAll
     if (options_.retention_ms > 0) partitions_->DropBefore(now - options_.retention_ms);
     for (auto& w : partitions_->TakeWarnings()) AddWarning(std::move(w));
     // What ingest bursts and readers freed goes back to the OS.
@@ -106,6 +109,13 @@ Status StorageImpl::WritePending() {
     MutexLock lock(&pending_mu_);
     batch.swap(pending_);
   }
+  // One partition after another: a backfill's pages spread over more
+  // partitions than stay open would otherwise reopen one per page. Stable,
+  // so the pages of each partition keep their order (the later written
+  // wins), which is all the order that matters.
+  std::stable_sort(batch.begin(), batch.end(), [](const PendingPage* a, const PendingPage* b) {
+    return a->part_start < b->part_start;
+  });
   Status result;
   uint32_t written = 0;
   while (!batch.empty()) {
