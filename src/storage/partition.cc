@@ -458,6 +458,11 @@ Status Partition::PrepareClose(bool* unsynced) {
   return FlushIndex();
 }
 
+void Partition::MarkUnsynced() {
+  MutexLock lock(&mu_);
+  if (pages_) dirty_ = true;  // without a page file there is nothing to sync
+}
+
 Status Partition::SyncFiles(Env* env, const std::string& dir) {
   for (const char* name : {"/pages", "/index"}) {
     std::unique_ptr<File> f;

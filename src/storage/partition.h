@@ -105,6 +105,9 @@ class Partition {
   // fsyncs the page file and index of a closed partition in dir (those
   // that exist: compaction may have removed them).
   static Status SyncFiles(Env* env, const std::string& dir);
+  // After Open() of a partition closed without a sync: the next Sync()
+  // fsyncs its files even if nothing is written meanwhile.
+  void MarkUnsynced();
   // Unmaps windows.
   void ReleaseWindows();
   // The page file's end now (0 without files): a checkpoint's mark.

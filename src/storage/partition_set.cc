@@ -48,8 +48,13 @@ void PartitionSet::Marks(std::string* payload) {
   PutVarint32(payload, static_cast<uint32_t>(slots_.size()));
   for (auto& [start, slot] : slots_) {
     PutVarint64(payload, ZigZagEncode64(start));
-    payload->push_back(slot.part ? 1 : 0);
+    // A closed partition without a page file (RangeOf made it, or its
+    // pages went into a cold file) gets mark 0, so that pages written to
+    // it after this mark are cut by recovery like those of open ones.
+    const bool empty = !slot.part && !env_->FileExists(DirOf(start, slot.end) + "/pages");
+    payload->push_back(slot.part || empty ? 1 : 0);
     if (slot.part) PutVarint64(payload, slot.part->Mark());
+    if (empty) PutVarint64(payload, 0);
   }
 }
 
@@ -116,6 +121,8 @@ Status PartitionSet::Load(Timestamp start, Slot* slot) {
                                        window_bytes_);
   SUNDIAL_RETURN_IF_ERROR(p->Open(&warnings_, slot->cut));
   slot->cut = false;
+  // Closed without a sync: it syncs as an open partition now (once).
+  if (unsynced_.erase(start) != 0) p->MarkUnsynced();
   slot->part = std::move(p);
   CloseLeastRecent(start);
   return Status::OK();
@@ -142,26 +149,37 @@ void PartitionSet::CloseLeastRecent(Timestamp keep) {
   }
 }
 
-Status PartitionSet::Locate(Timestamp t, PartitionRef* out) {
-  MutexLock lock(&mu_);
+PartitionSet::Slot* PartitionSet::SlotOf(Timestamp t, Timestamp* start) {
   auto it = slots_.upper_bound(t);
   if (it != slots_.begin()) {
     auto prev = std::prev(it);
     if (t < prev->second.end) {
-      SUNDIAL_RETURN_IF_ERROR(Load(prev->first, &prev->second));
-      *out = PartitionRef(prev->second.part.get());
-      return Status::OK();
+      *start = prev->first;
+      return &prev->second;
     }
   }
-  Timestamp start = FloorDiv(t, duration_) * duration_;
-  Timestamp end = start + duration_;
-  if (it != slots_.begin()) start = std::max(start, std::prev(it)->second.end);
+  Timestamp s = FloorDiv(t, duration_) * duration_;
+  Timestamp end = s + duration_;
+  if (it != slots_.begin()) s = std::max(s, std::prev(it)->second.end);
   if (it != slots_.end()) end = std::min(end, it->first);
-  Slot& slot = slots_[start];
+  Slot& slot = slots_[s];
   slot.end = end;
-  SUNDIAL_RETURN_IF_ERROR(Load(start, &slot));
-  *out = PartitionRef(slot.part.get());
+  *start = s;
+  return &slot;
+}
+
+Status PartitionSet::Locate(Timestamp t, PartitionRef* out) {
+  MutexLock lock(&mu_);
+  Timestamp start = 0;
+  Slot* slot = SlotOf(t, &start);
+  SUNDIAL_RETURN_IF_ERROR(Load(start, slot));
+  *out = PartitionRef(slot->part.get());
   return Status::OK();
+}
+
+void PartitionSet::RangeOf(Timestamp t, Timestamp* start, Timestamp* end) {
+  MutexLock lock(&mu_);
+  *end = SlotOf(t, start)->end;
 }
 
 std::vector<PartitionRef> PartitionSet::Overlapping(Timestamp start, Timestamp end) {

@@ -98,6 +98,10 @@ class PartitionSet {
   // The partition holding t, created (in memory; files come with the first
   // page) if none does.
   Status Locate(Timestamp t, PartitionRef* out);
+  // The range [*start, *end) of the partition holding t, made (in memory,
+  // closed) if none does, without opening it: what a late point needs to
+  // go to an out-of-order page.
+  void RangeOf(Timestamp t, Timestamp* start, Timestamp* end);
   // Existing partitions overlapping [start, end], ascending, opened.
   std::vector<PartitionRef> Overlapping(Timestamp start, Timestamp end);
   // Start of the newest partition (kMinTimestamp if none).
@@ -147,6 +151,8 @@ class PartitionSet {
   // Applies marks to the listed slots. False if marks do not decode.
   bool ApplyMarks(const std::string& marks, std::vector<std::string>* warnings) REQUIRES(mu_);
   std::string DirOf(Timestamp start, Timestamp end) const;
+  // The slot holding t (made if none does) and its start.
+  Slot* SlotOf(Timestamp t, Timestamp* start) REQUIRES(mu_);
   // Opens the slot's partition if closed.
   Status Load(Timestamp start, Slot* slot) REQUIRES(mu_);
   // Closes least recently used unpinned partitions (never keep) until at

@@ -316,13 +316,24 @@ Status StorageImpl::Sync() {
 }
 
 bool StorageImpl::ApplyPoint(SeriesId id, MemSeries* s, Timestamp t, Value v) {
-  for (int round = 0; round < 3; ++round) {
+  for (int round = 0; round < 4; ++round) {
     // A partition this series has no page open in is found (maybe opened)
-    // without holding the series lock, as that may read its index.
+    // without holding the series lock, as that may read its index. A late
+    // point (older than the head's partition) needs only its partition's
+    // range (round 1), so a backfill does not reopen closed partitions.
     PartitionRef part;
-    if (round > 0 && !partitions_->Locate(t, &part).ok()) break;
+    Timestamp start = 0, end = 0;
+    if (round == 1) partitions_->RangeOf(t, &start, &end);
+    if (round > 1 && !partitions_->Locate(t, &part).ok()) break;
     SpinLockGuard lock(&s->lock);
     s->last_tick = tick_.load(std::memory_order_relaxed);
+    if (round == 1) {
+      if (s->head_end != kMinTimestamp && end <= s->head_start) {
+        AppendOoo(id, s, start, end, t, v);
+        return true;
+      }
+      continue;
+    }
     if (TryApply(id, s, t, v, part.get())) return true;
   }
   apply_errors_.fetch_add(1, std::memory_order_relaxed);
