@@ -86,12 +86,7 @@ void StorageImpl::FilterPending(MemSeries* s, PendingPage* p, Timestamp start, T
     return;
   }
   // Nothing left: unlink it from the series and from the write queue.
-  if (p->newer != nullptr) {
-    p->newer->next = p->next;
-  } else {
-    s->pending = p->next;
-  }
-  if (p->next != nullptr) p->next->newer = p->newer;
+  Unlink(s, p);
   {
     MutexLock lock(&pending_mu_);
     auto it = std::find(pending_.begin(), pending_.end(), p);

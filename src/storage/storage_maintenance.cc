@@ -134,12 +134,7 @@ Status StorageImpl::WritePending() {
     MemSeries* series = series_.Get(p->series);
     {
       SpinLockGuard lock(&series->lock);
-      if (p->newer != nullptr) {
-        p->newer->next = p->next;
-      } else {
-        series->pending = p->next;
-      }
-      if (p->next != nullptr) p->next->newer = p->newer;
+      Unlink(series, p);
     }
     PendingDone(p);
     delete p;
