@@ -181,6 +181,16 @@ const std::vector<OptionSpec> kOptionTable = {
      [](std::string_view v, Options* o) {
        return ParseBytes(v, 0, 1ull << 40, &o->storage.resume_free_bytes);
      }},
+    {"storage.pending_budget", "8MiB",
+     "sealed pages waiting to be written may take this much memory; beyond it writes wait for the disk (0 = no limit)",
+     [](std::string_view v, Options* o) {
+       return ParseBytes(v, 0, 1ull << 40, &o->storage.pending_budget_bytes);
+     }},
+    {"storage.ooo_park_budget", "4MiB",
+     "memory for out-of-order pages kept open while a backfill writes to other partitions (0 = seal them at once)",
+     [](std::string_view v, Options* o) {
+       return ParseBytes(v, 0, 1ull << 40, &o->storage.ooo_park_budget_bytes);
+     }},
     {"wal.sync", "1000", "when to fsync the write-ahead log: batch (every write), N (every N ms), none (never)",
      &SetWalSync},
     {"wal.segment_size", "64MiB", "size at which a new WAL segment file is started",

@@ -92,6 +92,14 @@ std::vector<StatRecord> CollectStats(const ServiceContext& ctx) {
     add("storage.memory", s.memory_series_bytes, "part", "series", false);
     add("storage.memory", s.memory_dict_bytes, "part", "dictionary", false);
     add("storage.heads_sealed_early", s.heads_sealed_early);
+    // Memory of the write path (what bounds a backfill; README "Backfill").
+    add("storage.pages_pending", s.pages_pending, {}, {}, false);
+    add("storage.pending_bytes", s.pending_bytes, {}, {}, false);
+    add("storage.pending_bytes_peak", s.pending_bytes_peak, {}, {}, false);
+    add("storage.append_waits", s.append_waits);
+    add("storage.partitions_open", s.partitions, {}, {}, false);
+    add("storage.page_count", s.page_count, {}, {}, false);
+    add("storage.ooo_parked_bytes", s.ooo_parked_bytes, {}, {}, false);
   }
   if (ctx.cache != nullptr) {
     const query::BucketCache::Counters c = ctx.cache->counters();

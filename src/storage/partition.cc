@@ -471,6 +471,29 @@ Status Partition::Sync() {
   return Status::OK();
 }
 
+Status Partition::PrepareClose(bool* unsynced) {
+  MutexLock lock(&mu_);
+  *unsynced = dirty_;
+  if (!dirty_) return Status::OK();
+  return FlushIndex();
+}
+
+void Partition::MarkUnsynced() {
+  MutexLock lock(&mu_);
+  if (pages_) dirty_ = true;  // without a page file there is nothing to sync
+}
+
+Status Partition::SyncFiles(Env* env, const std::string& dir) {
+  for (const char* name : {"/pages", "/index"}) {
+    std::unique_ptr<File> f;
+    const Status s = env->OpenExistingFile(dir + name, &f);
+    if (s.IsNotFound()) continue;
+    SUNDIAL_RETURN_IF_ERROR(s);
+    SUNDIAL_RETURN_IF_ERROR(f->Sync());
+  }
+  return Status::OK();
+}
+
 void Partition::ReleaseWindows() {
   MutexLock lock(&mu_);
   if (pages_) pages_->ReleaseWindows();

@@ -114,6 +114,16 @@ class Partition {
                         bool* columnar);
   // fsyncs the page file and then the index, if anything was written.
   Status Sync();
+  // Before closing without a sync: writes the buffered index entries (no
+  // fsync) and sets *unsynced if the files were written since the last
+  // Sync(). Then the caller must SyncFiles(dir) before relying on them.
+  Status PrepareClose(bool* unsynced);
+  // fsyncs the page file and index of a closed partition in dir (those
+  // that exist: compaction may have removed them).
+  static Status SyncFiles(Env* env, const std::string& dir);
+  // After Open() of a partition closed without a sync: the next Sync()
+  // fsyncs its files even if nothing is written meanwhile.
+  void MarkUnsynced();
   // Unmaps windows.
   void ReleaseWindows();
   // The page file's end now (0 without files): a checkpoint's mark.

@@ -48,8 +48,13 @@ void PartitionSet::Marks(std::string* payload) {
   PutVarint32(payload, static_cast<uint32_t>(slots_.size()));
   for (auto& [start, slot] : slots_) {
     PutVarint64(payload, ZigZagEncode64(start));
-    payload->push_back(slot.part ? 1 : 0);
+    // A closed partition without a page file (RangeOf made it, or its
+    // pages went into a cold file) gets mark 0, so that pages written to
+    // it after this mark are cut by recovery like those of open ones.
+    const bool empty = !slot.part && !env_->FileExists(DirOf(start, slot.end) + "/pages");
+    payload->push_back(slot.part || empty ? 1 : 0);
     if (slot.part) PutVarint64(payload, slot.part->Mark());
+    if (empty) PutVarint64(payload, 0);
   }
 }
 
@@ -116,6 +121,8 @@ Status PartitionSet::Load(Timestamp start, Slot* slot) {
                                        window_bytes_);
   SUNDIAL_RETURN_IF_ERROR(p->Open(&warnings_, slot->cut));
   slot->cut = false;
+  // Closed without a sync: it syncs as an open partition now (once).
+  if (unsynced_.erase(start) != 0) p->MarkUnsynced();
   slot->part = std::move(p);
   CloseLeastRecent(start);
   return Status::OK();
@@ -130,34 +137,49 @@ void PartitionSet::CloseLeastRecent(Timestamp keep) {
       if (!slot.part || s == keep || slot.part->pinned()) continue;
       if (victim == nullptr || slot.last_use_ms < victim->last_use_ms) victim = &slot;
     }
-    // Everything pinned (or not durable): go over the limit for now.
-    if (victim == nullptr || !victim->part->Sync().ok()) return;
-    victim->part.reset();
+    // Everything pinned (or the index not writable): go over the limit.
+    if (victim == nullptr) return;
+    Timestamp victim_start = 0;
+    for (auto& [s, slot] : slots_) {
+      if (&slot == victim) victim_start = s;
+    }
+    if (!CloseQuietly(victim_start, victim)) return;
     --open;
     lru_closes_.fetch_add(1, std::memory_order_relaxed);
   }
 }
 
-Status PartitionSet::Locate(Timestamp t, PartitionRef* out) {
-  MutexLock lock(&mu_);
+PartitionSet::Slot* PartitionSet::SlotOf(Timestamp t, Timestamp* start) {
   auto it = slots_.upper_bound(t);
   if (it != slots_.begin()) {
     auto prev = std::prev(it);
     if (t < prev->second.end) {
-      SUNDIAL_RETURN_IF_ERROR(Load(prev->first, &prev->second));
-      *out = PartitionRef(prev->second.part.get());
-      return Status::OK();
+      *start = prev->first;
+      return &prev->second;
     }
   }
-  Timestamp start = FloorDiv(t, duration_) * duration_;
-  Timestamp end = start + duration_;
-  if (it != slots_.begin()) start = std::max(start, std::prev(it)->second.end);
+  Timestamp s = FloorDiv(t, duration_) * duration_;
+  Timestamp end = s + duration_;
+  if (it != slots_.begin()) s = std::max(s, std::prev(it)->second.end);
   if (it != slots_.end()) end = std::min(end, it->first);
-  Slot& slot = slots_[start];
+  Slot& slot = slots_[s];
   slot.end = end;
-  SUNDIAL_RETURN_IF_ERROR(Load(start, &slot));
-  *out = PartitionRef(slot.part.get());
+  *start = s;
+  return &slot;
+}
+
+Status PartitionSet::Locate(Timestamp t, PartitionRef* out) {
+  MutexLock lock(&mu_);
+  Timestamp start = 0;
+  Slot* slot = SlotOf(t, &start);
+  SUNDIAL_RETURN_IF_ERROR(Load(start, slot));
+  *out = PartitionRef(slot->part.get());
   return Status::OK();
+}
+
+void PartitionSet::RangeOf(Timestamp t, Timestamp* start, Timestamp* end) {
+  MutexLock lock(&mu_);
+  *end = SlotOf(t, start)->end;
 }
 
 std::vector<PartitionRef> PartitionSet::Overlapping(Timestamp start, Timestamp end) {
@@ -197,7 +219,7 @@ Status PartitionSet::SyncAll() {
     }
   }
   for (auto& p : open) SUNDIAL_RETURN_IF_ERROR(p->Sync());
-  return Status::OK();
+  return SyncClosed();
 }
 
 void PartitionSet::FreeRetired() {
@@ -235,10 +257,45 @@ void PartitionSet::EvictIdle(int64_t before_ms, Timestamp keep_after) {
   for (auto& kv : slots_) {
     Slot& slot = kv.second;
     if (!slot.part || slot.end > keep_after || slot.last_use_ms >= before_ms) continue;
-    if (slot.part->pinned()) continue;        // in use by a reader or writer
-    if (!slot.part->Sync().ok()) continue;    // keep it until it is durable
-    slot.part.reset();
+    if (slot.part->pinned()) continue;  // in use by a reader or writer
+    (void)CloseQuietly(kv.first, &slot);  // on failure it stays open
   }
+}
+
+bool PartitionSet::CloseQuietly(Timestamp start, Slot* slot) {
+  bool unsynced = false;
+  if (!slot->part->PrepareClose(&unsynced).ok()) return false;
+  if (unsynced) unsynced_[start] = slot->end;
+  slot->part.reset();
+  return true;
+}
+
+Status PartitionSet::SyncClosed() {
+  std::map<Timestamp, Timestamp> todo;
+  {
+    MutexLock lock(&mu_);
+    todo.swap(unsynced_);
+  }
+  Status result;
+  for (auto it = todo.begin(); it != todo.end();) {
+    const Status s = Partition::SyncFiles(env_, DirOf(it->first, it->second));
+    if (!s.ok()) {
+      result = s;
+      ++it;
+      continue;
+    }
+    it = todo.erase(it);
+  }
+  if (!todo.empty()) {
+    MutexLock lock(&mu_);  // tried again next time
+    unsynced_.insert(todo.begin(), todo.end());
+  }
+  return result;
+}
+
+size_t PartitionSet::unsynced_closed() {
+  MutexLock lock(&mu_);
+  return unsynced_.size();
 }
 
 size_t PartitionSet::DropBefore(Timestamp cutoff) {
@@ -247,6 +304,7 @@ size_t PartitionSet::DropBefore(Timestamp cutoff) {
     MutexLock lock(&mu_);
     for (auto it = slots_.begin(); it != slots_.end() && it->second.end <= cutoff;) {
       dirs.push_back(DirOf(it->first, it->second.end));
+      unsynced_.erase(it->first);
       if (it->second.part) retired_.push_back(std::move(it->second.part));
       it = slots_.erase(it);
     }

@@ -98,14 +98,24 @@ class PartitionSet {
   // The partition holding t, created (in memory; files come with the first
   // page) if none does.
   Status Locate(Timestamp t, PartitionRef* out);
+  // The range [*start, *end) of the partition holding t, made (in memory,
+  // closed) if none does, without opening it: what a late point needs to
+  // go to an out-of-order page.
+  void RangeOf(Timestamp t, Timestamp* start, Timestamp* end);
   // Existing partitions overlapping [start, end], ascending, opened.
   std::vector<PartitionRef> Overlapping(Timestamp start, Timestamp end);
   // Start of the newest partition (kMinTimestamp if none).
   Timestamp NewestStart();
   // Every partition's [start, end), ascending, without opening any.
   std::vector<std::pair<Timestamp, Timestamp>> Ranges();
-  // fsyncs every open partition written since its last sync.
+  // fsyncs every open partition written since its last sync, and the files
+  // of partitions closed since without one (see CloseQuietly).
   Status SyncAll();
+  // fsyncs only the partitions closed without a sync (the maintenance
+  // thread does it as they go idle, so that a stop has little left to do).
+  Status SyncClosed();
+  // Closed partitions still waiting for their fsync.
+  size_t unsynced_closed();
   // Closes partitions not used since before `before_ms` (Env clock),
   // except ones that end after keep_after.
   void EvictIdle(int64_t before_ms, Timestamp keep_after);
@@ -141,11 +151,22 @@ class PartitionSet {
   // Applies marks to the listed slots. False if marks do not decode.
   bool ApplyMarks(const std::string& marks, std::vector<std::string>* warnings) REQUIRES(mu_);
   std::string DirOf(Timestamp start, Timestamp end) const;
+  // The slot holding t (made if none does) and its start.
+  Slot* SlotOf(Timestamp t, Timestamp* start) REQUIRES(mu_);
   // Opens the slot's partition if closed.
   Status Load(Timestamp start, Slot* slot) REQUIRES(mu_);
   // Closes least recently used unpinned partitions (never keep) until at
   // most max_open_ are open.
   void CloseLeastRecent(Timestamp keep) REQUIRES(mu_);
+  // Closes the slot's partition without an fsync: its index entries are
+  // written and, if it was written since its last sync, it is noted in
+  // unsynced_ for SyncAll/SyncClosed. Why: a backfill that jumps between
+  // more days than max_open closes and reopens partitions all the time, and
+  // an fsync per close (two per partition) made it, and the stop after it,
+  // take minutes. Durability is unchanged: the checkpoint that drops the
+  // WAL of those pages, and the clean stop, SyncAll() first.
+  // False (still open) if the index could not be written.
+  bool CloseQuietly(Timestamp start, Slot* slot) REQUIRES(mu_);
 
   Env* const env_;
   const std::string root_;
@@ -156,6 +177,7 @@ class PartitionSet {
   Mutex mu_;
   std::map<Timestamp, Slot> slots_ GUARDED_BY(mu_);  // by start
   std::vector<std::string> warnings_ GUARDED_BY(mu_);
+  std::map<Timestamp, Timestamp> unsynced_ GUARDED_BY(mu_);  // closed unsynced: start -> end
   // Dropped partitions still pinned by a reader.
   std::vector<std::unique_ptr<Partition>> retired_ GUARDED_BY(mu_);
   std::atomic<uint64_t> removals_{0};

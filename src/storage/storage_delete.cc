@@ -37,6 +37,7 @@ Timestamp FloorHour(Timestamp t) {
 }  // namespace
 
 void StorageImpl::RemoveFromMemory(SeriesId id, MemSeries* s, Timestamp start, Timestamp end) {
+  SealParked(id, s);  // the filter below works on sealed pages
   auto overlaps = [&](const compress::PageBuilder& b) {
     return !b.empty() && b.min_t() <= end && b.max_t() >= start;
   };
@@ -91,19 +92,14 @@ void StorageImpl::FilterPending(MemSeries* s, PendingPage* p, Timestamp start, T
     return;
   }
   // Nothing left: unlink it from the series and from the write queue.
-  if (p->newer != nullptr) {
-    p->newer->next = p->next;
-  } else {
-    s->pending = p->next;
-  }
-  if (p->next != nullptr) p->next->newer = p->newer;
+  Unlink(s, p);
   {
     MutexLock lock(&pending_mu_);
     auto it = std::find(pending_.begin(), pending_.end(), p);
     if (it != pending_.end()) pending_.erase(it);
   }
+  PendingDone(p);
   delete p;
-  pages_pending_.fetch_sub(1, std::memory_order_relaxed);
 }
 
 PartitionFiles StorageImpl::FilesOf(Partition* part) {

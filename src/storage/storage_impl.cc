@@ -197,6 +197,9 @@ namespace {
 // when the point is applied.
 constexpr size_t kPrefetchAhead = 8;
 
+// The longest one Append waits for the page writer (back-pressure).
+constexpr int64_t kMaxWriterWaitMs = 2000;
+
 // Starts loading what appending to s's head will touch: the builder's
 // state, the page header and the write position (from the hints).
 inline void PrefetchAppendTarget(const MemSeries* s) {
@@ -282,7 +285,35 @@ Status StorageImpl::Append(const SeriesPoint* points, size_t n) {
     }
     maint_cv_.Signal();
   }
+  // Outside the gate, so that a checkpoint (which writes pending pages
+  // first) is never held up by a waiting Append.
+  if (options_.pending_budget_bytes > 0 &&
+      pending_bytes_.load(std::memory_order_relaxed) > options_.pending_budget_bytes) {
+    WaitForWriter();
+  }
   return Status::OK();
+}
+
+void StorageImpl::PendingDone(const PendingPage* p) {
+  pending_bytes_.fetch_sub(p->cost, std::memory_order_relaxed);
+  pages_pending_.fetch_sub(1, std::memory_order_relaxed);
+}
+
+void StorageImpl::WaitForWriter() {
+  if (!maint_.joinable()) return;
+  append_waits_.fetch_add(1, std::memory_order_relaxed);
+  {
+    MutexLock lock(&maint_mu_);
+    if (stop_) return;
+    work_ = true;
+  }
+  maint_cv_.Signal();
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(kMaxWriterWaitMs);
+  MutexLock lock(&pending_mu_);
+  while (pending_bytes_.load(std::memory_order_relaxed) > options_.pending_budget_bytes) {
+    if (!pending_cv_.WaitUntil(deadline)) break;
+  }
 }
 
 Status StorageImpl::Sync() {
@@ -291,13 +322,24 @@ Status StorageImpl::Sync() {
 }
 
 bool StorageImpl::ApplyPoint(SeriesId id, MemSeries* s, Timestamp t, Value v) {
-  for (int round = 0; round < 3; ++round) {
+  for (int round = 0; round < 4; ++round) {
     // A partition this series has no page open in is found (maybe opened)
-    // without holding the series lock, as that may read its index.
+    // without holding the series lock, as that may read its index. A late
+    // point (older than the head's partition) needs only its partition's
+    // range (round 1), so a backfill does not reopen closed partitions.
     PartitionRef part;
-    if (round > 0 && !partitions_->Locate(t, &part).ok()) break;
+    Timestamp start = 0, end = 0;
+    if (round == 1) partitions_->RangeOf(t, &start, &end);
+    if (round > 1 && !partitions_->Locate(t, &part).ok()) break;
     SpinLockGuard lock(&s->lock);
     s->last_tick = tick_.load(std::memory_order_relaxed);
+    if (round == 1) {
+      if (s->head_end != kMinTimestamp && end <= s->head_start) {
+        AppendOoo(id, s, start, end, t, v);
+        return true;
+      }
+      continue;
+    }
     if (TryApply(id, s, t, v, part.get())) return true;
   }
   apply_errors_.fetch_add(1, std::memory_order_relaxed);
@@ -333,6 +375,17 @@ bool StorageImpl::TryApply(SeriesId id, MemSeries* s, Timestamp t, Value v, Part
     AppendOoo(id, s, s->ooo_start, s->ooo_end, t, v);
     return true;
   }
+  // A late point for a partition whose out-of-order page is parked goes
+  // there without a partition lookup (which may reopen a closed one).
+  if (s->head_end != kMinTimestamp && t < s->head_start) {
+    for (const PendingPage* p = s->pending; p != nullptr; p = p->next) {
+      if (p->open && t >= p->part_start && t < p->part_end) {
+        const Timestamp start = p->part_start, end = p->part_end;
+        AppendOoo(id, s, start, end, t, v);  // unparks p
+        return true;
+      }
+    }
+  }
   return false;
 }
 
@@ -358,25 +411,6 @@ void StorageImpl::AppendHead(SeriesId id, MemSeries* s, Timestamp t, Value v) {
   s->hint_used.store(s->head->size(), std::memory_order_relaxed);
 }
 
-void StorageImpl::AppendOoo(SeriesId id, MemSeries* s, Timestamp start, Timestamp end,
-                            Timestamp t, Value v) {
-  ooo_points_.fetch_add(1, std::memory_order_relaxed);
-  if (s->ooo && (s->ooo_start != start)) FreezeOoo(id, s);
-  if (!s->ooo) s->ooo = std::make_unique<compress::PageBuilder>(options_.page_size);
-  if (s->ooo->empty()) {
-    s->ooo_start = start;
-    s->ooo_end = end;
-  }
-  if (!s->ooo->Append(t, v)) {
-    FreezeOoo(id, s);
-    s->ooo = std::make_unique<compress::PageBuilder>(options_.page_size);
-    s->ooo_start = start;
-    s->ooo_end = end;
-    const bool ok = s->ooo->Append(t, v);
-    (void)ok;
-  }
-}
-
 void StorageImpl::AddPending(SeriesId id, MemSeries* s, std::string_view page, uint8_t flags,
                              Timestamp part_start) {
   auto* p = new PendingPage;
@@ -384,6 +418,11 @@ void StorageImpl::AddPending(SeriesId id, MemSeries* s, std::string_view page, u
   p->flags = flags;
   p->part_start = part_start;
   p->bytes.assign(page.data(), page.size());
+  p->cost = static_cast<uint32_t>(sizeof(PendingPage) + page.size());
+  const uint64_t bytes = pending_bytes_.fetch_add(p->cost, std::memory_order_relaxed) + p->cost;
+  uint64_t peak = pending_bytes_peak_.load(std::memory_order_relaxed);
+  while (bytes > peak && !pending_bytes_peak_.compare_exchange_weak(peak, bytes)) {
+  }
   compress::PageHeader h;
   if (compress::DecodePageHeader(page, &h).ok()) {
     p->min_t = h.min_t;
@@ -405,32 +444,6 @@ void StorageImpl::FreezeHead(SeriesId id, MemSeries* s) {
   s->head->Reset();
   head_bytes_.fetch_sub(static_cast<int64_t>(cap) - s->head->capacity(),
                         std::memory_order_relaxed);
-}
-
-void StorageImpl::FreezeOoo(SeriesId id, MemSeries* s) {
-  if (!s->ooo || s->ooo->empty()) {
-    s->ooo.reset();
-    return;
-  }
-  // Sort by time, keep the last write of each timestamp, and re-encode.
-  std::vector<Sample> pts;
-  pts.reserve(s->ooo->count());
-  compress::PageIterator it(s->ooo->data());
-  while (it.Next()) pts.push_back(Sample{it.t(), it.v()});
-  std::stable_sort(pts.begin(), pts.end(),
-                   [](const Sample& a, const Sample& b) { return a.t < b.t; });
-  compress::PageBuilder out(options_.page_size);
-  for (size_t i = 0; i < pts.size(); ++i) {
-    if (i + 1 < pts.size() && pts[i + 1].t == pts[i].t) continue;  // a later write follows
-    if (!out.Append(pts[i].t, pts[i].v)) {
-      AddPending(id, s, out.data(), kPageFlagOutOfOrder, s->ooo_start);
-      out.Reset();
-      const bool ok = out.Append(pts[i].t, pts[i].v);
-      (void)ok;
-    }
-  }
-  if (!out.empty()) AddPending(id, s, out.data(), kPageFlagOutOfOrder, s->ooo_start);
-  s->ooo.reset();
 }
 
 void StorageImpl::PendingOldestFirst(const MemSeries* s,
@@ -516,6 +529,11 @@ StorageStats StorageImpl::stats() {
   st.corruptions_skipped = corruptions_.load(std::memory_order_relaxed) + damage_.count();
   st.pages_written = pages_written_.load(std::memory_order_relaxed);
   st.pages_pending = pages_pending_.load(std::memory_order_relaxed);
+  st.pending_bytes = pending_bytes_.load(std::memory_order_relaxed);
+  st.pending_bytes_peak = pending_bytes_peak_.load(std::memory_order_relaxed);
+  st.append_waits = append_waits_.load(std::memory_order_relaxed);
+  st.page_count = partitions_->PageCount();
+  st.ooo_parked_bytes = parked_bytes_.load(std::memory_order_relaxed);
   st.out_of_order_points = ooo_points_.load(std::memory_order_relaxed);
   st.wal_write_errors = wal_->write_errors();
   st.page_write_errors = page_write_errors_.load(std::memory_order_relaxed);
@@ -531,7 +549,7 @@ StorageStats StorageImpl::stats() {
   st.memory_series_bytes = series_.MemoryUsage();
   st.memory_dict_bytes = dict_->MemoryUsage();
   st.memory_bytes = st.memory_series_bytes + heads + st.memory_dict_bytes +
-                    partitions_->MemoryUsage();
+                    partitions_->MemoryUsage() + st.pending_bytes + st.ooo_parked_bytes;
   st.disk_bytes = partitions_->DiskBytes();
   st.partitions_compacted = compactions_.load(std::memory_order_relaxed);
   st.partitions = partitions_->OpenCount();

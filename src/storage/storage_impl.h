@@ -91,16 +91,31 @@ class SCOPED_CAPABILITY SpinLockGuard {
   SpinLock* const mu_;
 };
 
-// A sealed page waiting to be written to its partition's page file.
+// A sealed page waiting to be written to its partition's page file, or a
+// parked out-of-order page (open != null).
+//
+// Parked: when a late point goes to another partition than the series'
+// open out-of-order page, that page is parked in the series' pending list
+// rather than sealed, and taken back (UnparkOoo) when a late point for its
+// partition comes again; so a backfill that jumps between partitions fills
+// pages instead of sealing one tiny page per jump (each costing an index
+// entry and a write). A parked page is the newest out-of-order data of its
+// partition (at most one per series and partition), is not in the write
+// queue, holds its points in arrival order like the open one, and is
+// sealed when its series goes idle, at shutdown, before a delete, or when
+// parked pages exceed options_.ooo_park_budget_bytes.
 struct PendingPage {
   PendingPage* next = nullptr;   // the next older pending page of the series
   PendingPage* newer = nullptr;  // the next newer one
   SeriesId series = 0;
   uint8_t flags = 0;
+  uint32_t cost = 0;  // what it adds to pending_bytes_ or parked_bytes_
   Timestamp part_start = 0;
+  Timestamp part_end = 0;  // parked pages only
   Timestamp min_t = 0;
   Timestamp max_t = 0;
-  std::string bytes;  // the compress page
+  std::string bytes;  // the compress page (sealed pages)
+  std::unique_ptr<compress::PageBuilder> open;  // the parked page, arrival order
 };
 
 // In-memory state of one series. Fields are ordered for size (96 bytes on
@@ -258,9 +273,33 @@ class StorageImpl final : public Storage {
                  Value v) REQUIRES(s->lock);
   void FreezeHead(SeriesId id, MemSeries* s) REQUIRES(s->lock);
   void FreezeOoo(SeriesId id, MemSeries* s) REQUIRES(s->lock);
+  // Sorts the out-of-order page b (arrival order) of partition part_start,
+  // keeps the last write of each timestamp and adds it as pending pages.
+  void SealOoo(SeriesId id, MemSeries* s, const compress::PageBuilder& b, Timestamp part_start)
+      REQUIRES(s->lock);
+  // Parks the series' open out-of-order page (see PendingPage), or seals it
+  // if parked pages are over budget.
+  void ParkOoo(SeriesId id, MemSeries* s) REQUIRES(s->lock);
+  // Makes the series' parked page of partition `start`, if any, its open
+  // out-of-order page again. REQUIRES: !s->ooo.
+  void UnparkOoo(MemSeries* s, Timestamp start) REQUIRES(s->lock);
+  // Seals the series' parked pages (those of partitions ending at or
+  // before `cutoff`).
+  void SealParked(SeriesId id, MemSeries* s, Timestamp cutoff = kMaxTimestamp)
+      REQUIRES(s->lock);
+  // Unlinks p from the series' pending list.
+  static void Unlink(MemSeries* s, PendingPage* p) REQUIRES(s->lock);
   void AddPending(SeriesId id, MemSeries* s, std::string_view page, uint8_t flags,
                   Timestamp part_start) REQUIRES(s->lock);
   Timestamp PendingMax(const MemSeries* s, Timestamp part_start) const REQUIRES(s->lock);
+  // Removes p's cost from the pending counters (it was written or dropped).
+  void PendingDone(const PendingPage* p);
+  // Back-pressure: while pending pages take more than
+  // options_.pending_budget_bytes, waits for the maintenance thread to write
+  // them (at most kMaxWriterWaitMs, so that a failing disk slows writes
+  // rather than stops them; the WAL and read-only mode handle that).
+  // No-op without a maintenance thread.
+  void WaitForWriter() EXCLUDES(pending_mu_, maint_mu_);
   // The series' pending pages, oldest first.
   static void PendingOldestFirst(const MemSeries* s, std::vector<const PendingPage*>* out)
       REQUIRES(s->lock);
@@ -375,6 +414,13 @@ class StorageImpl final : public Storage {
 
   Mutex pending_mu_;
   std::deque<PendingPage*> pending_ GUARDED_BY(pending_mu_);  // all series, seal order
+  // Signalled when the writer has written pending pages (back-pressure).
+  CondVar pending_cv_{&pending_mu_};
+  // Bytes of pending pages (struct and page bytes), and the most so far.
+  std::atomic<uint64_t> pending_bytes_{0};
+  std::atomic<uint64_t> pending_bytes_peak_{0};
+  std::atomic<uint64_t> append_waits_{0};
+  std::atomic<uint64_t> parked_bytes_{0};  // parked out-of-order pages
 
   Mutex maint_mu_;
   CondVar maint_cv_{&maint_mu_};

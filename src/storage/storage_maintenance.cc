@@ -66,7 +66,12 @@ void StorageImpl::MaintenancePass(int64_t now) {
   } else if (pending_since_ms_ < 0) {
     pending_since_ms_ = now;
   }
-  if (pending >= kPendingWritePages ||
+  // A budget smaller than kPendingWritePages pages must not leave Appends
+  // waiting for a write that the page count alone would not start.
+  const bool over_budget =
+      options_.pending_budget_bytes > 0 &&
+      pending_bytes_.load(std::memory_order_relaxed) > options_.pending_budget_bytes / 2;
+  if (pending >= kPendingWritePages || over_budget ||
       (pending > 0 && now - pending_since_ms_ >= kPendingMaxAgeMs)) {
     s = WritePending();
     if (s.ok()) pending_since_ms_ = -1;
@@ -99,6 +104,9 @@ void StorageImpl::MaintenancePass(int64_t now) {
     const Timestamp newest = std::max<Timestamp>(now, newest_t_.load());
     // Ended partitions close once idle; a late write or a read reopens one.
     partitions_->EvictIdle(now - kIdlePartitionMs, newest - kSealGraceMs);
+    // Partitions closed unsynced (a backfill's) become durable in the
+    // background, so that a stop has few left to sync.
+    (void)partitions_->SyncClosed();  // what fails is tried again by SyncAll
     if (options_.retention_ms > 0) partitions_->DropBefore(now - options_.retention_ms);
     for (auto& w : partitions_->TakeWarnings()) AddWarning(std::move(w));
     // What ingest bursts and readers freed goes back to the OS.
@@ -158,8 +166,14 @@ Status StorageImpl::WritePending() {
     MutexLock lock(&pending_mu_);
     batch.swap(pending_);
   }
-  // Consecutive pages of one partition go to its page file with one write,
-  // in seal order (a series' pages stay in order: last write wins).
+  // One partition after another: a backfill's pages spread over more
+  // partitions than stay open would otherwise reopen one per page. Stable,
+  // so the pages of each partition keep their order (the later written
+  // wins), which is all the order that matters. Consecutive pages of one
+  // partition then go to its page file with one write.
+  std::stable_sort(batch.begin(), batch.end(), [](const PendingPage* a, const PendingPage* b) {
+    return a->part_start < b->part_start;
+  });
   std::vector<Partition::NewPage> group;
   while (!batch.empty()) {
     const Timestamp part_start = batch.front()->part_start;
@@ -188,17 +202,14 @@ Status StorageImpl::WritePending() {
       MemSeries* series = series_.Get(p->series);
       {
         SpinLockGuard lock(&series->lock);
-        if (p->newer != nullptr) {
-          p->newer->next = p->next;
-        } else {
-          series->pending = p->next;
-        }
-        if (p->next != nullptr) p->next->newer = p->newer;
+        Unlink(series, p);
       }
+      PendingDone(p);
       delete p;
     }
     pages_written_.fetch_add(group.size(), std::memory_order_relaxed);
-    pages_pending_.fetch_sub(group.size(), std::memory_order_relaxed);
+    // Wake Appends waiting for the budget (WaitForWriter) as it frees up.
+    pending_cv_.SignalAll();
   }
   return Status::OK();
 }
@@ -219,6 +230,7 @@ void StorageImpl::SealEnded(bool all, bool assume_idle) {
       s->hint_builder.store(nullptr, std::memory_order_relaxed);
     }
     if (s->ooo && (all || s->ooo_end <= cutoff)) FreezeOoo(id, s);
+    SealParked(id, s, cutoff);
   });
 }
 
@@ -244,7 +256,11 @@ Status StorageImpl::SnapshotForCheckpoint(SeriesId id, MemSeries* s, Wal::Checkp
   }
   if (s->head && !s->head->empty()) SUNDIAL_RETURN_IF_ERROR(emit(s->head->data(), 0));
   for (const PendingPage* p : pending) {
-    if ((p->flags & kPageFlagOutOfOrder) != 0) SUNDIAL_RETURN_IF_ERROR(emit(p->bytes, 1));
+    if (p->open) {
+      SUNDIAL_RETURN_IF_ERROR(emit(p->open->data(), 2));  // parked: open, arrival order
+    } else if ((p->flags & kPageFlagOutOfOrder) != 0) {
+      SUNDIAL_RETURN_IF_ERROR(emit(p->bytes, 1));
+    }
   }
   if (s->ooo && !s->ooo->empty()) SUNDIAL_RETURN_IF_ERROR(emit(s->ooo->data(), 2));
   return Status::OK();

@@ -33,7 +33,11 @@ std::unique_ptr<SampleIterator> StorageImpl::NewIterator(SeriesId id, Timestamp 
     std::vector<const PendingPage*> pending;
     PendingOldestFirst(s, &pending);
     for (const PendingPage* p : pending) {
-      add_mem(p->bytes, p->min_t, p->max_t, (p->flags & kPageFlagOutOfOrder) != 0, false);
+      if (p->open) {
+        add_mem(p->open->data(), p->min_t, p->max_t, true, true);  // parked, arrival order
+      } else {
+        add_mem(p->bytes, p->min_t, p->max_t, (p->flags & kPageFlagOutOfOrder) != 0, false);
+      }
     }
     if (s->head && !s->head->empty()) {
       add_mem(s->head->data(), s->head->min_t(), s->head->max_t(), false, false);

@@ -38,6 +38,8 @@ class FaultInjectionEnv final : public Env {
   void SetFilter(const std::string& filter) { state_->filter = filter; }
   // Number of writes that failed so far.
   uint64_t failed_writes() const { return state_->failed.load(); }
+  // Number of file syncs on paths containing the filter so far.
+  uint64_t syncs() const { return state_->syncs.load(); }
 
   Status OpenFile(const std::string& path, std::unique_ptr<File>* out) override {
     if (OpenFails(path)) return Status::IOError(path, "Too many open files");
@@ -100,6 +102,7 @@ class FaultInjectionEnv final : public Env {
     std::atomic<bool> fail{false};
     std::atomic<bool> fail_open{false};
     std::atomic<uint64_t> failed{0};
+    std::atomic<uint64_t> syncs{0};
     std::atomic<int64_t> clock_offset{0};
     std::string filter;
     bool Applies(const std::string& path) const {
@@ -129,6 +132,7 @@ class FaultInjectionEnv final : public Env {
     }
     Status Read(uint64_t o, size_t n, char* d, size_t* g) override { return f_->Read(o, n, d, g); }
     Status Sync() override {
+      if (st_->Applies(f_->path())) st_->syncs.fetch_add(1);
       if (st_->Applies(f_->path()) && st_->fail.load()) return Fail("Input/output error");
       return f_->Sync();
     }

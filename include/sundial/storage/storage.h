@@ -87,6 +87,16 @@ struct StorageOptions {
   // A read-only engine (disk full) goes back to read-write once the data
   // dir's file system has this many bytes free.
   uint64_t resume_free_bytes = 16ull << 20;
+  // Back-pressure: when sealed pages waiting for the maintenance thread
+  // take more than this many bytes, Append waits (up to 2 s per call) until
+  // the writer brings them back under it, so that a backfill faster than
+  // the disk slows down rather than fills memory. 0 = no limit.
+  uint64_t pending_budget_bytes = 8ull << 20;
+  // Out-of-order pages kept open for partitions other than the one a
+  // series' late points go to now (a backfill jumping between days) may
+  // take this many bytes; beyond it such a page is sealed (written) as it
+  // is, however small. 0 = always sealed.
+  uint64_t ooo_park_budget_bytes = 4ull << 20;
   // Borrowed; must outlive the engine. Null: nobody is told about late points.
   LateAppendObserver* late_observer = nullptr;
   // Borrowed; must outlive the engine. Null: WAL segments are removed as
@@ -178,6 +188,12 @@ struct StorageStats {
   uint64_t memory_series_bytes = 0;  // the MemSeries table
   uint64_t memory_dict_bytes = 0;    // series dictionary, names, tag sets, postings
   uint64_t heads_sealed_early = 0;   // heads sealed to stay within head_memory
+  // Backfill memory (StorageOptions::pending_budget_bytes).
+  uint64_t pending_bytes = 0;        // gauge: bytes of sealed pages waiting for the disk
+  uint64_t pending_bytes_peak = 0;   // gauge: the most pending_bytes has been
+  uint64_t append_waits = 0;         // Appends that waited for the writer (back-pressure)
+  uint64_t page_count = 0;           // gauge: pages indexed in open partitions
+  uint64_t ooo_parked_bytes = 0;     // gauge: parked out-of-order pages (ooo_park_budget_bytes)
 };
 
 // Why writes are refused, if they are. Reads are always served.
