@@ -78,6 +78,8 @@ def time_queries(args):
         times.append(ms)
     conn.close()
     times.sort()
+    if not times:
+        times = [first]
     print("%-8s first %8.2f ms  p50 %8.2f ms  p99 %8.2f ms  max %8.2f ms  (%d queries, %d-byte answer)"
           % (args.label, first, percentile(times, 0.5), percentile(times, 0.99), times[-1],
              len(times), body_len))

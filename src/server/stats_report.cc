@@ -74,6 +74,7 @@ std::vector<StatRecord> CollectStats(const ServiceContext& ctx) {
     add("storage.apply_errors", s.apply_errors);
     add("storage.open_files", s.open_files, {}, {}, false);
     add("storage.file_closes", s.file_closes);
+    add("storage.pages_read", s.pages_read);
   }
   if (ctx.cache != nullptr) {
     const query::BucketCache::Counters c = ctx.cache->counters();

@@ -417,6 +417,20 @@ bool Partition::HasSeries(SeriesId series) {
   return series < last_.size() && last_[series] != 0;
 }
 
+void Partition::WillNeed(const std::vector<PageRef>& refs) {
+  std::vector<std::pair<uint64_t, uint32_t>> ranges;
+  for (const PageRef& r : refs) {
+    if (!r.cold && !r.verified) ranges.emplace_back(r.offset, r.len);
+  }
+  if (ranges.empty()) return;
+  PageFile* pages = nullptr;
+  {
+    MutexLock lock(&mu_);
+    pages = pages_.get();
+  }
+  if (pages != nullptr) pages->WillNeed(&ranges);
+}
+
 Status Partition::ReadPage(SeriesId series, const PageRef& ref, std::string* page) {
   if (ref.cold) {
     ColdFile* c = cold();
@@ -449,11 +463,6 @@ Status Partition::Sync() {
   SUNDIAL_RETURN_IF_ERROR(index_->Sync());
   dirty_ = false;
   return Status::OK();
-}
-
-void Partition::ReleaseWindows() {
-  MutexLock lock(&mu_);
-  if (pages_) pages_->ReleaseWindows();
 }
 
 uint64_t Partition::page_count() {

@@ -93,13 +93,16 @@ class Partition {
   // Exact (it reads page headers in partitions of 2^32 ms or more).
   Timestamp MaxTimeOf(SeriesId series);
   bool HasSeries(SeriesId series);
+  // Starts reading into the page cache the page-file pages among refs that
+  // were not read since this partition was opened (after a restart they
+  // are likely not cached), all at once (PageFile::WillNeed). Pages read
+  // before are skipped: a warm query pays no system call.
+  void WillNeed(const std::vector<PageRef>& refs);
   // Copies the page at ref into *page, checking its CRC unless an earlier
   // read of the same page did.
   Status ReadPage(SeriesId series, const PageRef& ref, std::string* page);
   // fsyncs the page file and then the index, if anything was written.
   Status Sync();
-  // Unmaps windows.
-  void ReleaseWindows();
   // The page file's end now (0 without files): a checkpoint's mark.
   uint64_t Mark();
   // Cuts the page file in dir back to `mark` bytes if it is longer: pages

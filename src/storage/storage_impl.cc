@@ -516,6 +516,7 @@ StorageStats StorageImpl::stats() {
                     partitions_->MemoryUsage();
   st.disk_bytes = partitions_->DiskBytes();
   st.partitions_compacted = compactions_.load(std::memory_order_relaxed);
+  st.pages_read = pages_read_.load(std::memory_order_relaxed);
   st.partitions = partitions_->OpenCount();
   st.apply_errors = apply_errors_.load(std::memory_order_relaxed);
   st.partition_lru_closes = partitions_->lru_closes();

@@ -394,6 +394,7 @@ class StorageImpl final : public Storage {
   std::atomic<uint64_t> page_write_errors_{0};
   std::atomic<uint64_t> corruptions_{0};  // found by Open
   DamageLog damage_;                      // found by readers
+  std::atomic<uint64_t> pages_read_{0};   // sealed pages read by iterators
   std::atomic<uint64_t> checkpoints_{0};
   std::atomic<uint64_t> apply_errors_{0};
   std::atomic<uint64_t> compactions_{0};

@@ -162,6 +162,7 @@ struct StorageStats {
   uint64_t partition_lru_closes = 0; // partitions closed to stay within max_open_partitions
   uint64_t open_files = 0;           // gauge: partition file descriptors open
   uint64_t file_closes = 0;          // descriptors closed to stay within max_open_files
+  uint64_t pages_read = 0;           // sealed pages read from page and cold files by iterators
 };
 
 // Why writes are refused, if they are. Reads are always served.
