@@ -11,7 +11,10 @@
 # (Sundial: /api/query avg:1h-avg:cpu.usage_user{host=*}; VictoriaMetrics:
 # /api/v1/query_range avg by (host) (avg_over_time(...[1h])), step 1 h).
 # Sundial runs with its bucket cache and rollups off, so that raw pages are
-# read; VictoriaMetrics with -search.disableCache.
+# read; VictoriaMetrics with -search.disableCache. Sundial's partitions stay
+# page files (compaction off) unless COMPACT_AFTER is set (e.g. 1m): then the
+# script waits for both partitions to be compacted into cold files before
+# the stop, and the cold files are what is read.
 #
 # Printed per server: the first query after the restart, then p50/p99 over
 # ROUNDS queries with the cache dropped before each one (cold), then p50/p99
@@ -21,7 +24,7 @@
 #
 #   bench/cold_query_vs_vm.sh [build-dir]      (default: build-release)
 #   env: HOSTS (100), METRICS (101), DURATION (86400), ROUNDS (50),
-#        SUNDIAL_FLAGS (extra sundiald flags)
+#        COMPACT_AFTER (0 = page files), SUNDIAL_FLAGS (extra sundiald flags)
 set -euo pipefail
 
 build=${1:-build-release}
@@ -40,7 +43,8 @@ sd_port=$(free_port)
 start_sundial() {
   # shellcheck disable=SC2086  # SUNDIAL_FLAGS is a list of flags
   "$build/sundiald" --bind 127.0.0.1 --port "$sd_port" --data-dir "$work/sundial" \
-    --log-level warn --query-cache-size=0 --rollup-enabled=false ${SUNDIAL_FLAGS:-} \
+    --log-level warn --query-cache-size=0 --rollup-enabled=false \
+    --storage-compact-after="${COMPACT_AFTER:-0}" ${SUNDIAL_FLAGS:-} \
     >>"$work/sundial.log" 2>&1 &
   sd_pid=$!; pids+=("$sd_pid")
   wait_http "http://127.0.0.1:$sd_port/api/version"
@@ -63,6 +67,13 @@ echo "== loading (hosts=$hosts, metrics=$metrics, duration=${duration}s)"
   --stats-port="$vm_http" | tail -n 2
 curl -fsS "http://127.0.0.1:$vm_http/internal/force_flush" >/dev/null || true
 sleep "${SETTLE:-5}"
+if [ "${COMPACT_AFTER:-0}" != 0 ]; then
+  waited=0
+  while [ "$(stat_of "$sd_port" tsd.storage.partitions_compacted)" -lt 2 ] && [ "$waited" -lt 300 ]; do
+    sleep 1; waited=$((waited + 1))
+  done
+  echo "== Sundial compacted $(stat_of "$sd_port" tsd.storage.partitions_compacted) partitions (waited ${waited}s)"
+fi
 
 echo "== stopping both, dropping their files from the page cache, starting both again"
 stop_pid "$sd_pid"

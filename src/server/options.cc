@@ -145,7 +145,7 @@ const std::vector<OptionSpec> kOptionTable = {
        o->storage.page_size = static_cast<uint32_t>(n);
        return Status::OK();
      }},
-    {"storage.mmap_window", "8MiB", "largest piece of a partition file mapped at once",
+    {"storage.mmap_window", "8MiB", "page file records never straddle a multiple of this size (pages are read with one pread each)",
      [](std::string_view v, Options* o) {
        return ParseBytes(v, 64 * 1024, 1ull << 30, &o->storage.mmap_window_bytes);
      }},

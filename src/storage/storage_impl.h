@@ -221,6 +221,7 @@ class StorageImpl final : public Storage {
   std::vector<SnapshotInfo> ListSnapshots() override;
   Status RemoveSnapshot(const std::string& name) override;
   Status NewWalReader(const WalPosition& from, std::unique_ptr<WalReader>* out) override;
+  Status RotateWal(uint64_t* seq) override;
 
   // Seals every head and out-of-order page and writes all pending pages
   // (what a clean shutdown does first). For tests and benchmarks.
