@@ -420,7 +420,7 @@ bool Partition::HasSeries(SeriesId series) {
 void Partition::WillNeed(const std::vector<PageRef>& refs) {
   std::vector<std::pair<uint64_t, uint32_t>> ranges;
   for (const PageRef& r : refs) {
-    if (!r.cold && !r.verified) ranges.emplace_back(r.offset, r.len);
+    if (!r.cold) ranges.emplace_back(r.offset, r.len);
   }
   if (ranges.empty()) return;
   PageFile* pages = nullptr;

@@ -93,10 +93,10 @@ class Partition {
   // Exact (it reads page headers in partitions of 2^32 ms or more).
   Timestamp MaxTimeOf(SeriesId series);
   bool HasSeries(SeriesId series);
-  // Starts reading into the page cache the page-file pages among refs that
-  // were not read since this partition was opened (after a restart they
-  // are likely not cached), all at once (PageFile::WillNeed). Pages read
-  // before are skipped: a warm query pays no system call.
+  // Starts reading the page-file pages among refs into the page cache, all
+  // at once (PageFile::WillNeed): one system call per page, cheap when they
+  // are cached, and after a restart or an eviction the disk gets them in
+  // parallel instead of one synchronous read after another.
   void WillNeed(const std::vector<PageRef>& refs);
   // Copies the page at ref into *page, checking its CRC unless an earlier
   // read of the same page did.
