@@ -118,17 +118,21 @@ void PageFile::WillNeed(std::vector<std::pair<uint64_t, uint32_t>>* ranges) {
   if (ranges->empty()) return;
   std::sort(ranges->begin(), ranges->end());
   constexpr uint64_t kJoinGap = 4096;
-  MutexLock lock(&mu_);
-  if (file_ == nullptr) return;
+  File* f = nullptr;
+  {
+    MutexLock lock(&mu_);
+    f = file_.get();  // as in Read: no lock held while the kernel queues reads
+  }
+  if (f == nullptr) return;
   uint64_t from = (*ranges)[0].first, to = from;
   for (const auto& r : *ranges) {
     if (r.first > to + kJoinGap) {
-      file_->WillNeed(from, to - from);
+      f->WillNeed(from, to - from);
       from = r.first;
     }
     to = std::max(to, r.first + r.second);
   }
-  file_->WillNeed(from, to - from);
+  f->WillNeed(from, to - from);
 }
 
 Status PageFile::Scan(const std::function<void(uint64_t, uint32_t, SeriesId, uint8_t,
