@@ -98,6 +98,11 @@ class PosixFile final : public File {
 
   const std::string& path() const override { return path_; }
 
+  void WillNeed(uint64_t offset, uint64_t len) override {
+    (void)posix_fadvise(fd_, static_cast<off_t>(offset), static_cast<off_t>(len),
+                        POSIX_FADV_WILLNEED);
+  }
+
  private:
   const std::string path_;
   const int fd_;

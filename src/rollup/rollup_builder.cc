@@ -184,7 +184,16 @@ Status RollupStore::BuildNewHours(storage::Storage* storage, Timestamp closed_en
         ForgetMarksLocked(it->first.first);
       }
     }
+    // Every point applied before the new segment is read below or was
+    // reported late before it; STATE records the segment only after the
+    // marks of those reports are durable (see the top of rollup_store.h).
+    uint64_t segment = 0;
+    const bool rotated = storage->RotateWal(&segment).ok();
     SUNDIAL_RETURN_IF_ERROR(RebuildDay(storage, work));
+    if (rotated) {
+      SUNDIAL_RETURN_IF_ERROR(SyncLate());
+      wal_seen_.store(segment);
+    }
     SUNDIAL_RETURN_IF_ERROR(WriteState(b));
     MutexLock lock(&mu_);
     built_mark_ = b;

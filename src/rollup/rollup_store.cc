@@ -15,7 +15,7 @@
 namespace sundial::rollup {
 namespace {
 
-constexpr uint32_t kStateVersion = 1;
+constexpr uint32_t kStateVersion = 2;  // 1: without the WAL segment
 constexpr uint32_t kKindPair = 1;
 constexpr uint32_t kKindDay = 2;
 
@@ -93,12 +93,15 @@ Status RollupStore::Load() {
   Status s = env_->ReadFileToString(options_.dir + "/STATE", &state);
   MutexLock lock(&mu_);
   if (s.ok()) {
-    if (state.size() != 16 || DecodeFixed32(state.data()) != kStateVersion ||
-        crc32c::Unmask(DecodeFixed32(state.data() + 12)) != crc32c::Value(state.data(), 12)) {
+    const uint32_t version = state.size() >= 4 ? DecodeFixed32(state.data()) : 0;
+    const size_t body = version == 1 ? 12 : 20;
+    if ((version != 1 && version != kStateVersion) || state.size() != body + 4 ||
+        crc32c::Unmask(DecodeFixed32(state.data() + body)) != crc32c::Value(state.data(), body)) {
       // Unknown watermark: rebuild everything (the files are checked again).
       built_mark_ = kMinTimestamp;
     } else {
       built_mark_ = static_cast<Timestamp>(DecodeFixed64(state.data() + 4));
+      if (version == kStateVersion) wal_seen_.store(DecodeFixed64(state.data() + 12));
     }
   } else if (!s.IsNotFound()) {
     return s;
@@ -260,6 +263,7 @@ Status RollupStore::WriteState(Timestamp watermark) {
   std::string state;
   PutFixed32(&state, kStateVersion);
   PutFixed64(&state, static_cast<uint64_t>(watermark));
+  PutFixed64(&state, wal_seen_.load());
   PutFixed32(&state, crc32c::Mask(crc32c::Value(state.data(), state.size())));
   return ReplaceFile(env_, options_.dir + "/STATE", state);
 }

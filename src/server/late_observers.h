@@ -7,6 +7,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
 #include <vector>
 
 #include "sundial/storage/storage.h"
@@ -26,6 +27,11 @@ class LateObservers final : public storage::LateAppendObserver {
   }
   void OnLateAppend(const storage::SeriesPoint* points, size_t n) override {
     for (auto* o : list_) o->OnLateAppend(points, n);
+  }
+  uint64_t wal_seen() const override {
+    uint64_t m = UINT64_MAX;
+    for (const auto* o : list_) m = std::min(m, o->wal_seen());
+    return list_.empty() ? 0 : m;
   }
   Status SyncLate() override {
     for (auto* o : list_) SUNDIAL_RETURN_IF_ERROR(o->SyncLate());

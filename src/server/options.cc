@@ -150,7 +150,7 @@ const std::vector<OptionSpec> kOptionTable = {
      [](std::string_view v, Options* o) {
        return ParseBytes(v, 0, 1ull << 40, &o->storage.head_memory_bytes);
      }},
-    {"storage.mmap_window", "8MiB", "largest piece of a partition file mapped at once",
+    {"storage.mmap_window", "8MiB", "page file records never straddle a multiple of this size (pages are read with one pread each)",
      [](std::string_view v, Options* o) {
        return ParseBytes(v, 64 * 1024, 1ull << 30, &o->storage.mmap_window_bytes);
      }},

@@ -100,6 +100,7 @@ std::vector<StatRecord> CollectStats(const ServiceContext& ctx) {
     add("storage.partitions_open", s.partitions, {}, {}, false);
     add("storage.page_count", s.page_count, {}, {}, false);
     add("storage.ooo_parked_bytes", s.ooo_parked_bytes, {}, {}, false);
+    add("storage.pages_read", s.pages_read);
   }
   if (ctx.cache != nullptr) {
     const query::BucketCache::Counters c = ctx.cache->counters();

@@ -47,6 +47,10 @@ class FileCacheEnv::CachedFile final : public File {
     SUNDIAL_RETURN_IF_ERROR(env_->Acquire(e_.get(), &f));
     return f->Map(offset, len, out);
   }
+  void WillNeed(uint64_t offset, uint64_t len) override {
+    std::shared_ptr<File> f;
+    if (env_->Acquire(e_.get(), &f).ok()) f->WillNeed(offset, len);
+  }
   const std::string& path() const override { return e_->path; }
 
  private:

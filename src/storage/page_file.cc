@@ -1,5 +1,6 @@
 #include "storage/page_file.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
@@ -118,46 +119,48 @@ Status PageFile::AppendMany(PageToWrite* pages, size_t n) {
   return Status::OK();
 }
 
-Status PageFile::GetWindow(uint64_t offset, const MappedRegion** out) {
-  const uint64_t index = offset / window_bytes_;
-  ++use_clock_;
-  for (auto& w : windows_) {
-    if (w.index == index) {
-      w.last_use = use_clock_;
-      *out = w.region.get();
-      return Status::OK();
+Status PageFile::Read(uint64_t offset, uint32_t len, SeriesId series, bool check_crc,
+                      std::string* page) {
+  File* f = nullptr;
+  {
+    MutexLock lock(&mu_);
+    if (offset < kLogFileHeaderSize || len < kMinRecord || len > kMaxRecord ||
+        offset + len > end_ || offset / window_bytes_ != (offset + len - 1) / window_bytes_) {
+      return Status::Corruption(path_, "page record outside the file");
     }
+    f = file_.get();  // lives as long as this object; pread needs no lock
   }
-  std::unique_ptr<MappedRegion> region;
-  SUNDIAL_RETURN_IF_ERROR(
-      file_->Map(index * window_bytes_, static_cast<size_t>(window_bytes_), &region));
-  if (windows_.size() >= kMaxWindows) {
-    size_t victim = 0;
-    for (size_t i = 1; i < windows_.size(); ++i) {
-      if (windows_[i].last_use < windows_[victim].last_use) victim = i;
-    }
-    windows_.erase(windows_.begin() + static_cast<std::ptrdiff_t>(victim));
+  page->resize(len);
+  size_t got = 0;
+  SUNDIAL_RETURN_IF_ERROR(f->Read(offset, len, &(*page)[0], &got));
+  const char* p = page->data();
+  if (got != len || CheckRecord(p, len, check_crc) != len || DecodeFixed32(p + 10) != series) {
+    page->clear();
+    return Status::Corruption(path_, "damaged page record at offset " + std::to_string(offset));
   }
-  windows_.push_back(Window{index, use_clock_, std::move(region)});
-  *out = windows_.back().region.get();
+  page->erase(0, kPageRecordHeaderSize);
   return Status::OK();
 }
 
-Status PageFile::Read(uint64_t offset, uint32_t len, SeriesId series, bool check_crc,
-                      std::string* page) {
-  MutexLock lock(&mu_);
-  if (offset < kLogFileHeaderSize || len < kMinRecord || offset + len > end_ ||
-      offset / window_bytes_ != (offset + len - 1) / window_bytes_) {
-    return Status::Corruption(path_, "page record outside the file");
+void PageFile::WillNeed(std::vector<std::pair<uint64_t, uint32_t>>* ranges) {
+  if (ranges->empty()) return;
+  std::sort(ranges->begin(), ranges->end());
+  constexpr uint64_t kJoinGap = 4096;
+  File* f = nullptr;
+  {
+    MutexLock lock(&mu_);
+    f = file_.get();  // as in Read: no lock held while the kernel queues reads
   }
-  const MappedRegion* w = nullptr;
-  SUNDIAL_RETURN_IF_ERROR(GetWindow(offset, &w));
-  const char* p = w->data() + (offset - w->offset());
-  if (CheckRecord(p, len, check_crc) != len || DecodeFixed32(p + 10) != series) {
-    return Status::Corruption(path_, "damaged page record at offset " + std::to_string(offset));
+  if (f == nullptr) return;
+  uint64_t from = (*ranges)[0].first, to = from;
+  for (const auto& r : *ranges) {
+    if (r.first > to + kJoinGap) {
+      f->WillNeed(from, to - from);
+      from = r.first;
+    }
+    to = std::max(to, r.first + r.second);
   }
-  page->assign(p + kPageRecordHeaderSize, len - kPageRecordHeaderSize);
-  return Status::OK();
+  f->WillNeed(from, to - from);
 }
 
 Status PageFile::Scan(const std::function<void(uint64_t, uint32_t, SeriesId, uint8_t,
@@ -214,11 +217,6 @@ Status PageFile::Sync() {
 uint64_t PageFile::size() {
   MutexLock lock(&mu_);
   return end_;
-}
-
-void PageFile::ReleaseWindows() {
-  MutexLock lock(&mu_);
-  windows_.clear();
 }
 
 void PageFile::TEST_SetEnd(uint64_t offset) {

@@ -1,6 +1,6 @@
 // PageFile: one partition's page file. Sealed pages of many series are
-// appended to it as variable-length records and read back through bounded
-// memory-mapped windows.
+// appended to it as variable-length records and read back one record per
+// pread.
 //
 // Format, version 1 (file "pages" in a partition directory):
 //   file header, 16 bytes: "SUNDPAG1", fixed32 version 1, fixed32 file id
@@ -20,9 +20,15 @@
 // All integers little-endian. Records can be found without the index by
 // scanning (Scan), which is how a missing or damaged index is rebuilt.
 //
-// Why windows: a 32-bit process cannot map a multi-GiB file, so at most
-// kMaxWindows windows of window_bytes are mapped at a time and unmapped
-// least recently used first (or all at once by ReleaseWindows()).
+// Why pread and not a mapping: a series' pages are scattered over the file
+// (pages of all series are appended as they fill). Through mapped windows
+// each page fault read ahead up to 128 KiB around a 512-byte page after a
+// restart (the whole file for one metric of 100 hosts), and a file larger
+// than the mapped windows remapped a window for almost every page even
+// when cached. A pread of one record reads only the disk pages under it,
+// and WillNeed() lets the pages of a series be fetched in parallel first.
+// (window_bytes survives as the boundary records never cross, so that
+// files written with windows keep their layout.)
 //
 // Thread-safety: all methods are thread-safe.
 #pragma once
@@ -32,6 +38,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "sundial/common/env.h"
@@ -76,6 +83,12 @@ class PageFile {
   // its CRC fails. Callers check the CRC on a page's first read only.
   Status Read(uint64_t offset, uint32_t len, SeriesId series, bool check_crc,
               std::string* page);
+  // Starts reading the records at `ranges` (offset, length) into the page
+  // cache without waiting (File::WillNeed), records less than a system
+  // page apart as one range: a reader that is about to read scattered
+  // records of one series gets them from the device in parallel, and
+  // without the readahead that a page fault on a window does around it.
+  void WillNeed(std::vector<std::pair<uint64_t, uint32_t>>* ranges);
   // Calls fn for every valid record, in file order; damaged stretches are
   // skipped and described in *warnings.
   Status Scan(const std::function<void(uint64_t offset, uint32_t len, SeriesId series,
@@ -83,8 +96,6 @@ class PageFile {
               std::vector<std::string>* warnings);
   Status Sync();
   uint64_t size();
-  // Unmaps every window (they are re-mapped on demand).
-  void ReleaseWindows();
   const std::string& path() const { return path_; }
   // The id in the file's header (see the format above).
   uint32_t file_id();
@@ -94,15 +105,6 @@ class PageFile {
   void TEST_SetEnd(uint64_t offset);
 
  private:
-  static constexpr size_t kMaxWindows = 4;
-  struct Window {
-    uint64_t index = 0;
-    uint64_t last_use = 0;
-    std::unique_ptr<MappedRegion> region;
-  };
-  // Returns the mapped window containing offset. REQUIRES: mu_ held.
-  Status GetWindow(uint64_t offset, const MappedRegion** out) REQUIRES(mu_);
-
   Env* const env_;
   const std::string path_;
   const uint64_t window_bytes_;
@@ -110,8 +112,6 @@ class PageFile {
   std::unique_ptr<File> file_ GUARDED_BY(mu_);
   uint64_t end_ GUARDED_BY(mu_) = 0;  // next record; the valid size
   uint32_t file_id_ GUARDED_BY(mu_) = 0;
-  std::vector<Window> windows_ GUARDED_BY(mu_);
-  uint64_t use_clock_ GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace sundial::storage

@@ -437,6 +437,20 @@ bool Partition::HasSeries(SeriesId series) {
   return series < last_.size() && last_[series] != 0;
 }
 
+void Partition::WillNeed(const std::vector<PageRef>& refs) {
+  std::vector<std::pair<uint64_t, uint32_t>> ranges;
+  for (const PageRef& r : refs) {
+    if (!r.cold) ranges.emplace_back(r.offset, r.len);
+  }
+  if (ranges.empty()) return;
+  PageFile* pages = nullptr;
+  {
+    MutexLock lock(&mu_);
+    pages = pages_.get();
+  }
+  if (pages != nullptr) pages->WillNeed(&ranges);
+}
+
 Status Partition::ReadPage(SeriesId series, const PageRef& ref, std::string* page) {
   if (ref.cold) {
     ColdFile* c = cold();
@@ -492,11 +506,6 @@ Status Partition::SyncFiles(Env* env, const std::string& dir) {
     SUNDIAL_RETURN_IF_ERROR(f->Sync());
   }
   return Status::OK();
-}
-
-void Partition::ReleaseWindows() {
-  MutexLock lock(&mu_);
-  if (pages_) pages_->ReleaseWindows();
 }
 
 uint64_t Partition::page_count() {

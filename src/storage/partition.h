@@ -104,6 +104,11 @@ class Partition {
   // Exact (it reads page headers in partitions of 2^32 ms or more).
   Timestamp MaxTimeOf(SeriesId series);
   bool HasSeries(SeriesId series);
+  // Starts reading the page-file pages among refs into the page cache, all
+  // at once (PageFile::WillNeed): one system call per page, cheap when they
+  // are cached, and after a restart or an eviction the disk gets them in
+  // parallel instead of one synchronous read after another.
+  void WillNeed(const std::vector<PageRef>& refs);
   // Copies the page at ref into *page, checking its CRC unless an earlier
   // read of the same page did.
   Status ReadPage(SeriesId series, const PageRef& ref, std::string* page);
@@ -124,8 +129,6 @@ class Partition {
   // After Open() of a partition closed without a sync: the next Sync()
   // fsyncs its files even if nothing is written meanwhile.
   void MarkUnsynced();
-  // Unmaps windows.
-  void ReleaseWindows();
   // The page file's end now (0 without files): a checkpoint's mark.
   uint64_t Mark();
   // Cuts the page file in dir back to `mark` bytes if it is longer: pages

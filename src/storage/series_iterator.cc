@@ -65,14 +65,15 @@ bool SeriesIterator::Cursor::SeekTo(Timestamp lower) {
 
 SeriesIterator::SeriesIterator(SeriesId series, Timestamp start, Timestamp end,
                                std::vector<Source> sources, std::vector<PartitionRef> pins,
-                               DamageLog* damage)
+                               DamageLog* damage, std::atomic<uint64_t>* pages_read)
     : series_(series),
       end_(end),
       pins_(std::move(pins)),
       sources_(std::move(sources)),
       lower_(start),
       done_(start > end),
-      damage_(damage) {
+      damage_(damage),
+      pages_read_(pages_read) {
   std::stable_sort(sources_.begin(), sources_.end(),
                    [](const Source& a, const Source& b) { return a.min_t < b.min_t; });
 }
@@ -84,6 +85,7 @@ void SeriesIterator::Open(Source* src) {
   if (src->part) {
     Status s = src->part->ReadColdPoints(series_, src->ref, &c->sorted, &points);
     if (s.ok() && !points) s = src->part->ReadPage(series_, src->ref, &c->buf);
+    if (pages_read_ != nullptr) pages_read_->fetch_add(1, std::memory_order_relaxed);
     if (!s.ok()) {
       if (damage_ != nullptr) damage_->Report(s);
       return;  // a damaged page is skipped; the rest of the series is kept

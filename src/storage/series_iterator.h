@@ -61,9 +61,11 @@ class SeriesIterator final : public SampleIterator {
 
   // damage (borrowed, may be null) hears of damaged pages, which are
   // skipped. pins keep the partitions of the sources open while the
-  // iterator lives.
+  // iterator lives. pages_read (borrowed, may be null) counts the sealed
+  // pages read from files.
   SeriesIterator(SeriesId series, Timestamp start, Timestamp end, std::vector<Source> sources,
-                 std::vector<PartitionRef> pins, DamageLog* damage);
+                 std::vector<PartitionRef> pins, DamageLog* damage,
+                 std::atomic<uint64_t>* pages_read = nullptr);
 
   bool Next() override;
   bool Seek(Timestamp t) override;
@@ -118,6 +120,7 @@ class SeriesIterator final : public SampleIterator {
   bool positioned_ = false;
   Status status_;
   DamageLog* const damage_;
+  std::atomic<uint64_t>* const pages_read_;
 };
 
 }  // namespace sundial::storage

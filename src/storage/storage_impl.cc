@@ -105,6 +105,14 @@ Status StorageImpl::Recover() {
   uint64_t corrupt = 0, unknown = 0, unapplied = 0;
   LateAppendObserver* const observer = options_.late_observer;
   const Timestamp late_mark = observer ? observer->late_watermark() : kMinTimestamp;
+  // Files the observer saw applied before it last saved its state need no
+  // late reports (a restart would otherwise rebuild every rollup hour the
+  // WAL since the last checkpoint touches, reading it all again).
+  const uint64_t seen = observer ? observer->wal_seen() : 0;
+  bool report = true;
+  auto on_file = [&](uint64_t seq, bool checkpoint) {
+    report = checkpoint ? seq > seen : seq >= seen;
+  };
   std::vector<SeriesPoint> late;
   auto apply = [&](const SeriesPoint& p) {
     MemSeries* s = series_.Get(p.series);
@@ -114,7 +122,7 @@ Status StorageImpl::Recover() {
     }
     if (!ApplyPoint(p.series, s, p.t, p.v)) ++unapplied;
     tombstones_.Unhide(p.series);  // written again after a delete emptied it
-    if (p.t < late_mark) late.push_back(p);
+    if (report && p.t < late_mark) late.push_back(p);
   };
   Status wal_open;
   SUNDIAL_RETURN_IF_ERROR(wal_->Recover(
@@ -138,7 +146,7 @@ Status StorageImpl::Recover() {
         if (pages_pending_.load(std::memory_order_relaxed) >= 4096) (void)WritePending();
         if (!ok) ++corrupt;
       },
-      &warnings, &corrupt, &wal_open));
+      &warnings, &corrupt, &wal_open, on_file));
   if (unapplied > 0) {
     // The WAL holds them: no checkpoint may drop it; a restart retries.
     SetBgError(Status::IOError("WAL replay: " + std::to_string(unapplied) +
@@ -552,6 +560,7 @@ StorageStats StorageImpl::stats() {
                     partitions_->MemoryUsage() + st.pending_bytes + st.ooo_parked_bytes;
   st.disk_bytes = partitions_->DiskBytes();
   st.partitions_compacted = compactions_.load(std::memory_order_relaxed);
+  st.pages_read = pages_read_.load(std::memory_order_relaxed);
   st.partitions = partitions_->OpenCount();
   st.apply_errors = apply_errors_.load(std::memory_order_relaxed);
   st.partition_lru_closes = partitions_->lru_closes();

@@ -238,6 +238,7 @@ class StorageImpl final : public Storage {
   std::vector<SnapshotInfo> ListSnapshots() override;
   Status RemoveSnapshot(const std::string& name) override;
   Status NewWalReader(const WalPosition& from, std::unique_ptr<WalReader>* out) override;
+  Status RotateWal(uint64_t* seq) override;
 
   // Seals every head and out-of-order page and writes all pending pages
   // (what a clean shutdown does first). For tests and benchmarks.
@@ -458,6 +459,7 @@ class StorageImpl final : public Storage {
   std::atomic<uint64_t> page_write_errors_{0};
   std::atomic<uint64_t> corruptions_{0};  // found by Open
   DamageLog damage_;                      // found by readers
+  std::atomic<uint64_t> pages_read_{0};   // sealed pages read by iterators
   std::atomic<uint64_t> checkpoints_{0};
   std::atomic<uint64_t> apply_errors_{0};
   std::atomic<uint64_t> compactions_{0};

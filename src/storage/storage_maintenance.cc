@@ -307,6 +307,13 @@ Status StorageImpl::Checkpoint() {
   return Status::OK();
 }
 
+Status StorageImpl::RotateWal(uint64_t* seq) {
+  // Under the exclusive gate no append is between its WAL record and
+  // memory: everything in older segments is applied.
+  WriterLock gate(&gate_);
+  return wal_->Rotate(seq);
+}
+
 void StorageImpl::TEST_RunMaintenance() {
   MutexLock run(&maint_run_mu_);
   MaintenancePass(env_->NowMs());

@@ -12,7 +12,7 @@ std::unique_ptr<SampleIterator> StorageImpl::NewIterator(SeriesId id, Timestamp 
   MemSeries* s = series_.Get(id);
   if (s == nullptr || start > end) {
     return std::make_unique<SeriesIterator>(id, start, end, std::move(sources),
-                                            std::vector<PartitionRef>(), &damage_);
+                                            std::vector<PartitionRef>(), &damage_, &pages_read_);
   }
   // Memory first: a pending page that is written meanwhile then shows up
   // twice (harmless), never zero times.
@@ -53,6 +53,7 @@ std::unique_ptr<SampleIterator> StorageImpl::NewIterator(SeriesId id, Timestamp 
   for (auto& part : pins) {
     refs.clear();
     part->PagesOf(id, start, end, &refs);
+    part->WillNeed(refs);
     const PartitionFiles files = tombstones ? FilesOf(part.get()) : PartitionFiles();
     for (const PageRef& r : refs) {
       SeriesIterator::Source src;
@@ -71,7 +72,7 @@ std::unique_ptr<SampleIterator> StorageImpl::NewIterator(SeriesId id, Timestamp 
     sources.push_back(std::move(src));
   }
   return std::make_unique<SeriesIterator>(id, start, end, std::move(sources), std::move(pins),
-                                          &damage_);
+                                          &damage_, &pages_read_);
 }
 
 Status StorageImpl::LastPoint(SeriesId id, Sample* out) {

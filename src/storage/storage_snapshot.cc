@@ -8,8 +8,11 @@
 //   rollup/: day files (*.rlp) are written whole and renamed into place,
 //     never changed: linked. STATE and dirty.log are copied first, before
 //     the WAL position is taken: every point after that position's
-//     checkpoint is replayed and reported to the rollups again, so older
-//     rollup state is only more work, never wrong.
+//     checkpoint is replayed and reported to the rollups again (except
+//     what WAL files older than the segment named in STATE hold: those
+//     points were read by the build STATE records, or marked in dirty.log,
+//     which is therefore taken after STATE), so older rollup state is only
+//     more work, never wrong.
 //   wal/: finished checkpoints (renamed into place) and segments before
 //     the current one are never written again: linked. The current segment
 //     is copied up to the position taken.
@@ -287,6 +290,9 @@ Status StorageImpl::PlanSnapshot(SnapshotPlanner* plan, SnapshotInfo* info) {
   std::vector<std::string> names;
   if (env_->ListDir(dir + "/rollup", &names).ok()) {
     SUNDIAL_RETURN_IF_ERROR(plan->Mkdir("rollup"));
+    // STATE before dirty.log (byte order): the WAL segment STATE names is
+    // only written after the marks of older points are in dirty.log.
+    std::sort(names.begin(), names.end());
     for (const std::string& n : names) {
       const std::string src = dir + "/rollup/" + n;
       if (EndsWith(n, ".rlp")) {

@@ -264,13 +264,15 @@ Status Wal::ReadCheckpointMarks(std::string* payload, bool* found) {
 
 Status Wal::Recover(const std::function<void(uint8_t, std::string_view)>& fn,
                     std::vector<std::string>* warnings, uint64_t* corrupt_records,
-                    Status* open_error) {
+                    Status* open_error,
+                    const std::function<void(uint64_t, bool)>& on_file) {
   SUNDIAL_RETURN_IF_ERROR(env_->CreateDir(dir_));
   std::vector<uint64_t> segments, checkpoints;
   SUNDIAL_RETURN_IF_ERROR(ListFiles(&segments, &checkpoints));
   uint64_t start = 0;
   if (!checkpoints.empty()) {
     start = checkpoints.back();
+    if (on_file) on_file(start, true);
     ReplayFile(CheckpointPath(start), kCheckpointMagic, fn, warnings, corrupt_records);
   }
   uint64_t max_seq = start;
@@ -281,6 +283,7 @@ Status Wal::Recover(const std::function<void(uint8_t, std::string_view)>& fn,
       if (!Retained(seq)) (void)env_->RemoveFile(SegmentPath(seq));
       continue;
     }
+    if (on_file) on_file(seq, false);
     ReplayFile(SegmentPath(seq), kSegmentMagic, fn, warnings, corrupt_records);
   }
   AcquireSyncToken();

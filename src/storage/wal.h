@@ -107,9 +107,12 @@ class Wal {
   // described in *warnings. Then starts a fresh segment for new writes; if
   // that fails (a full disk) *open_error says why, Append returns
   // Unavailable and EnsureOpen() retries later. Replay needs no free space.
+  // on_file, if set, hears which file the records that follow come from
+  // (its sequence number; checkpoint or segment).
   Status Recover(const std::function<void(uint8_t type, std::string_view payload)>& fn,
                  std::vector<std::string>* warnings, uint64_t* corrupt_records,
-                 Status* open_error);
+                 Status* open_error,
+                 const std::function<void(uint64_t seq, bool checkpoint)>& on_file = nullptr);
   // Opens a fresh segment if none is open (after Recover could not).
   Status EnsureOpen();
   // Whether a segment is open for Append.

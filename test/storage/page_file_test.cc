@@ -114,6 +114,35 @@ TEST(PageFile, AppendManyMatchesSingleAppends) {
 
 // Offsets beyond 4 GiB (a sparse file): mapping windows there must work on
 // 32-bit builds too.
+TEST(PageFile, WillNeedThenReadScatteredRecords) {
+  testing::TempDir dir;
+  auto env = NewPosixEnv();
+  PageFile f(env.get(), dir.path() + "/pages", 64 * 1024);
+  ASSERT_TRUE(f.Open().ok());
+  std::vector<std::pair<uint64_t, uint32_t>> mine;
+  for (int i = 0; i < 300; ++i) {
+    uint64_t off;
+    uint32_t len;
+    const SeriesId s = static_cast<SeriesId>(i % 3);
+    ASSERT_TRUE(f.Append(s, 0, MakePage(i * 1000, 30), &off, &len).ok());
+    if (s == 1) mine.emplace_back(off, len);
+  }
+  // Out of order, with a duplicate and an empty list: a hint only.
+  std::vector<std::pair<uint64_t, uint32_t>> ranges(mine.rbegin(), mine.rend());
+  ranges.push_back(mine[5]);
+  f.WillNeed(&ranges);
+  std::vector<std::pair<uint64_t, uint32_t>> none;
+  f.WillNeed(&none);
+  for (size_t k = 0; k < mine.size(); ++k) {
+    std::string page;
+    ASSERT_TRUE(f.Read(mine[k].first, mine[k].second, 1, true, &page).ok());
+    EXPECT_EQ(page, MakePage(static_cast<int>(3 * k + 1) * 1000, 30));
+  }
+  // A record length beyond any page is refused before anything is read.
+  std::string page;
+  EXPECT_TRUE(f.Read(mine[0].first, 1u << 20, 1, true, &page).IsCorruption());
+}
+
 TEST(PageFile, OffsetsBeyondFourGiB) {
   testing::TempDir dir;
   auto env = NewPosixEnv();

@@ -56,6 +56,15 @@ class File {
   // system page size. REQUIRES: the range lies within the file.
   virtual Status Map(uint64_t offset, size_t len, std::unique_ptr<MappedRegion>* out) = 0;
   virtual const std::string& path() const = 0;
+  // A hint: [offset, offset + len) will be read soon. Starts reading it
+  // into the page cache without waiting for it (POSIX_FADV_WILLNEED), so
+  // that many scattered reads go to the device at once instead of one
+  // page fault after another. Reads only that range, no readahead around
+  // it. Does nothing where unsupported; never fails.
+  virtual void WillNeed(uint64_t offset, uint64_t len) {
+    (void)offset;
+    (void)len;
+  }
 };
 
 class Env {

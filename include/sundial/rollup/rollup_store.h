@@ -9,8 +9,10 @@
 //
 // Layout (owned by this module): data_dir/rollup/
 //   <day start>.rlp   one file per UTC day (format: rollup_file.h)
-//   STATE             "built up to" watermark: fixed32 version (1),
-//                     fixed64 watermark, fixed32 masked crc32c of both
+//   STATE             "built up to" watermark: fixed32 version (2),
+//                     fixed64 watermark, fixed64 WAL segment seen (see
+//                     below), fixed32 masked crc32c of what precedes.
+//                     Version 1 (no WAL segment, read as 0) is 16 bytes.
 //   dirty.log         hours to recompute: records of fixed32 payload
 //                     length, fixed32 masked crc32c(payload), payload; a
 //                     payload is entries of varint32 kind (1 = one series'
@@ -24,7 +26,12 @@
 // watermark marks its (series, hour) dirty (dirty.log, fsync'ed before the
 // storage drops WAL data); the next pass recomputes those hours. Marks
 // beyond max_dirty_pairs collapse into whole days. On start, points
-// replayed from the WAL are reported again, and built days whose file is
+// replayed from the WAL are reported again, except those of WAL files
+// older than the segment STATE names (wal_seen): before reading a day the
+// builder starts a new WAL segment (Storage::RotateWal), so every point in
+// older files was either read by that build or reported late before it
+// (dirty.log, fsync'ed before STATE is written); a restart, even after a
+// kill -9, thus reads again only what came after. Built days whose file is
 // missing or damaged are rebuilt.
 //
 // Reads: an hour is answered from a rollup only if it is below the
@@ -146,6 +153,7 @@ class RollupStore final : public storage::LateAppendObserver {
 
   // storage::LateAppendObserver
   Timestamp late_watermark() const override { return late_mark_.load(); }
+  uint64_t wal_seen() const override { return wal_seen_.load(); }
   void OnLateAppend(const storage::SeriesPoint* points, size_t n) override;
   Status SyncLate() override;
 
@@ -181,6 +189,8 @@ class RollupStore final : public storage::LateAppendObserver {
   Env* const env_;
 
   std::atomic<Timestamp> late_mark_{kMinTimestamp};  // points below it are late
+  // WAL segment started just before the newest built day was read (STATE).
+  std::atomic<uint64_t> wal_seen_{0};
 
   mutable Mutex mu_;
   Timestamp built_mark_ GUARDED_BY(mu_) = kMinTimestamp;  // hours below it are built

@@ -138,6 +138,11 @@ class LateAppendObserver {
   // The whole batch; the observer picks the points below its watermark.
   virtual void OnLateAppend(const SeriesPoint* points, size_t n) = 0;
   virtual Status SyncLate() = 0;
+  // WAL files whose replay the observer needs no late points from: segments
+  // numbered below this and checkpoints numbered up to it (everything in
+  // them was applied before the observer last made its state durable, see
+  // Storage::RotateWal). 0: every replayed late point is reported.
+  virtual uint64_t wal_seen() const { return 0; }
 };
 
 // A series' identity, materialised. Tags sorted by key.
@@ -194,6 +199,7 @@ struct StorageStats {
   uint64_t append_waits = 0;         // Appends that waited for the writer (back-pressure)
   uint64_t page_count = 0;           // gauge: pages indexed in open partitions
   uint64_t ooo_parked_bytes = 0;     // gauge: parked out-of-order pages (ooo_park_budget_bytes)
+  uint64_t pages_read = 0;           // sealed pages read from page and cold files by iterators
 };
 
 // Why writes are refused, if they are. Reads are always served.
@@ -377,6 +383,13 @@ class Storage {
   // A reader of the WAL starting at `from` (wal_reader.h), for the relay.
   // Caller owns it; it must not outlive the engine. Unavailable for
   // engines without a WAL.
+  // Starts a new WAL segment and sets *seq to its number: every point
+  // applied before the call is in an older segment or checkpoint (see
+  // LateAppendObserver::wal_seen). Unavailable where there is no WAL.
+  virtual Status RotateWal(uint64_t* seq) {
+    (void)seq;
+    return Status::Unavailable("no WAL");
+  }
   virtual Status NewWalReader(const WalPosition& from, std::unique_ptr<WalReader>* out) {
     (void)from;
     (void)out;
