@@ -45,17 +45,23 @@ def run_tool(binary, *args, stdin=None, timeout=120):
 
 def random_lines(seed, metrics=3, hosts=4, points=200, years=3, days=30):
     """Put lines on `days` random days over several years, out of order,
-    ints and floats. (Few days: every day is a partition, and each costs
-    the engine a few fsyncs when it is closed.)"""
+    ints and floats, every timestamp of a series distinct (a second point
+    at one time would replace the first). Few days: every day is a
+    partition, and each costs the engine a few fsyncs when it is closed."""
     rng = random.Random(seed)
     day_starts = [START - rng.randrange(years * 365) * 86400 for _ in range(days)]
     lines = []
     for m in range(metrics):
         for h in range(hosts):
-            for _ in range(points):
+            taken = set()  # milliseconds already used by this series
+            while len(taken) < points:
                 ts = rng.choice(day_starts) + rng.randrange(86400)
                 if rng.random() < 0.3:
                     ts = ts * 1000 + rng.randrange(1000)
+                ms = ts if ts > 10**11 else ts * 1000
+                if ms in taken:
+                    continue
+                taken.add(ms)
                 if rng.random() < 0.5:
                     v = str(rng.randrange(-10**12, 10**12))
                 else:
