@@ -90,27 +90,43 @@ void RemoteWriteHandler::Handle(std::string_view compressed, uint64_t max_size,
     return;
   }
   out->samples = request_.total_samples();
-  // Resolve every series first: a bad one refuses the body before any
-  // sample of it is stored.
+  // Resolve every series first. A series that breaks the rules is skipped
+  // (its samples are counted as rejected) and named in request_status; the
+  // others are stored, as Mimir and InfluxDB answer a partial write.
   const auto& series = request_.series();
   ids_.resize(series.size());
+  bad_.assign(series.size(), false);
+  size_t bad_series = 0;
   for (size_t i = 0; i < series.size(); ++i) {
     const Status st = SeriesOf(series[i], &ids_[i], out);
-    if (!st.ok()) {
-      out->request_status =
-          Status::InvalidArgument("series " + std::to_string(i) + ": " + st.message());
-      stats_->remote_write_bad.fetch_add(1, std::memory_order_relaxed);
-    }
-    if (!st.ok() || !out->storage_status.ok()) {
+    if (!out->storage_status.ok()) {
       writer_.RejectOther(out->samples);
       (void)writer_.Flush();  // publishes the counters; nothing is pending
       return;
+    }
+    if (!st.ok()) {
+      if (bad_series++ == 0) {
+        out->request_status =
+            Status::InvalidArgument("series " + std::to_string(i) + ": " + st.message());
+      }
+      ids_[i] = kInvalidSeriesId;
+      bad_[i] = true;
+    }
+  }
+  if (bad_series > 0) {
+    stats_->remote_write_bad.fetch_add(1, std::memory_order_relaxed);
+    if (bad_series > 1) {
+      out->request_status = Status::InvalidArgument(
+          out->request_status.message() + " (and " + std::to_string(bad_series - 1) +
+          " more bad series)");
     }
   }
   for (size_t i = 0; i < series.size(); ++i) {
     const RemoteSeries& s = series[i];
     if (ids_[i] == kInvalidSeriesId) {
-      for (size_t j = 0; j < s.num_samples; ++j) writer_.Reject(PutErrorKind::kUnknownMetric);
+      const PutErrorKind why = bad_[i] ? PutErrorKind::kIllegalArgument
+                                       : PutErrorKind::kUnknownMetric;
+      for (size_t j = 0; j < s.num_samples; ++j) writer_.Reject(why);
       out->rejected += s.num_samples;
       continue;
     }

@@ -85,12 +85,16 @@ void HandleRemoteWrite(ServiceContext* ctx, const Request& req, const ResponderP
   svc->Release(std::move(handler));
   if (out.request_status.IsResourceExhausted()) {
     responder->Send(Text(413, "request body too large: " + out.request_status.message()));
-  } else if (!out.request_status.ok()) {
-    responder->Send(Text(400, "bad remote_write body: " + out.request_status.message()));
-  } else if (!out.storage_status.ok()) {
+  } else if (!out.storage_status.ok()) {  // 5xx: Prometheus retries the batch
     spdlog::error("/api/v1/write: storage refused {} samples: {}", out.samples,
                   out.storage_status.ToString());
     responder->Send(StorageErrorReply(out.storage_status));
+  } else if (!out.request_status.ok()) {
+    std::string text = "bad remote_write body: " + out.request_status.message();
+    if (out.stored > 0) {
+      text += "; the other series were stored (" + std::to_string(out.stored) + " samples)";
+    }
+    responder->Send(Text(400, text));
   } else {
     responder->Send(Reply::NoContent());
   }

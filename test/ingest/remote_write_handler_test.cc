@@ -87,7 +87,7 @@ TEST_F(RemoteWriteHandlerTest, StaleMarkersAndNonFiniteValuesAreSkipped) {
   EXPECT_EQ(stats_.of(Protocol::kRemoteWrite).accepted.load(), 1u);
 }
 
-TEST_F(RemoteWriteHandlerTest, BadSeriesRefuseTheWholeBody) {
+TEST_F(RemoteWriteHandlerTest, BadSeriesAreSkippedAndTheRestStored) {
   const std::string good = Series({{"__name__", "ok"}}, {{1, 1000}});
   struct Case {
     Labels labels;
@@ -103,14 +103,32 @@ TEST_F(RemoteWriteHandlerTest, BadSeriesRefuseTheWholeBody) {
         {"f", "1"}, {"g", "1"}, {"h", "1"}, {"i", "1"}},
        "Too many tags"},
   };
+  size_t stored = 0;
   for (const Case& c : cases) {
-    const auto out = Write(Body({good, Series(c.labels, {{1, 1000}})}));
+    const auto out = Write(Body({good, Series(c.labels, {{1, 1000}, {2, 2000}})}));
     EXPECT_TRUE(out.request_status.IsInvalidArgument());
     EXPECT_NE(out.request_status.ToString().find(c.error), std::string::npos)
         << out.request_status.ToString();
-    EXPECT_EQ(out.stored, 0u);
+    EXPECT_NE(out.request_status.ToString().find("series 1:"), std::string::npos);
+    EXPECT_EQ(out.stored, 1u);  // the good series
+    EXPECT_EQ(out.rejected, 2u);
+    stored += out.stored;
   }
-  EXPECT_TRUE(storage_.appended.empty());
+  EXPECT_EQ(storage_.appended.size(), stored);
+  const size_t n = sizeof(cases) / sizeof(cases[0]);
+  EXPECT_EQ(stats_.of(Protocol::kRemoteWrite).rejected.load(), 2 * n);
+  EXPECT_EQ(stats_.of(Protocol::kRemoteWrite).accepted.load(), n);
+}
+
+TEST_F(RemoteWriteHandlerTest, SeveralBadSeriesAreCountedInTheError) {
+  const auto out = Write(Body({Series({{"job", "x"}}, {{1, 1000}}),
+                               Series({{"__name__", "ok"}}, {{1, 1000}}),
+                               Series({{"job", "y"}}, {{1, 1000}})}));
+  EXPECT_TRUE(out.request_status.IsInvalidArgument());
+  EXPECT_NE(out.request_status.ToString().find("series 0:"), std::string::npos);
+  EXPECT_NE(out.request_status.ToString().find("(and 1 more bad series)"), std::string::npos)
+      << out.request_status.ToString();
+  EXPECT_EQ(out.stored, 1u);
 }
 
 TEST_F(RemoteWriteHandlerTest, BadBodies) {

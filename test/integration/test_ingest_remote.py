@@ -122,15 +122,25 @@ def test_remote_write_bad_bodies_get_400_with_text(server, payload, message):
     assert stats(server)["tsd.ingest.remote_write.bad_requests"] == 1
 
 
-def test_remote_write_one_bad_series_stores_nothing(server):
+def test_remote_write_one_bad_series_does_not_lose_the_batch(server):
+    # A partial write: the bad series is refused and named in the 400 (which
+    # Prometheus does not retry), the good ones are stored.
     t0 = now_s() * 1000
     status, _, data = post_write(server, rw.body([
-        ({"__name__": "good_one"}, [(1, t0)]),
+        ({"__name__": "good_one", "host": "a"}, [(1, t0), (2, t0 + 1000)]),
         ({"instance": "x"}, [(1, t0)]),
+        ({"__name__": "good_two"}, [(3, t0)]),
     ]))
-    assert status == 400 and b"series 1" in data
+    assert status == 400 and b"series 1" in data, data
+    assert b"the other series were stored (3 samples)" in data, data
     status, body = query(server, "sum:good_one", t0 // 1000 - 10)
-    assert status != 200 or body == [] or all(not r["dps"] for r in body)
+    assert status == 200 and list(body[0]["dps"].values()) == [1.0, 2.0]
+    status, body = query(server, "sum:good_two", t0 // 1000 - 10)
+    assert status == 200 and list(body[0]["dps"].values()) == [3.0]
+    s = stats(server)
+    assert s["tsd.ingest.points.rejected{protocol=remote_write}"] == 1
+    assert s["tsd.ingest.points.accepted{protocol=remote_write}"] == 3
+    assert s["tsd.ingest.remote_write.bad_requests"] == 1
 
 
 def test_remote_write_size_limit_checked_from_the_snappy_header(server_factory):

@@ -8,12 +8,16 @@
 //
 // What is refused, and how:
 //  * the whole body (nothing stored, request_status): corrupt snappy, a
-//    decompressed size over the limit, malformed protobuf, and any series
-//    without __name__, with a label name repeated, an empty name or one with
-//    an ASCII control character (NamePolicy::kPlainText: label values such
-//    as "127.0.0.1:9100" are kept as they are), or more tags than
-//    ingest.max_tags. A 400 tells Prometheus not to retry the batch, so
-//    one bad series is reported rather than silently dropped.
+//    decompressed size over the limit, malformed protobuf.
+//  * a whole series (its samples counted as rejected, the other series
+//    stored, request_status names the first bad series and how many more):
+//    a series without __name__, with a label name repeated, an empty name
+//    or one with an ASCII control character (NamePolicy::kPlainText: label
+//    values such as "127.0.0.1:9100" are kept as they are), or more tags
+//    than ingest.max_tags. This is a partial write, as Mimir and InfluxDB
+//    answer one: the server replies 400 (Prometheus does not retry a 400,
+//    and the good series are already stored), so a bad series is reported
+//    rather than silently dropped, and does not take its batch with it.
 //  * single samples, counted and skipped: stale markers (the NaN Prometheus
 //    writes when a series disappears: dropped, as there is no "absent" value
 //    to store), other NaNs and infinities (Sundial refuses non-finite values
@@ -45,8 +49,10 @@
 namespace sundial::ingest {
 
 struct RemoteWriteOutcome {
-  // Non-ok when the body was refused as a whole: ResourceExhausted for a
-  // decompressed size over the limit (413), InvalidArgument otherwise (400).
+  // Non-ok when the body was refused: ResourceExhausted for a decompressed
+  // size over the limit (413, nothing stored), InvalidArgument otherwise
+  // (400): a corrupt body (nothing stored) or bad series (the other series
+  // were stored, see `stored`).
   Status request_status;
   size_t samples = 0;   // samples in the body
   size_t stored = 0;    // acknowledged by storage
@@ -79,6 +85,7 @@ class RemoteWriteHandler {
   std::string body_;         // the decompressed body; views point into it
   WriteRequestView request_;
   std::vector<SeriesId> ids_;           // per series of the request
+  std::vector<bool> bad_;               // per series: refused by the rules
   std::vector<RemoteLabel> labels_;     // scratch: a series' labels
   std::vector<storage::TagRef> tags_;   // scratch
   std::string key_;                     // scratch: a cache key
