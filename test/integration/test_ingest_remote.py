@@ -1,6 +1,7 @@
 """Prometheus remote_write (POST /api/v1/write) and the Graphite plaintext
 listener (graphite.port), against the real server."""
 import json
+import os
 import socket
 import time
 
@@ -187,6 +188,34 @@ def graphite_server(server_factory):
         s.graphite_port = port
         return s
     pytest.fail("could not start a server with a Graphite port")
+
+
+def listening_ports(pid):
+    """TCP ports the process listens on, from /proc (its socket inodes
+    matched against /proc/net/tcp{,6} entries in state LISTEN)."""
+    inodes = set()
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            target = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except OSError:
+            continue
+        if target.startswith("socket:["):
+            inodes.add(target[8:-1])
+    ports = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        if not os.path.exists(table):
+            continue
+        with open(table) as f:
+            for line in list(f)[1:]:
+                cols = line.split()
+                if cols[3] == "0A" and cols[9] in inodes:
+                    ports.add(int(cols[1].rsplit(":", 1)[1], 16))
+    return ports
+
+
+def test_graphite_port_is_off_by_default(server):
+    # The default config opens one listener: the OpenTSDB/HTTP port.
+    assert listening_ports(server.proc.pid) == {server.port}
 
 
 def graphite_send(server, text, close=True):
