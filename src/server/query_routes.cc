@@ -214,6 +214,11 @@ void RegisterQueryRoutes(ServiceContext* ctx, http::Router* router) {
   router->Add({Method::kGet}, "/api/aggregators", [](Request, ResponderPtr resp) {
     resp->Send(Reply::Json(query::QueryEngine::AggregatorsJson()));
   });
+  // OpenTSDB's pre-/api forms: the same JSON arrays.
+  router->Add({Method::kGet}, "/suggest", OnWorkers(ctx, RunSuggest));
+  router->Add({Method::kGet}, "/aggregators", [](Request, ResponderPtr resp) {
+    resp->Send(Reply::Json(query::QueryEngine::AggregatorsJson()));
+  });
   router->Add({Method::kGet, Method::kPost}, "/api/config/filters", [](Request, ResponderPtr resp) {
     resp->Send(Reply::Json(query::FilterConfigJson()));
   });
