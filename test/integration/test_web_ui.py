@@ -299,7 +299,7 @@ def test_page_in_browser(server_factory, sundiald_path):
     assert obs["relay_section_shown"] is True
     assert len(obs["relay_rows"]) == 1
     url, state, pending, lag, sent, _ = obs["relay_rows"][0]
-    assert url == f"{dead} (http)" and state == "not connected"
+    assert url == f"{dead}/api/put (http)" and state == "not connected"
     assert int(pending) > 0 and lag.endswith(" behind") and sent == "0"
     # API errors are shown in the page, as text.
     assert "No such name for 'metrics': 'no.such.metric'" in obs["error_unknown_metric"]
