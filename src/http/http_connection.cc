@@ -294,13 +294,18 @@ void HttpConnection::AppendHead(const Reply& reply, Slot* slot, bool gzip, bool 
       out += "\r\n";
     }
   }
-  if (!slot->request_id.empty()) {
+  // Exactly one X-Request-ID goes out: the client's, echoed, wins over one
+  // a handler set (the Influx routes set one of their own for requests that
+  // came without).
+  const bool echo_id = !slot->request_id.empty();
+  if (echo_id) {
     out += kRequestIdHeader;
     out += ": ";
     out += slot->request_id;
     out += "\r\n";
   }
   for (const auto& [k, v] : reply.headers) {
+    if (echo_id && EqualsNoCase(k, kRequestIdHeader)) continue;
     out += k;
     out += ": ";
     out += v;

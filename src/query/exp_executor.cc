@@ -137,7 +137,9 @@ Status Evaluate(const QueryEngine& engine, const ExpRequest& req,
 
 }  // namespace
 
-Status ExecuteExpQuery(const QueryEngine& engine, const ExpRequest& req, std::string* json) {
+Status ExecuteExpQuery(const QueryEngine& engine, const ExpRequest& req, std::string* json,
+                       uint64_t* points) {
+  if (points != nullptr) *points = 0;
   std::map<std::string, ExpSet> sets;
   SUNDIAL_RETURN_IF_ERROR(Evaluate(engine, req, &sets));
   ExpWriter w(req, engine.limits().max_output_bytes, json);
@@ -159,7 +161,9 @@ Status ExecuteExpQuery(const QueryEngine& engine, const ExpRequest& req, std::st
     SUNDIAL_RETURN_IF_ERROR(is_metric ? w.WriteMetric(o, it->second)
                                       : w.WriteExpression(o, it->second));
   }
-  return w.Finish();
+  SUNDIAL_RETURN_IF_ERROR(w.Finish());
+  if (points != nullptr) *points = w.points();
+  return Status::OK();
 }
 
 }  // namespace sundial::query

@@ -77,6 +77,7 @@ Status ExpWriter::WriteRows(const ExpSet& set, bool trim) {
     out_->push_back(']');
     if ((count & 1023) == 0) SUNDIAL_RETURN_IF_ERROR(CheckSize());
   }
+  points_ += count * set.series.size();
   out_->append("],\"dpsMeta\":{\"firstTimestamp\":");
   AppendInt(trim && first_ts < 0 ? 0 : first_ts, out_);
   out_->append(",\"lastTimestamp\":");

@@ -26,6 +26,8 @@ class ExpWriter {
   Status WriteMetric(const ExpOutput& o, const ExpSet& set);
   // Closes "outputs" and adds the "query" echo.
   Status Finish();
+  // Values written to "dps" rows so far (one per series per row).
+  uint64_t points() const { return points_; }
 
  private:
   // One element of "outputs"; trim keeps rows within [start, end].
@@ -39,6 +41,7 @@ class ExpWriter {
   const uint64_t max_bytes_;
   std::string* const out_;
   bool first_ = true;
+  uint64_t points_ = 0;
 };
 
 }  // namespace sundial::query

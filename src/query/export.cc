@@ -231,7 +231,16 @@ Status ParseExportJson(std::string_view body, Timestamp now_ms, ExportRequest* o
 }
 
 Status Export(storage::Storage* st, const QueryLimits& limits, const ExportRequest& req,
-              ChunkSink* sink) {
+              ChunkSink* sink, uint64_t* points) {
+  // Reported however the export ends.
+  uint64_t written = 0;
+  struct Report {
+    const uint64_t& written;
+    uint64_t* points;
+    ~Report() {
+      if (points != nullptr) *points = written;
+    }
+  } report{written, points};
   std::vector<SeriesId> ids;
   SUNDIAL_RETURN_IF_ERROR(SelectExportSeries(st, limits, req, &ids));
   std::string buf;
@@ -257,6 +266,7 @@ Status Export(storage::Storage* st, const QueryLimits& limits, const ExportReque
         buf.append(json ? ",\"value\":" : csv ? "," : " ");
         AppendValue(it->v(), json, &buf);
         buf.append(suffix);
+        ++written;
         if (buf.size() >= kChunkBytes) {
           if (!sink->Write(std::move(buf))) return Status::Unavailable("export client went away");
           buf.clear();

@@ -134,7 +134,8 @@ class GexpRun {
 };
 
 // Appends one result object: points within [start, end] only.
-void WriteSeries(const GexpRequest& req, const GexpSeries& s, std::string* out) {
+// Writes one series; returns the number of points written.
+uint64_t WriteSeries(const GexpRequest& req, const GexpSeries& s, std::string* out) {
   out->append("{\"metric\":");
   AppendJsonString(s.metric, out);
   out->append(",\"tags\":{");
@@ -150,18 +151,18 @@ void WriteSeries(const GexpRequest& req, const GexpSeries& s, std::string* out) 
     AppendJsonString(s.aggregated_tags[i], out);
   }
   out->append("],\"dps\":{");
-  bool first = true;
+  uint64_t written = 0;
   for (size_t i = 0; i < s.ts.size(); ++i) {
     const Timestamp t = s.ts[i];
     if (t < req.start_ms || t > req.end_ms) continue;
-    if (!first) out->push_back(',');
-    first = false;
+    if (written++ != 0) out->push_back(',');
     out->push_back('"');
     AppendInt(req.ms_resolution ? t : t / 1000, out);
     out->append("\":");
     AppendJavaDouble(s.values[i], out);
   }
   out->append("}}");
+  return written;
 }
 
 }  // namespace
@@ -198,7 +199,10 @@ Status ParseGexpRequest(const ParamList& params, Timestamp now_ms, GexpRequest* 
   return Status::OK();
 }
 
-Status ExecuteGexpQuery(const QueryEngine& engine, const GexpRequest& req, std::string* json) {
+Status ExecuteGexpQuery(const QueryEngine& engine, const GexpRequest& req, std::string* json,
+                        uint64_t* points) {
+  if (points != nullptr) *points = 0;
+  uint64_t written = 0;
   GexpRun run(engine, req);
   const uint64_t max_bytes = engine.limits().max_output_bytes;
   json->assign("[");
@@ -209,13 +213,14 @@ Status ExecuteGexpQuery(const QueryEngine& engine, const GexpRequest& req, std::
     for (const GexpSeries& s : set) {
       if (!first) json->push_back(',');
       first = false;
-      WriteSeries(req, s, json);
+      written += WriteSeries(req, s, json);
       if (max_bytes != 0 && json->size() > max_bytes) {
         return Status::ResourceExhausted(OutputBytesMessage(max_bytes));
       }
     }
   }
   json->push_back(']');
+  if (points != nullptr) *points = written;
   return Status::OK();
 }
 

@@ -11,18 +11,26 @@ struct NamedFunction {
   GexpFunction fn;
 };
 
+// OpenTSDB 2.4's ExpressionFactory registers the short names too: shift
+// for timeShift, and sum, difference, multiply and divide for the *Series
+// functions (its addTSDBFunctions).
 constexpr NamedFunction kFunctions[] = {
     {"absolute", GexpFunction::kAbsolute},
     {"alias", GexpFunction::kAlias},
     {"diffSeries", GexpFunction::kDiffSeries},
+    {"difference", GexpFunction::kDiffSeries},
     {"divideSeries", GexpFunction::kDivideSeries},
+    {"divide", GexpFunction::kDivideSeries},
     {"highestCurrent", GexpFunction::kHighestCurrent},
     {"highestMax", GexpFunction::kHighestMax},
     {"movingAverage", GexpFunction::kMovingAverage},
     {"multiplySeries", GexpFunction::kMultiplySeries},
+    {"multiply", GexpFunction::kMultiplySeries},
     {"scale", GexpFunction::kScale},
     {"sumSeries", GexpFunction::kSumSeries},
+    {"sum", GexpFunction::kSumSeries},
     {"timeShift", GexpFunction::kTimeShift},
+    {"shift", GexpFunction::kTimeShift},
 };
 
 bool IsSpace(char c) {

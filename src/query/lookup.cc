@@ -296,7 +296,9 @@ Status ParseLastJson(std::string_view body, LastRequest* out) {
   return Status::OK();
 }
 
-Status QueryEngine::Last(const LastRequest& req, Timestamp now_ms, std::string* json) const {
+Status QueryEngine::Last(const LastRequest& req, Timestamp now_ms, std::string* json,
+                         uint64_t* points) const {
+  if (points != nullptr) *points = 0;
   std::set<SeriesId> seen;
   std::string out = "[";
   bool first = true;
@@ -364,6 +366,7 @@ Status QueryEngine::Last(const LastRequest& req, Timestamp now_ms, std::string* 
   }
   out.push_back(']');
   *json = std::move(out);
+  if (points != nullptr) *points = seen.size();  // one point per answered series
   return Status::OK();
 }
 

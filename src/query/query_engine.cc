@@ -350,12 +350,12 @@ QueryEngine::QueryEngine(storage::Storage* storage, const QueryLimits& limits,
       cache_(cache),
       annotations_(annotations) {}
 
-Status QueryEngine::Execute(const QuerySpec& spec, ChunkSink* sink) const {
-  return Run(spec, nullptr, sink);
+Status QueryEngine::Execute(const QuerySpec& spec, ChunkSink* sink, uint64_t* points) const {
+  return Run(spec, nullptr, sink, points);
 }
 
 Status QueryEngine::ExecuteSmall(const QuerySpec& spec, const SmallQueryBound& bound,
-                                 std::string* json) const {
+                                 std::string* json, uint64_t* points) const {
   // Collects every piece into *json.
   class StringSink final : public ChunkSink {
    public:
@@ -373,10 +373,16 @@ Status QueryEngine::ExecuteSmall(const QuerySpec& spec, const SmallQueryBound& b
     std::string* const out_;
   };
   json->clear();
+  if (points != nullptr) *points = 0;
   if (bound.max_series == 0 || bound.max_points == 0) return Status::Busy("no small-query bound");
   StringSink sink(json);
-  Status s = Run(spec, &bound, &sink);
-  if (!s.ok()) json->clear();
+  uint64_t written = 0;
+  Status s = Run(spec, &bound, &sink, &written);
+  if (!s.ok()) {
+    json->clear();
+  } else if (points != nullptr) {
+    *points = written;
+  }
   return s;
 }
 
@@ -450,7 +456,8 @@ Status QueryEngine::MatchSeries(const QuerySpec& spec, std::vector<SeriesId>* id
 }
 
 Status QueryEngine::Run(const QuerySpec& spec, const SmallQueryBound* bound,
-                        ChunkSink* sink) const {
+                        ChunkSink* sink, uint64_t* points) const {
+  if (points != nullptr) *points = 0;
   const bool timed = spec.show_summary;
   const auto start_time =
       timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
@@ -474,6 +481,15 @@ Status QueryEngine::Run(const QuerySpec& spec, const SmallQueryBound* bound,
   CountingSink counted(sink, limits_.max_output_bytes, &budget);
   ResultWriter w(spec, &counted);
   ResultStats total;
+  // Reports the points written however the run ends (RunGroup adds a
+  // group's points to total as it finishes the group).
+  struct Report {
+    const ResultStats& total;
+    uint64_t* points;
+    ~Report() {
+      if (points != nullptr) *points = total.emitted;
+    }
+  } report{total, points};
   for (const SubPlan& plan : plans) {
     for (const std::vector<size_t>& g : plan.groups) {
       const Status s = RunGroup(storage_, rollups_, cache_ != nullptr ? &cache : nullptr, ann, spec,

@@ -62,8 +62,10 @@ void RunDeleteQuery(ServiceContext* ctx, const query::QuerySpec& spec, const Res
   std::vector<SeriesId> ids;
   Status s = engine.MatchSeries(spec, &ids);
   StringSink sink;
-  if (s.ok()) s = engine.Execute(spec, &sink);
+  uint64_t points = 0;
+  if (s.ok()) s = engine.Execute(spec, &sink, &points);
   if (!s.ok()) return resp->Send(ErrorReply(s));
+  ctx->stats->AddPointsOut(PointsOut::kQuery, points);  // the answer lists them
   s = ctx->storage->DeleteRange(ids, spec.start_ms, spec.end_ms, false, nullptr);
   if (!s.ok()) return resp->Send(DeleteFailed(s));
   spdlog::info("deleted the points of {} series in [{}, {}] (/api/query)", ids.size(),

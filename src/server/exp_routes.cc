@@ -28,7 +28,9 @@ void RunExp(const ServiceContext* ctx, const Request& req, const ResponderPtr& r
   std::string body;
   if (s.ok()) {
     const query::QueryEngine engine(ctx->storage, Limits(ctx), ctx->rollups, ctx->cache);
-    s = query::ExecuteExpQuery(engine, exp, &body);
+    uint64_t points = 0;
+    s = query::ExecuteExpQuery(engine, exp, &body, &points);
+    ctx->stats->AddPointsOut(PointsOut::kExp, points);
   }
   resp->Send(s.ok() ? Reply::Json(std::move(body)) : ErrorReply(s));
 }
@@ -39,7 +41,9 @@ void RunGexp(const ServiceContext* ctx, const Request& req, const ResponderPtr& 
   std::string body;
   if (s.ok()) {
     const query::QueryEngine engine(ctx->storage, Limits(ctx), ctx->rollups, ctx->cache);
-    s = query::ExecuteGexpQuery(engine, gexp, &body);
+    uint64_t points = 0;
+    s = query::ExecuteGexpQuery(engine, gexp, &body, &points);
+    ctx->stats->AddPointsOut(PointsOut::kGexp, points);
   }
   resp->Send(s.ok() ? Reply::Json(std::move(body)) : ErrorReply(s));
 }

@@ -56,7 +56,9 @@ void RunExport(const ServiceContext* ctx, const Request& req, const ResponderPtr
   limits.max_series = ctx->options->query.max_series;
   limits.max_regex_length = ctx->options->query.max_regex_length;
   ResponderSink sink(resp, ctx->workers, ContentType(er.format));
-  s = query::Export(ctx->storage, limits, er, &sink);
+  uint64_t points = 0;
+  s = query::Export(ctx->storage, limits, er, &sink, &points);
+  ctx->stats->AddPointsOut(PointsOut::kExport, points);
   if (s.ok()) return sink.Finish();
   if (!sink.started()) return resp->Send(ErrorReply(s));
   // Dropping the responder unfinished truncates the chunked body, so the

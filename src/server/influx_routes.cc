@@ -9,12 +9,14 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include <spdlog/spdlog.h>
 
 #include "ingest_service.h"
 #include "routes.h"
 #include "sundial/common/json_escape.h"
+#include "sundial/http/request.h"
 #include "wall_clock.h"
 
 namespace sundial::server {
@@ -47,8 +49,20 @@ struct RequestIds {
   }
 };
 
-Reply WithInfluxHeaders(Reply reply, RequestIds* ids) {
-  const std::string id = ids->Next();
+// The request's id as InfluxDB 1.8 picks it (handler.go requestID): the
+// client's X-Request-Id, else its Request-Id, else a new one. It goes out
+// as both Request-Id and X-Request-Id; the connection writes a client's
+// X-Request-ID itself and then drops the copy set here, so exactly one
+// X-Request-Id header leaves either way.
+Reply WithInfluxHeaders(Reply reply, const Request& req, RequestIds* ids) {
+  std::string id;
+  for (const std::string_view name : {http::kRequestIdHeader, std::string_view("Request-Id")}) {
+    if (const std::string* v = req.headers.Find(name); v != nullptr && http::IsEchoableRequestId(*v)) {
+      id = *v;
+      break;
+    }
+  }
+  if (id.empty()) id = ids->Next();
   reply.headers.emplace_back("Request-Id", id);
   reply.headers.emplace_back("X-Request-Id", id);
   reply.headers.emplace_back("X-Influxdb-Build", "OSS");
@@ -90,12 +104,12 @@ void HandleWrite(ServiceContext* ctx, RequestIds* ids, bool v2, const Request& r
     responder->Send(WithInfluxHeaders(
         InfluxError(400, "invalid precision \"" + p +
                              (v2 ? "\" (use ns, us, ms or s)" : "\" (use n, u, ms, s, m or h)")),
-        ids));
+        req, ids));
     return;
   }
   IngestService* svc = ctx->ingest;
   if (svc == nullptr || svc->storage() == nullptr) {
-    responder->Send(WithInfluxHeaders(InfluxError(503, "storage is not available"), ids));
+    responder->Send(WithInfluxHeaders(InfluxError(503, "storage is not available"), req, ids));
     return;
   }
   svc->stats()->influx_requests.fetch_add(1, std::memory_order_relaxed);
@@ -103,7 +117,7 @@ void HandleWrite(ServiceContext* ctx, RequestIds* ids, bool v2, const Request& r
   ingest::LineProtocolOutcome out;
   handler->HandleBody(req.body, precision, NowMs(), &out);
   svc->Release(std::move(handler));
-  responder->Send(WithInfluxHeaders(WriteReply(out), ids));
+  responder->Send(WithInfluxHeaders(WriteReply(out), req, ids));
 }
 
 }  // namespace
@@ -120,17 +134,17 @@ void RegisterInfluxRoutes(ServiceContext* ctx, http::Router* router) {
     // ?verbose=true answers 200 with the version, as InfluxDB 1.8 does.
     if (req.params.Get("verbose") == "true") {
       r->Send(WithInfluxHeaders(
-          Reply::Json(std::string("{\"version\":\"") + kInfluxVersion + "\"}"), ids.get()));
+          Reply::Json(std::string("{\"version\":\"") + kInfluxVersion + "\"}"), req, ids.get()));
       return;
     }
-    r->Send(WithInfluxHeaders(Reply::NoContent(), ids.get()));
+    r->Send(WithInfluxHeaders(Reply::NoContent(), req, ids.get()));
   });
-  router->Add({Method::kGet, Method::kHead}, "/health", [ids](Request, ResponderPtr r) {
+  router->Add({Method::kGet, Method::kHead}, "/health", [ids](Request req, ResponderPtr r) {
     r->Send(WithInfluxHeaders(
         Reply::Json(std::string("{\"checks\":[],\"message\":\"ready for queries and writes\","
                                 "\"name\":\"influxdb\",\"status\":\"pass\",\"version\":\"") +
                     kInfluxVersion + "\"}"),
-        ids.get()));
+        req, ids.get()));
   });
 }
 

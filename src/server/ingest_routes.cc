@@ -133,6 +133,17 @@ void RegisterIngestRoutes(ServiceContext* ctx, http::Router* router) {
   router->Add({Method::kGet, Method::kPost}, "/api/stats", [ctx, host](Request, ResponderPtr r) {
     r->Send(Reply::Json(StatsJson(CollectStats(*ctx), NowSeconds(), host)));
   });
+  // OpenTSDB's pre-/api /stats: the telnet `stats` lines, or /api/stats's
+  // JSON with ?json.
+  router->Add({Method::kGet}, "/stats", [ctx, host](Request req, ResponderPtr r) {
+    if (req.params.Has("json")) {
+      return r->Send(Reply::Json(StatsJson(CollectStats(*ctx), NowSeconds(), host)));
+    }
+    Reply reply;
+    reply.content_type = "text/plain; charset=utf-8";
+    reply.body = StatsTelnet(CollectStats(*ctx), NowSeconds(), host);
+    r->Send(std::move(reply));
+  });
   router->Add({Method::kGet}, "/metrics", [ctx](Request, ResponderPtr r) {
     Reply reply;
     reply.content_type = "text/plain; version=0.0.4; charset=utf-8";

@@ -397,13 +397,17 @@ Options DefaultOptions() {
   for (const OptionSpec& spec : kOptionTable) {
     Status s = spec.apply(spec.default_value, &o);
     (void)s;  // every default parses (checked by options_test)
+    o.values[std::string(spec.key)] = std::string(spec.default_value);
   }
   return o;
 }
 
 Status SetOption(std::string_view key, std::string_view value, Options* options) {
   for (const OptionSpec& spec : kOptionTable) {
-    if (spec.key == key) return spec.apply(value, options).WithContext(std::string(key));
+    if (spec.key != key) continue;
+    SUNDIAL_RETURN_IF_ERROR(spec.apply(value, options).WithContext(std::string(key)));
+    options->values[std::string(key)] = std::string(value);
+    return Status::OK();
   }
   return Status::NotFound("unknown option", key);
 }

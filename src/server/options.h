@@ -17,6 +17,8 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -98,6 +100,10 @@ struct Options {
   GraphiteOptions graphite;
   relay::RelayOptions relay;     // dir and log are filled in by the server
   LogOptions log;
+  // The text of every key's value as last applied by DefaultOptions() and
+  // SetOption() (defaults, then the file, then the command line), for GET
+  // /api/config. Secrets are in here as given: mask before showing.
+  std::map<std::string, std::string, std::less<>> values;
 };
 
 struct OptionSpec {

@@ -71,7 +71,9 @@ void RunQuery(const ServiceContext* ctx, const query::QuerySpec& spec, const Res
   ResponderSink sink(resp, ctx->workers);
   const query::QueryEngine engine(ctx->storage, Limits(ctx), ctx->rollups, ctx->cache,
                                   ctx->annotations);
-  const Status s = engine.Execute(spec, &sink);
+  uint64_t points = 0;
+  const Status s = engine.Execute(spec, &sink, &points);
+  ctx->stats->AddPointsOut(PointsOut::kQuery, points);
   if (s.ok()) return sink.Finish();
   if (!sink.started()) return resp->Send(ErrorReply(s));
   // Mid-stream failure: dropping the responder unfinished ends the
@@ -93,9 +95,14 @@ void HandleQuery(ServiceContext* ctx, const Request& req, const ResponderPtr& re
   const QueryOptions& o = ctx->options->query;
   if (o.inline_max_points > 0 && o.inline_max_series > 0) {
     std::string body;
+    uint64_t points = 0;
     s = query::QueryEngine(ctx->storage, Limits(ctx), ctx->rollups, ctx->cache, ctx->annotations)
-            .ExecuteSmall(spec, {o.inline_max_series, o.inline_max_points, kInlineMaxUs}, &body);
-    if (s.ok()) return resp->Send(Reply::Json(std::move(body)));
+            .ExecuteSmall(spec, {o.inline_max_series, o.inline_max_points, kInlineMaxUs}, &body,
+                          &points);
+    if (s.ok()) {
+      ctx->stats->AddPointsOut(PointsOut::kQuery, points);
+      return resp->Send(Reply::Json(std::move(body)));
+    }
     if (s.code() != Status::Code::kBusy) return resp->Send(ErrorReply(s));
   }
   ctx->workers->Submit([ctx, spec = std::move(spec), resp] { RunQuery(ctx, spec, resp); });
@@ -111,7 +118,9 @@ void RunLast(const ServiceContext* ctx, const Request& req, const ResponderPtr& 
                                   std::to_string(kMaxLastQueries) + " sub-queries per request");
   }
   std::string body;
-  if (s.ok()) s = query::QueryEngine(ctx->storage, Limits(ctx)).Last(lr, NowMs(), &body);
+  uint64_t points = 0;
+  if (s.ok()) s = query::QueryEngine(ctx->storage, Limits(ctx)).Last(lr, NowMs(), &body, &points);
+  ctx->stats->AddPointsOut(PointsOut::kLast, points);
   resp->Send(s.ok() ? Reply::Json(std::move(body)) : ErrorReply(s));
 }
 
@@ -203,6 +212,11 @@ void RegisterQueryRoutes(ServiceContext* ctx, http::Router* router) {
   router->Add({Method::kGet, Method::kPost}, "/api/suggest", OnWorkers(ctx, RunSuggest));
   router->Add({Method::kGet, Method::kPost}, "/api/search", OnWorkers(ctx, RunLookup));
   router->Add({Method::kGet}, "/api/aggregators", [](Request, ResponderPtr resp) {
+    resp->Send(Reply::Json(query::QueryEngine::AggregatorsJson()));
+  });
+  // OpenTSDB's pre-/api forms: the same JSON arrays.
+  router->Add({Method::kGet}, "/suggest", OnWorkers(ctx, RunSuggest));
+  router->Add({Method::kGet}, "/aggregators", [](Request, ResponderPtr resp) {
     resp->Send(Reply::Json(query::QueryEngine::AggregatorsJson()));
   });
   router->Add({Method::kGet, Method::kPost}, "/api/config/filters", [](Request, ResponderPtr resp) {

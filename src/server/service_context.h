@@ -4,7 +4,9 @@
 // accepting and closed its connections. Handlers borrow it.
 #pragma once
 
+#include <array>
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 
@@ -25,11 +27,25 @@ class IngestService;
 class RemoteWriteService;
 class QueryTracker;
 
-// Counters of the network layer, for stats. Relaxed atomics.
+// The endpoints that send data points out, for ServerStats::points_out.
+enum class PointsOut : uint8_t { kQuery = 0, kLast, kExp, kGexp, kExport };
+inline constexpr size_t kPointsOutCount = 5;
+// "query", "last", "exp", "gexp", "export": the tag value in stats.
+const char* PointsOutName(PointsOut e);
+
+// Counters of the network layer and the query endpoints, for stats.
+// Relaxed atomics.
 struct ServerStats {
   std::atomic<uint64_t> telnet_commands{0};   // non-put telnet lines handled
   std::atomic<uint64_t> telnet_unknown{0};    // unknown telnet commands
+  // Data points sent in query answers, per endpoint: added once per
+  // request with the count the query reported (not per point).
+  std::array<std::atomic<uint64_t>, kPointsOutCount> points_out{};
   int64_t start_time_s = 0;                   // set once at start
+
+  void AddPointsOut(PointsOut e, uint64_t n) {
+    if (n != 0) points_out[static_cast<size_t>(e)].fetch_add(n, std::memory_order_relaxed);
+  }
 };
 
 struct ServiceContext {

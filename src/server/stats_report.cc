@@ -10,6 +10,17 @@
 
 namespace sundial::server {
 
+const char* PointsOutName(PointsOut e) {
+  switch (e) {
+    case PointsOut::kQuery: return "query";
+    case PointsOut::kLast: return "last";
+    case PointsOut::kExp: return "exp";
+    case PointsOut::kGexp: return "gexp";
+    case PointsOut::kExport: return "export";
+  }
+  return "?";
+}
+
 std::string LocalHostName() {
   char buf[256] = {0};
   if (gethostname(buf, sizeof(buf) - 1) != 0 || buf[0] == '\0') return "localhost";
@@ -56,6 +67,11 @@ std::vector<StatRecord> CollectStats(const ServiceContext& ctx) {
   add("ingest.remote_write.requests", in ? in->remote_write_requests.load() : 0);
   add("ingest.remote_write.stale_dropped", in ? in->remote_write_stale.load() : 0);
   add("ingest.remote_write.bad_requests", in ? in->remote_write_bad.load() : 0);
+  // Data points sent in answers, per endpoint (the "points out" rate).
+  for (size_t i = 0; i < kPointsOutCount; ++i) {
+    add("query.points.emitted", ctx.stats->points_out[i].load(std::memory_order_relaxed),
+        "endpoint", PointsOutName(static_cast<PointsOut>(i)));
+  }
   const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
                           std::chrono::system_clock::now().time_since_epoch())
                           .count();

@@ -110,7 +110,8 @@ std::string ThreadsJson() {
 std::string SerializersJson() {
   static const char* const kFormatters[] = {
       "formatSuggestV1",     "formatSerializersV1",      "formatAggregatorsV1",
-      "formatVersionV1",     "formatDropCachesV1",       "formatQueryV1",
+      "formatVersionV1",     "formatDropCachesV1",       "formatConfigV1",
+      "formatQueryV1",
       "formatLastPointQueryV1", "formatUidAssignV1",     "formatUidMetaV1",
       "formatTSMetaV1",      "formatTSMetaListV1",       "formatAnnotationV1",
       "formatAnnotationsV1", "formatAnnotationBulkDeleteV1", "formatStatsV1",

@@ -1,6 +1,7 @@
 #include "sundial/http/http_connection.h"
 
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <string>
 #include <memory>
@@ -51,6 +52,12 @@ class TestServer {
     router_.Add({Method::kPost}, "/api/encoded", [](Request req, ResponderPtr r) {
       Reply reply = Reply::Json(std::move(req.body));
       reply.headers.emplace_back("Content-Encoding", "gzip");
+      r->Send(std::move(reply));
+    });
+    // A handler that sets an X-Request-ID of its own (as the Influx routes do).
+    router_.Add({Method::kGet}, "/api/own-id", [](Request, ResponderPtr r) {
+      Reply reply = Reply::Json("{}");
+      reply.headers.emplace_back("x-request-id", "from-handler");
       r->Send(std::move(reply));
     });
     server_ = std::make_unique<testing::LoopbackServer>(&router_, options,
@@ -307,6 +314,28 @@ TEST(HttpConnection, RequestIdIsEchoedOnEveryReply) {
     ++replies;
   }
   EXPECT_EQ(replies, 5u);
+}
+
+size_t CountNoCase(std::string hay, const std::string& needle) {
+  for (char& c : hay) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  size_t n = 0;
+  for (size_t p = hay.find(needle); p != std::string::npos; p = hay.find(needle, p + 1)) ++n;
+  return n;
+}
+
+// A reply carries one X-Request-ID even when the handler set one: the
+// client's echo wins; without a client id the handler's goes out.
+TEST(HttpConnection, HandlerRequestIdNeverDuplicatesTheEcho) {
+  TestServer server;
+  const std::string echoed = Exchange(
+      server.port(),
+      "GET /api/own-id HTTP/1.1\r\nX-Request-ID: client-9\r\nConnection: close\r\n\r\n");
+  EXPECT_EQ(CountNoCase(echoed, "x-request-id:"), 1u) << echoed;
+  EXPECT_NE(echoed.find("X-Request-ID: client-9\r\n"), std::string::npos) << echoed;
+  const std::string own =
+      Exchange(server.port(), "GET /api/own-id HTTP/1.1\r\nConnection: close\r\n\r\n");
+  EXPECT_EQ(CountNoCase(own, "x-request-id:"), 1u) << own;
+  EXPECT_NE(own.find("x-request-id: from-handler\r\n"), std::string::npos) << own;
 }
 
 TEST(RequestId, OnlyShortPrintableAsciiIsEchoable) {

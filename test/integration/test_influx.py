@@ -217,6 +217,43 @@ def test_ping_and_health(server):
     c.close()
 
 
+def test_exactly_one_request_id_header_on_each_influx_route(server):
+    """One X-Request-Id per reply (the client's when it sent one, else a
+    generated one that Request-Id repeats), on every Influx route; http.client
+    keeps repeated header fields, so a duplicate would show."""
+    import http.client
+    routes = [("POST", "/write?db=t", f"rid v=1 {T0}000000000\n"),
+              ("POST", "/write?db=t&precision=bogus", "rid v=1\n"),
+              ("POST", "/api/v2/write?bucket=b&precision=s", f"rid v=2 {T0}\n"),
+              ("GET", "/ping", None), ("GET", "/ping?verbose=true", None),
+              ("HEAD", "/ping", None), ("GET", "/health", None)]
+    conn = http.client.HTTPConnection(server.host, server.port, timeout=10)
+    seen = set()
+    for method, path, body in routes:
+        for client_id in (None, "influx-rid-7"):
+            headers = {"X-Request-Id": client_id} if client_id else {}
+            conn.request(method, path, body=body, headers=headers)
+            resp = conn.getresponse()
+            resp.read()
+            assert resp.status in (200, 204, 400), (method, path, resp.status)
+            x_ids = [v for k, v in resp.getheaders() if k.lower() == "x-request-id"]
+            ids = [v for k, v in resp.getheaders() if k.lower() == "request-id"]
+            assert len(x_ids) == 1, (method, path, client_id, resp.getheaders())
+            assert ids == x_ids, (method, path, client_id, resp.getheaders())
+            if client_id:
+                assert x_ids[0] == client_id
+            else:
+                assert x_ids[0] not in seen  # generated: new per request
+                seen.add(x_ids[0])
+    # Influx clients that send only Request-Id get it back in both headers.
+    conn.request("GET", "/ping", headers={"Request-Id": "old-style-1"})
+    resp = conn.getresponse()
+    resp.read()
+    assert [v for k, v in resp.getheaders()
+            if k.lower() in ("x-request-id", "request-id")] == ["old-style-1"] * 2
+    conn.close()
+
+
 # ---- telnet port ----
 
 def test_line_protocol_on_the_telnet_port(server):

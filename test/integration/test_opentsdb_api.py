@@ -1,12 +1,15 @@
 """The rest of OpenTSDB's HTTP API against the real server: annotations
 (durable across restart and kill -9, in /api/query results, Grafana's
 annotation request), /api/uid/*, /api/query/last errors, X-Request-ID,
-/api/stats/{query,threads,jvm} and /api/serializers."""
+/api/stats/{query,threads,jvm}, /api/serializers, /api/config, the pre-/api
+endpoints and the answers of those README lists as left out."""
 import json
 import signal
 import socket
 import time
 import urllib.parse
+
+from conftest import free_port
 
 T0 = 1700000000 - 1700000000 % 3600  # an hour boundary (seconds)
 TSUID = "000001000001000001"  # sys.cpu.user{host=web01}: the first series
@@ -359,3 +362,74 @@ def test_stats_query_threads_jvm_serializers(server):
     assert "formatAnnotationV1" in body[0]["formatters"] and "parsePutV1" in body[0]["parsers"]
     status, _, body = req(server, "GET", "/api/dropcaches")
     assert body == {"status": "200", "message": "Caches dropped"}
+
+
+# ---- /api/config, the pre-/api endpoints, and what README lists as left out ----
+
+def test_api_config_is_the_effective_options_with_secrets_masked(server_factory):
+    relay = f"http://127.0.0.1:{free_port()}?bearer=tok-123&batch=50"
+    s = server_factory(args=["--relay-targets", relay, "--query-max-series", "1234"])
+    for method in ("GET", "POST"):
+        status, hdrs, raw = s.http().request(method, "/api/config")
+        assert status == 200 and hdrs["content-type"].startswith("application/json")
+        body = json.loads(raw)
+        assert list(body) == sorted(body)  # OpenTSDB's sorted flat object
+        assert all(isinstance(v, str) for v in body.values())
+        assert body["query.max_series"] == "1234"          # from the command line
+        assert body["port"] == str(s.port)
+        assert body["wal.segment_size"] == "64MiB"          # a default
+        assert body["relay.targets"].endswith("?bearer=********&batch=50")
+        assert b"tok-123" not in raw
+
+
+def text(server, path, method="GET"):
+    status, hdrs, data = server.http().request(method, path)
+    return status, hdrs.get("content-type", ""), data.decode()
+
+
+def test_pre_api_endpoints(server):
+    load(server)
+    # /version: text lines, or the /api/version JSON when asked.
+    status, ctype, body = text(server, "/version")
+    assert status == 200 and ctype.startswith("text/plain")
+    assert body.startswith("net.opentsdb.tools 2.4.1 built at revision ") and "\nBuilt on " in body
+    api_version = req(server, "GET", "/api/version")[2]
+    for path in ("/version?json", "/version/json"):
+        assert req(server, "GET", path)[2] == api_version, path
+    # /aggregators and /suggest: the /api JSON arrays.
+    assert req(server, "GET", "/aggregators")[2] == req(server, "GET", "/api/aggregators")[2]
+    status, _, body = req(server, "GET", "/suggest?type=metrics&q=sys")
+    assert status == 200 and body == ["sys.cpu.user"]
+    # /stats: telnet-style lines, JSON with ?json.
+    status, ctype, body = text(server, "/stats")
+    assert status == 200 and ctype.startswith("text/plain")
+    assert any(l.startswith("tsd.rpc.received ") for l in body.splitlines())
+    status, _, body = req(server, "GET", "/stats?json")
+    assert status == 200 and any(r["metric"] == "tsd.datapoints.added" for r in body)
+    # /dropcaches: text, as OpenTSDB's non-API form.
+    for method in ("GET", "DELETE"):
+        assert text(server, "/dropcaches", method)[::2] == (200, "Caches dropped.\n")
+    # Left out: /q, /logs, /s/* are 404 HTML pages.
+    for path in ("/q?start=1h-ago&m=sum:sys.cpu.user&ascii", "/logs", "/logs?json",
+                 "/s/queryui.nocache.js"):
+        status, ctype, _ = text(server, path)
+        assert status == 404 and ctype.startswith("text/html"), path
+
+
+def test_left_out_api_endpoints_answer_as_documented(server):
+    load(server)
+    cases = [
+        ("GET", "/api/tree", 404, "Endpoint not found"),
+        ("POST", "/api/tree/branch", 404, "Endpoint not found"),
+        ("GET", "/api/rollup", 404, "Endpoint not found"),
+        ("POST", "/api/histogram", 404, "Endpoint not found"),
+        ("GET", "/api/stats/region_clients", 404, "Sundial has no HBase region clients"),
+        ("GET", "/api/stats/jvm", 404, "Sundial does not run on a JVM"),
+    ] + [("GET", f"/api/search/{kind}?query=x", 400, "Searching is not enabled")
+         for kind in ("tsmeta", "tsmeta_summary", "tsuids", "uidmeta", "annotation")]
+    for method, path, code, message in cases:
+        status, _, body = req(server, method, path)
+        assert status == code and body["error"]["message"] == message, (path, body)
+    # /api/uid/tsmeta is served, its per-series counters are 0.
+    status, _, body = req(server, "GET", q("/api/uid/tsmeta", tsuid=TSUID))
+    assert status == 200 and body["totalDatapoints"] == 0 and body["created"] == 0

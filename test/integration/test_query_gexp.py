@@ -97,6 +97,12 @@ def test_each_function(server):
     q = by_host(ok(server, f"divideSeries({b},,{a})"))
     assert vals(q["web01"]) == [0, 2, 2, 0, 2, 2]  # x / 0 is 0
     assert q["web01"]["metric"] == "sys.if.in"  # the first metric name
+    # OpenTSDB 2.4's short names answer the same.
+    for short, long in (("sum", "sumSeries"), ("difference", "diffSeries"),
+                        ("multiply", "multiplySeries"), ("divide", "divideSeries")):
+        assert ok(server, f"{short}({a},,{b})") == ok(server, f"{long}({a},,{b})"), short
+    assert ok(server, "shift(sum:sys.if.err{host=*},,'1day')") == \
+        ok(server, "timeShift(sum:sys.if.err{host=*},,'1day')")
 
 
 def test_nesting_several_expressions_and_ms(server):

@@ -8,8 +8,11 @@ import re
 import shutil
 import subprocess
 import time
+import urllib.parse
 
 import pytest
+
+from conftest import free_port
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 UI_DIR = os.path.join(HERE, "..", "..", "src", "server", "ui")
@@ -136,6 +139,49 @@ def test_api_status(server):
     assert set(doc["rollup"]) == {"watermark", "disk_bytes", "dirty_pending"}
 
 
+def points_out(server):
+    """tsd.query.points.emitted per endpoint from /api/stats, and the same
+    counters from /metrics."""
+    stats = json.loads(server.http().get("/api/stats")[2])
+    by_endpoint = {r["tags"]["endpoint"]: int(r["value"]) for r in stats
+                   if r["metric"] == "tsd.query.points.emitted"}
+    prom = {}
+    for line in server.http().get("/metrics")[2].decode().splitlines():
+        m = re.fullmatch(r'sundial_query_points_emitted_total\{endpoint="(\w+)"\} (\d+)', line)
+        if m:
+            prom[m.group(1)] = int(m.group(2))
+    assert prom == by_endpoint
+    return by_endpoint
+
+
+# /api/query answered on the I/O thread (small) and on the worker pool.
+@pytest.mark.parametrize("args", [[], ["--query-inline-max-points", "0"]], ids=["inline", "pool"])
+def test_points_out_are_counted_per_endpoint(server_factory, args):
+    server = server_factory(args=args)
+    put_sample_data(server)  # 2 series of 60 points
+    before = points_out(server)
+    assert set(before) == {"query", "last", "exp", "gexp", "export"}
+    c = server.http()
+    by_host = urllib.parse.quote(f"sum:{METRIC}{{host=*}}", safe="")
+    assert c.get(f"/api/query?start=2h-ago&m={by_host}")[0] == 200
+    assert c.get(f"/api/query/last?timeseries={urllib.parse.quote(METRIC)}")[0] == 200
+    exp = {"time": {"start": "2h-ago", "aggregator": "sum"},
+           "filters": [{"id": "f", "tags": [{"type": "wildcard", "tagk": "host", "filter": "*",
+                                             "groupBy": True}]}],
+           "metrics": [{"id": "a", "metric": METRIC, "filter": "f"}],
+           "expressions": [{"id": "e", "expr": "a * 2"}]}
+    assert c.post("/api/query/exp", exp, {"Content-Type": "application/json"})[0] == 200
+    gexp = urllib.parse.quote(f"scale(sum:{METRIC}{{host=*}},2)", safe="")
+    assert c.get(f"/api/query/gexp?start=2h-ago&exp={gexp}")[0] == 200
+    status, _, body = c.get(f"/api/export?start=2h-ago&m=sum:{urllib.parse.quote(METRIC)}")
+    assert status == 200 and len(body.decode().splitlines()) == 120
+    # Errors send no points.
+    assert c.get("/api/query?start=2h-ago&m=sum:no.such.metric")[0] == 400
+    after = points_out(server)
+    assert {k: after[k] - before[k] for k in after} == {
+        "query": 120, "last": 2, "exp": 120, "gexp": 120, "export": 120}
+
+
 def test_api_status_lists_partitions_after_restart(server):
     put_sample_data(server)
     # A clean stop writes every page to its partition's files.
@@ -165,16 +211,33 @@ def browser_tools():
     return None
 
 
-def test_page_in_browser(server, tmp_path):
+def screenshot_dir(sundiald_path):
+    """Where the browser test keeps its screenshots: the build tree's
+    test/integration directory (ctest's working directory for the
+    integration tests) beside the binary under test, else the current
+    directory; not pytest's tmp dir, which is rotated away."""
+    build_dir = os.path.join(os.path.dirname(os.path.abspath(sundiald_path)), "test", "integration")
+    base = build_dir if os.path.isdir(build_dir) else os.getcwd()
+    out = os.path.join(base, "web_ui_screenshots")
+    os.makedirs(out, exist_ok=True)
+    return out
+
+
+def test_page_in_browser(server_factory, sundiald_path):
     why = browser_tools()
     if why:
         pytest.skip(f"browser test skipped: {why}")
+    # A relay target on a port nobody listens on: the status view shows its lag.
+    dead = f"http://127.0.0.1:{free_port()}"
+    server = server_factory(args=["--relay-targets", dead, "--relay-max-backoff", "200ms",
+                                  "--relay-timeout", "2s"])
     put_sample_data(server)
     base = f"http://{server.host}:{server.port}"
+    shots = screenshot_dir(sundiald_path)
     r = subprocess.run(["/usr/bin/python3", os.path.join(HERE, "ui_browser.py"), base,
-                        str(tmp_path), METRIC, "ui.cpu.u"],
+                        shots, METRIC, "ui.cpu.u"],
                        capture_output=True, text=True, timeout=240)
-    print(f"screenshots: {tmp_path}/ui-query.png {tmp_path}/ui-status.png")
+    print(f"screenshots: {shots}/ui-query.png {shots}/ui-status.png")
     if r.returncode == 2:
         pytest.skip(f"browser test skipped: {r.stderr.strip()}")
     # chromedriver's native stack frames ("#3 0x55... <unknown>") say nothing
@@ -212,6 +275,13 @@ def test_page_in_browser(server, tmp_path):
     start, end = int(obs["zoom_query_start"]), int(obs["zoom_query_end"])
     assert 0 < end - start < 3600 * 1000 and abs(end / 1000 - time.time()) < 7200
     assert obs["zoom_query_series"] == 2
+    # The absolute pickers show the zoomed range (to the second).
+    assert obs["zoom_pickers_ms"] == [start // 1000 * 1000, end // 1000 * 1000]
+    # Picking an absolute range with them queries exactly that range.
+    picked_from, picked_to = obs["abs_picked_ms"]
+    assert (obs["abs_start"], obs["abs_end"]) == (str(picked_from), str(picked_to))
+    assert f"start={picked_from}" in obs["abs_url"] and f"end={picked_to}" in obs["abs_url"]
+    assert obs["abs_series"] == 2
     # A URL with a query restores the builder and the chart.
     assert obs["restored_start"] == "2h-ago"
     assert obs["restored"] == [
@@ -225,6 +295,12 @@ def test_page_in_browser(server, tmp_path):
     assert "2.4.1" in obs["status_version"] and "Sundial" in obs["status_version"]
     assert obs["status_series"] == "2"
     assert re.fullmatch(r"[0-9.]+", obs["status_points_rate"])
+    assert re.fullmatch(r"[0-9.]+", obs["status_points_out_rate"])
+    assert obs["relay_section_shown"] is True
+    assert len(obs["relay_rows"]) == 1
+    url, state, pending, lag, sent, _ = obs["relay_rows"][0]
+    assert url == f"{dead}/api/put (http)" and state == "not connected"
+    assert int(pending) > 0 and lag.endswith(" behind") and sent == "0"
     # API errors are shown in the page, as text.
     assert "No such name for 'metrics': 'no.such.metric'" in obs["error_unknown_metric"]
     assert "<b>bold</b>" in obs["error_markup_text"]

@@ -5,8 +5,9 @@
 Run by test_web_ui.py in a subprocess with Debian's python3, which has
 python3-selenium (pytest may run under another interpreter). It does the
 page's user steps against a running sundiald that holds METRIC with two
-`host` values, and prints one JSON object of observations on stdout; the
-test asserts on them. Screenshots go to OUT_DIR. Exit 2: Selenium or the
+`host` values and relays to one (unreachable) target, and prints one JSON
+object of observations on stdout; the test asserts on them. Screenshots go
+to OUT_DIR. Exit 2: Selenium or the
 browser is missing (the test skips); any other failure is a traceback.
 """
 import json
@@ -151,6 +152,31 @@ def main():
         obs["zoom_query_start"] = d.find_element(By.ID, "start").get_attribute("value")
         obs["zoom_query_end"] = d.find_element(By.ID, "end").get_attribute("value")
         obs["zoom_query_series"] = int(chart.get_attribute("data-series-count"))
+        # The absolute pickers follow the zoomed range (local time, seconds).
+        picker_ms = ("return ['abs-from', 'abs-to'].map(id => {"
+                     "  const v = document.getElementById(id).value;"
+                     "  return v ? new Date(v).getTime() : null; });")
+        obs["zoom_pickers_ms"] = d.execute_script(picker_ms)
+
+        # 4b. Absolute range from the pickers: 90 to 30 minutes ago (whole
+        # seconds, local time as a datetime-local input holds it).
+        obs["abs_picked_ms"] = d.execute_script(
+            "const from = Math.floor(Date.now() / 1000) * 1000 - 90 * 60000, to = from + 60 * 60000;"
+            "const local = ms => new Date(ms - new Date(ms).getTimezoneOffset() * 60000)"
+            "  .toISOString().slice(0, 19);"
+            "for (const [id, ms] of [['abs-from', from], ['abs-to', to]]) {"
+            "  const el = document.getElementById(id);"
+            "  el.value = local(ms);"
+            "  el.dispatchEvent(new Event('change', {bubbles: true}));"
+            "}"
+            "return [from, to];")
+        d.find_element(By.ID, "run").click()
+        wait(d, lambda: chart_done(d) and f"start={obs['abs_picked_ms'][0]}" in d.current_url,
+             "the query of the picked range")
+        obs["abs_start"] = d.find_element(By.ID, "start").get_attribute("value")
+        obs["abs_end"] = d.find_element(By.ID, "end").get_attribute("value")
+        obs["abs_url"] = d.current_url
+        obs["abs_series"] = int(chart.get_attribute("data-series-count"))
         obs["console_errors_query"] = severe_logs(d)
 
         # 5. A URL with two queries restores the builder and draws both.
@@ -180,6 +206,12 @@ def main():
         obs["status_series"] = d.find_element(By.ID, "st-series").text
         obs["status_uptime"] = d.find_element(By.ID, "st-uptime").text
         obs["status_points_rate"] = d.find_element(By.ID, "st-points-rate").text
+        obs["status_points_out_rate"] = d.find_element(By.ID, "st-points-out-rate").text
+        # The relay table (the test's server relays to a dead port).
+        wait(d, lambda: d.find_elements(By.ID, "st-relay-0"), "the relay table")
+        obs["relay_section_shown"] = d.find_element(By.ID, "relay-section").is_displayed()
+        obs["relay_rows"] = [[td.text for td in tr.find_elements(By.TAG_NAME, "td")]
+                             for tr in d.find_elements(By.CSS_SELECTOR, "#relay-table tbody tr")]
         d.save_screenshot(os.path.join(out_dir, "ui-status.png"))
         obs["console_errors_status"] = severe_logs(d)
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 
 #include "mem_storage.h"
 
@@ -81,6 +82,44 @@ TEST_F(GexpExecutorTest, DivideSeriesJoinsByHost) {
                      R"(:0.75}},{"metric":"sys.a","tags":{"host":"web02"},)"
                      R"("aggregateTags":[],"dps":{)" +
                      S(T) + ":0.0," + S(T + 10) + ":0.0," + S(T + 20) + ":0.0}}]");
+}
+
+// OpenTSDB 2.4's short names answer exactly as the long ones (shift reads
+// the earlier window too), and the point count is reported.
+TEST_F(GexpExecutorTest, ShortNamesMatchTheLongOnes) {
+  const std::pair<const char*, const char*> pairs[] = {
+      {"sum(sum:sys.b{host=*},,sum:sys.a{host=*})",
+       "sumSeries(sum:sys.b{host=*},,sum:sys.a{host=*})"},
+      {"difference(sum:sys.b{host=*},,sum:sys.a{host=*})",
+       "diffSeries(sum:sys.b{host=*},,sum:sys.a{host=*})"},
+      {"multiply(sum:sys.b{host=*},,sum:sys.a{host=*})",
+       "multiplySeries(sum:sys.b{host=*},,sum:sys.a{host=*})"},
+      {"divide(sum:sys.b{host=*},,sum:sys.a{host=*})",
+       "divideSeries(sum:sys.b{host=*},,sum:sys.a{host=*})"},
+      {"shift(sum:sys.b{host=web01},'1day')", "timeShift(sum:sys.b{host=web01},'1day')"}};
+  for (const auto& [short_name, long_name] : pairs) {
+    const std::string a = Run({{"exp", short_name}});
+    EXPECT_EQ(a.substr(0, 6) == "ERROR " ? "" : a, Run({{"exp", long_name}})) << short_name;
+  }
+  // sum: web01 b+a = 0.5, 2.0, 3.5; web02 a alone.
+  EXPECT_EQ(Run({{"exp", "sum(sum:sys.b{host=*},,sum:sys.a{host=*})"}}),
+            R"([{"metric":"sys.a","tags":{"host":"web01"},"aggregateTags":[],"dps":{)" + S(T) +
+                ":0.5," + S(T + 10) + ":2.0," + S(T + 20) +
+                R"(:3.5}},{"metric":"sys.a","tags":{"host":"web02"},"aggregateTags":[],"dps":{)" +
+                S(T) + ":10.0," + S(T + 10) + ":11.0," + S(T + 20) + ":12.0}}]");
+  EXPECT_EQ(Run({{"exp", "shift(sum:sys.b{host=web01},'1day')"}}),
+            R"([{"metric":"sys.b","tags":{"host":"web01"},"aggregateTags":[],"dps":{)" + S(T) +
+                ":100.0," + S(T + 10) + ":101.0," + S(T + 20) + ":102.0}}]");
+  GexpRequest req;
+  ASSERT_TRUE(ParseGexpRequest({{"start", std::to_string(T)}, {"end", std::to_string(T + 60)},
+                                {"exp", "difference(sum:sys.b{host=*},,sum:sys.a{host=*})"}},
+                               kNow, &req)
+                  .ok());
+  QueryEngine engine(&st_, QueryLimits{});
+  std::string json;
+  uint64_t points = 99;
+  ASSERT_TRUE(ExecuteGexpQuery(engine, req, &json, &points).ok());
+  EXPECT_EQ(points, 6u);  // two series of three points
 }
 
 TEST_F(GexpExecutorTest, Errors) {

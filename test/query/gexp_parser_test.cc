@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 
 namespace sundial::query {
 namespace {
@@ -48,6 +49,29 @@ TEST(GexpParser, FilterFunctionsStayInMetricQueries) {
   ASSERT_EQ(n.inputs.size(), 1u);
   EXPECT_EQ(n.inputs[0].kind, GexpNode::Kind::kMetric);
   EXPECT_EQ(n.inputs[0].name, "sum:m{host=literal_or(a|b)}{dc=regexp(l(g)a)}");
+}
+
+// OpenTSDB 2.4's short names run the same functions; the call keeps the
+// name it was written with (errors name it).
+TEST(GexpParser, OpenTsdbShortNames) {
+  const std::pair<const char*, GexpFunction> cases[] = {
+      {"sum", GexpFunction::kSumSeries},           {"difference", GexpFunction::kDiffSeries},
+      {"multiply", GexpFunction::kMultiplySeries}, {"divide", GexpFunction::kDivideSeries},
+      {"shift", GexpFunction::kTimeShift}};
+  for (const auto& [name, fn] : cases) {
+    GexpNode n;
+    ASSERT_TRUE(ParseGexp(std::string(name) + "(sum:a,,sum:b)", &n).ok()) << name;
+    EXPECT_EQ(n.function, fn) << name;
+    EXPECT_EQ(n.name, name);
+  }
+  // "sum" as a function is told from "sum:" as an aggregator by the '('.
+  GexpNode n;
+  ASSERT_TRUE(ParseGexp("sum(sum:a{host=*},,sum:b)", &n).ok());
+  ASSERT_EQ(n.inputs.size(), 2u);
+  EXPECT_EQ(n.inputs[0].kind, GexpNode::Kind::kMetric);
+  EXPECT_EQ(n.inputs[0].name, "sum:a{host=*}");
+  EXPECT_NE(Err("Sum(sum:a,,sum:b)").find("function Sum has not been implemented"),
+            std::string::npos);  // names are case-sensitive
 }
 
 TEST(GexpParser, EmptyArgumentList) {

@@ -30,6 +30,7 @@
 // Thread-safety: a pure function of its arguments; runs on a query thread.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "sundial/common/status.h"
@@ -39,7 +40,10 @@
 namespace sundial::query {
 
 // Errors: the engine's (unknown names 400, limits 413, deadline 400) and
-// the evaluation's (exp_eval.h). On error *json is unspecified.
-Status ExecuteExpQuery(const QueryEngine& engine, const ExpRequest& req, std::string* json);
+// the evaluation's (exp_eval.h). On error *json is unspecified. *points
+// (may be null) receives the number of values in the outputs' "dps" rows
+// (timestamps not counted; 0 on error).
+Status ExecuteExpQuery(const QueryEngine& engine, const ExpRequest& req, std::string* json,
+                       uint64_t* points = nullptr);
 
 }  // namespace sundial::query

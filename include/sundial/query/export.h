@@ -22,6 +22,7 @@
 // Thread-safety: Export() is safe to call concurrently.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -64,8 +65,9 @@ bool GlobMatch(std::string_view glob, std::string_view name);
 // max_series (the selected series ids are held in memory, 4 bytes each) and
 // max_regex_length; the point and output limits of /api/query do not
 // apply. Errors as QueryEngine::Execute (nothing written before a non-ok
-// status means the caller may still send an error document).
+// status means the caller may still send an error document). *points (may
+// be null) receives the number of points written, also on error.
 Status Export(storage::Storage* storage, const QueryLimits& limits, const ExportRequest& req,
-              ChunkSink* sink);
+              ChunkSink* sink, uint64_t* points = nullptr);
 
 }  // namespace sundial::query

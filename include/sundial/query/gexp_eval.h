@@ -21,10 +21,11 @@
 //                             end] is largest (series without one last)
 //   highestMax(s..., n)       the n series whose largest value in [start,
 //                             end] is largest
-//   timeShift(s, 'p')         the first argument's points moved p later
+//   timeShift(s, 'p')         (also shift) the first argument's points moved p later
 //                             (units sec, min, hr, day(s), week(s));
 //                             its metric queries read [start-p, end-p]
 //   sumSeries, diffSeries, multiplySeries, divideSeries(a, b, ...)
+//   (also OpenTSDB's short names sum, difference, multiply, divide)
 //                             2 to 26 arguments joined as a union on their
 //                             tags (aggregated tags ignored) and combined
 //                             as a + b + ..., a - b - ..., a * b * ...,

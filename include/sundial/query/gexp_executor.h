@@ -26,6 +26,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,9 @@ struct GexpRequest {
 Status ParseGexpRequest(const ParamList& params, Timestamp now_ms, GexpRequest* out);
 
 // Runs req and writes the JSON array into *json (unspecified on error).
-Status ExecuteGexpQuery(const QueryEngine& engine, const GexpRequest& req, std::string* json);
+// *points (may be null) receives the number of "dps" entries written (0 on
+// error).
+Status ExecuteGexpQuery(const QueryEngine& engine, const GexpRequest& req, std::string* json,
+                        uint64_t* points = nullptr);
 
 }  // namespace sundial::query

@@ -109,7 +109,9 @@ class QueryEngine {
   QueryEngine& operator=(const QueryEngine&) = delete;
 
   // Runs a parsed /api/query request and streams the JSON array to sink.
-  Status Execute(const QuerySpec& spec, ChunkSink* sink) const;
+  // *points (may be null) receives the number of data points written to
+  // the body ("dps" entries), also on error (what was sent before it).
+  Status Execute(const QuerySpec& spec, ChunkSink* sink, uint64_t* points = nullptr) const;
 
   // Runs spec only if it stays within bound; then the whole JSON array is
   // in *json and the result is as Execute's (errors included). A query that
@@ -118,8 +120,9 @@ class QueryEngine {
   // Status::Busy, having done at most bound's worth of work; the caller
   // then runs it with Execute (on a thread that may take long).
   // Lets a server answer tiny queries on the thread that read them.
-  Status ExecuteSmall(const QuerySpec& spec, const SmallQueryBound& bound,
-                      std::string* json) const;
+  // *points (may be null) is as for Execute, and 0 unless the result is ok.
+  Status ExecuteSmall(const QuerySpec& spec, const SmallQueryBound& bound, std::string* json,
+                      uint64_t* points = nullptr) const;
 
   // What a Collect() run used, for callers that share limits across runs.
   struct CollectStats {
@@ -137,8 +140,10 @@ class QueryEngine {
   // The series every sub-query of spec selects (names resolved and filters
   // applied as Execute does), ascending, each once: what a delete removes.
   Status MatchSeries(const QuerySpec& spec, std::vector<SeriesId>* ids) const;
-  // /api/query/last. now_ms bounds back_scan.
-  Status Last(const LastRequest& req, Timestamp now_ms, std::string* json) const;
+  // /api/query/last. now_ms bounds back_scan. *points (may be null)
+  // receives the number of points in the answer (0 on error).
+  Status Last(const LastRequest& req, Timestamp now_ms, std::string* json,
+              uint64_t* points = nullptr) const;
 
   // /api/suggest. type: metrics|tagk|tagv; max <= 0 means 25.
   Status Suggest(std::string_view type, std::string_view q, int64_t max,
@@ -153,7 +158,8 @@ class QueryEngine {
   const QueryLimits& limits() const { return limits_; }
 
  private:
-  Status Run(const QuerySpec& spec, const SmallQueryBound* bound, ChunkSink* sink) const;
+  Status Run(const QuerySpec& spec, const SmallQueryBound* bound, ChunkSink* sink,
+             uint64_t* points) const;
 
   storage::Storage* const storage_;
   const QueryLimits limits_;

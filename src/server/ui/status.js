@@ -1,7 +1,9 @@
 // Sundial web page: the status view. Reads /api/status (version, uptime,
-// series, disk use, WAL, rollups) and /api/stats, whose counters, sampled
-// twice, give the rates (points stored per second, HTTP requests per
-// second). Stats the server does not report (relay lag today) are not shown.
+// series, disk use, WAL, rollups), /api/stats, whose counters, sampled
+// twice, give the rates (points stored per second, points sent in query
+// answers per second, HTTP requests per second), and /api/relay, whose
+// targets get a table of their lag (points pending, age of the oldest
+// unsent point) when the server relays to any.
 (function (root) {
   'use strict';
 
@@ -58,6 +60,21 @@
     return Math.max(0, b - a) / dt;
   }
 
+  // The relay table's rows from a GET /api/relay answer: one per target,
+  // [target, state, pending points, lag, points sent, last error]; empty
+  // when no target is configured.
+  function relayRows(relay) {
+    if (!relay || !relay.enabled) return [];
+    return (relay.targets || []).map((t) => [
+      t.url + ' (' + t.protocol + ')',
+      t.connected ? 'connected' : 'not connected',
+      String(t.pendingPoints),
+      t.pendingPoints > 0 || t.lagSeconds > 0 ? formatDuration(t.lagSeconds) + ' behind' : 'caught up',
+      String(t.pointsSent),
+      t.lastError || '',
+    ]);
+  }
+
   let active = false;
   let timer = null;
   let prev = null;
@@ -86,8 +103,11 @@
     row(tbody, 'Points stored', String(status.points_stored === undefined ? '–' : status.points_stored), 'st-points');
     const pin = rate(prev, cur, 'tsd.datapoints.added');
     row(tbody, 'Points in / s', pin === null ? 'measuring…' : pin.toFixed(1), 'st-points-rate');
-    const qout = rate(prev, cur, 'tsd.rpc.received', { type: 'http' });
-    row(tbody, 'HTTP requests / s', qout === null ? 'measuring…' : qout.toFixed(1), 'st-http-rate');
+    const pout = rate(prev, cur, 'tsd.query.points.emitted');
+    row(tbody, 'Points out / s (query answers)', pout === null ? 'measuring…' : pout.toFixed(1),
+        'st-points-out-rate');
+    const reqs = rate(prev, cur, 'tsd.rpc.received', { type: 'http' });
+    row(tbody, 'HTTP requests / s', reqs === null ? 'measuring…' : reqs.toFixed(1), 'st-http-rate');
     const hits = statValue(cur.stats, 'tsd.query.cache.hits');
     if (hits !== null) {
       row(tbody, 'Query cache hits / misses', hits + ' / ' + statValue(cur.stats, 'tsd.query.cache.misses'));
@@ -105,13 +125,7 @@
       row(tbody, 'Rollups built up to', w > 0 ? window.SundialChart.formatTime(w) : 'none yet', 'st-rollup');
       row(tbody, 'Rollups on disk', formatBytes(status.rollup.disk_bytes));
     }
-    // Relay figures appear only when the server reports them.
-    for (const r of cur.stats || []) {
-      if (/relay/.test(r.metric)) {
-        const tags = Object.keys(r.tags || {}).filter((k) => k !== 'host').map((k) => k + '=' + r.tags[k]);
-        row(tbody, r.metric + (tags.length ? ' {' + tags.join(',') + '}' : ''), String(r.value));
-      }
-    }
+    renderRelay(relayRows(cur.relay));
     const parts = document.querySelector('#partition-table tbody');
     parts.textContent = '';
     let total = 0;
@@ -139,14 +153,34 @@
     document.querySelector('#partition-table').dataset.total = String(total);
   }
 
+  // Fills the relay table, shown only when the server relays.
+  function renderRelay(rows) {
+    const section = document.querySelector('#relay-section');
+    const tbody = document.querySelector('#relay-table tbody');
+    tbody.textContent = '';
+    section.hidden = rows.length === 0;
+    rows.forEach((cells, i) => {
+      const tr = document.createElement('tr');
+      tr.id = 'st-relay-' + i;
+      cells.forEach((text, k) => {
+        const td = document.createElement('td');
+        td.textContent = text;
+        if (k === 2 || k === 4) td.className = 'num';
+        tr.appendChild(td);
+      });
+      tbody.appendChild(tr);
+    });
+  }
+
   async function refresh() {
     timer = null;
     busy = true;
     const first = prev === null;
     try {
-      const [status, stats] = await Promise.all([window.SundialApi.get('/api/status'),
-                                                 window.SundialApi.get('/api/stats')]);
-      const cur = { at: Date.now(), stats: stats };
+      const [status, stats, relay] = await Promise.all([window.SundialApi.get('/api/status'),
+                                                        window.SundialApi.get('/api/stats'),
+                                                        window.SundialApi.get('/api/relay')]);
+      const cur = { at: Date.now(), stats: stats, relay: relay };
       if (active) render(status, cur);
       prev = cur;
     } catch (e) {
@@ -169,7 +203,7 @@
   }
 
   const api = { setActive: setActive, formatBytes: formatBytes, formatDuration: formatDuration,
-                statValue: statValue, rate: rate };
+                statValue: statValue, rate: rate, relayRows: relayRows };
   root.SundialStatus = api;
   if (typeof module !== 'undefined' && module.exports) module.exports = api;
 })(typeof window !== 'undefined' ? window : globalThis);

@@ -50,4 +50,28 @@ test('rates come from two samples', () => {
   assert.strictEqual(S.rate(a, b, 'tsd.missing'), null);
 });
 
+test('points out / s sums every endpoint', () => {
+  const out = (q, e) => [rec('tsd.query.points.emitted', q, { endpoint: 'query' }),
+                         rec('tsd.query.points.emitted', e, { endpoint: 'export' })];
+  const a = { at: 0, stats: out(10, 0) };
+  const b = { at: 5000, stats: out(40, 20) };
+  assert.strictEqual(S.rate(a, b, 'tsd.query.points.emitted'), 10);
+  assert.strictEqual(S.rate(a, b, 'tsd.query.points.emitted', { endpoint: 'query' }), 6);
+});
+
+test('relay rows: one per target, none without a relay', () => {
+  assert.deepStrictEqual(S.relayRows(undefined), []);
+  assert.deepStrictEqual(S.relayRows({ enabled: false, targets: [] }), []);
+  const relay = { enabled: true, targets: [
+    { url: 'http://up1:4242', protocol: 'http', connected: true, pendingPoints: 0, lagSeconds: 0,
+      pointsSent: 1200, lastError: '' },
+    { url: 'telnet://up2:4242', protocol: 'telnet', connected: false, pendingPoints: 345,
+      lagSeconds: 3725.4, pointsSent: 7, lastError: 'connection refused' },
+  ] };
+  assert.deepStrictEqual(S.relayRows(relay), [
+    ['http://up1:4242 (http)', 'connected', '0', 'caught up', '1200', ''],
+    ['telnet://up2:4242 (telnet)', 'not connected', '345', '1h 2m 5s behind', '7', 'connection refused'],
+  ]);
+});
+
 finish();
