@@ -35,6 +35,52 @@ TEST(Sender, ClassifiesReplies) {
   EXPECT_EQ(bodies[4], "[{\"metric\":\"m\",\"timestamp\":1000,\"value\":1,\"tags\":{\"h\":\"a\"}}]");
 }
 
+TEST(Sender, OnlyBadDataAnswersSkipTheBatch) {
+  // Bad data: skipped.
+  EXPECT_EQ(ClassifyHttpStatus(400), SendOutcome::kRejected);
+  EXPECT_EQ(ClassifyHttpStatus(422), SendOutcome::kRejected);
+  // Too large: split.
+  EXPECT_EQ(ClassifyHttpStatus(413), SendOutcome::kTooLarge);
+  // A wrong token, path, method or other 4xx: the data is kept.
+  for (int code : {401, 402, 403, 404, 405, 406, 409, 410, 411, 415, 418, 451, 499}) {
+    EXPECT_EQ(ClassifyHttpStatus(code), SendOutcome::kTargetFault) << code;
+  }
+  // Transient.
+  for (int code : {100, 301, 302, 307, 408, 429, 500, 502, 503, 504, 599, 600}) {
+    EXPECT_EQ(ClassifyHttpStatus(code), SendOutcome::kRetry) << code;
+  }
+  for (int code : {200, 201, 202, 204, 299}) {
+    EXPECT_EQ(ClassifyHttpStatus(code), SendOutcome::kDelivered) << code;
+  }
+}
+
+TEST(Sender, AuthAndPathErrorsKeepTheData) {
+  testing::LoopbackUpstream up(true, {"HTTP/1.1 401 Unauthorized\r\nContent-Length: 7\r\n\r\nexpired",
+                                      "HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n",
+                                      "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n",
+                                      "HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\n\r\n",
+                                      "HTTP/1.1 413 Too Large\r\nContent-Length: 0\r\n\r\n",
+                                      "HTTP/1.1 422 Unprocessable\r\nContent-Length: 3\r\n\r\nnan"});
+  TargetSpec spec;
+  ASSERT_TRUE(ParseTarget("http://127.0.0.1:" + std::to_string(up.port()), &spec).ok());
+  Sender sender(spec, milliseconds(2000));
+  const RelayPoint p{&kM, 1000, Value::Int(1)};
+  size_t left_out = 0;
+  std::string error;
+  EXPECT_EQ(sender.Send(&p, 1, &left_out, &error), SendOutcome::kTargetFault);
+  EXPECT_EQ(error, "HTTP 401: expired");
+  EXPECT_TRUE(sender.connected());  // the upstream answered: it is the request that is wrong
+  EXPECT_EQ(sender.Send(&p, 1, &left_out, &error), SendOutcome::kTargetFault);
+  EXPECT_EQ(sender.Send(&p, 1, &left_out, &error), SendOutcome::kTargetFault);
+  EXPECT_EQ(error, "HTTP 404: ");
+  EXPECT_EQ(sender.Send(&p, 1, &left_out, &error), SendOutcome::kTargetFault);
+  EXPECT_EQ(sender.Send(&p, 1, &left_out, &error), SendOutcome::kTooLarge);
+  EXPECT_EQ(sender.Send(&p, 1, &left_out, &error), SendOutcome::kRejected);
+  EXPECT_EQ(error, "HTTP 422: nan");
+  EXPECT_EQ(sender.Send(&p, 1, &left_out, &error), SendOutcome::kDelivered);
+  EXPECT_EQ(up.bodies().size(), 7u);
+}
+
 TEST(Sender, UnreachableAndGarbageAreRetried) {
   TargetSpec spec;
   {
