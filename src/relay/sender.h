@@ -13,7 +13,7 @@
 namespace sundial::relay {
 
 enum class SendOutcome {
-  kDelivered,    // acknowledged (telnet: completely written)
+  kDelivered,    // acknowledged (telnet: every byte acknowledged by the upstream's TCP)
   kRejected,     // the data is bad (HTTP 400, 422): skip it
   kTooLarge,     // HTTP 413: send the same points in smaller requests
   kTargetFault,  // 401, 403, 404, 405 and every other 4xx: the URL, credentials

@@ -1,5 +1,13 @@
 #include "relay/sender.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "relay/loopback_upstream.h"
@@ -116,6 +124,76 @@ TEST(Sender, TelnetReconnectsAfterTheUpstreamCloses) {
     std::this_thread::sleep_for(milliseconds(10));
   }
   EXPECT_EQ(up.bytes(), "put m 2 1.5 h=a\n");
+}
+
+// A listener whose connections are accepted but never read, with a small
+// receive buffer: the kernel acknowledges only what fits in it.
+class DeafUpstream {
+ public:
+  DeafUpstream() {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    const int small = 4096;
+    ::setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof(a));
+    ::listen(fd_, 4);
+    socklen_t len = sizeof(a);
+    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
+    port_ = ntohs(a.sin_port);
+  }
+  ~DeafUpstream() {
+    if (conn_ >= 0) ::close(conn_);
+    ::close(fd_);
+  }
+  uint16_t port() const { return port_; }
+  // Accepts the connection waiting (the sender's).
+  void Accept() { conn_ = ::accept(fd_, nullptr, nullptr); }
+  // Reads until the sender's reset: the bytes read and the error that ended it.
+  std::string ReadUntilError(int* err) {
+    std::string got;
+    char buf[65536];
+    for (;;) {
+      const ssize_t n = ::recv(conn_, buf, sizeof(buf), 0);
+      if (n <= 0) {
+        *err = n < 0 ? errno : 0;
+        return got;
+      }
+      got.append(buf, static_cast<size_t>(n));
+    }
+  }
+
+ private:
+  int fd_ = -1;
+  int conn_ = -1;
+  uint16_t port_ = 0;
+};
+
+TEST(Sender, TelnetBatchIsDeliveredOnlyOnceTheUpstreamAcknowledgedIt) {
+  DeafUpstream up;
+  TargetSpec spec;
+  ASSERT_TRUE(ParseTarget("telnet://127.0.0.1:" + std::to_string(up.port()), &spec).ok());
+  Sender s(spec, milliseconds(300));
+  // Far more than the upstream's receive buffer takes.
+  std::vector<RelayPoint> points;
+  for (int i = 0; i < 20000; ++i) points.push_back(RelayPoint{&kM, 1000 * (i + 1), Value::Int(i)});
+  size_t left_out = 0;
+  std::string error;
+  EXPECT_EQ(s.Send(points.data(), points.size(), &left_out, &error), SendOutcome::kRetry);
+  EXPECT_NE(error.find("did not acknowledge"), std::string::npos) << error;
+  // The connection was reset, not closed: the upstream reads what it has,
+  // then an error, never an end of stream after a cut-off line.
+  up.Accept();
+  int err = 0;
+  const std::string got = up.ReadUntilError(&err);
+  EXPECT_EQ(err, ECONNRESET);
+  EXPECT_LT(got.size(), 20000u * 14);
+  // A small batch the upstream's kernel takes is delivered.
+  DeafUpstream quiet;
+  ASSERT_TRUE(ParseTarget("telnet://127.0.0.1:" + std::to_string(quiet.port()), &spec).ok());
+  Sender t(spec, milliseconds(2000));
+  EXPECT_EQ(t.Send(points.data(), 3, &left_out, &error), SendOutcome::kDelivered) << error;
 }
 
 }  // namespace

@@ -10,16 +10,19 @@
 // unsent WAL exceeds its disk budget drops its oldest unsent segments,
 // counts their points as dropped, and reports it; local ingest never waits.
 //
-// Delivery: a batch is acknowledged by a 2xx reply (HTTP protocols) or by a
-// complete write to the socket (telnet, which has no replies: a batch in
-// flight when the connection breaks can be lost; prefer http). Network
-// errors, timeouts, 5xx, 408, 429 and 3xx are retried with capped
-// exponential backoff, and so are 401, 403, 404, 405 and every other 4xx
-// that points at the target (URL, credentials, proxy) rather than the data:
-// the batch is kept. Only 400 and 422 (bad data) reject a batch, which is
-// counted, reported and skipped; a 413 splits it in halves, and a single
-// point still too large is rejected. After a restart the batch in flight is
-// sent again (duplicates, never gaps).
+// Delivery: a batch is acknowledged by a 2xx reply (HTTP protocols) or,
+// for telnet (which has no replies), once the upstream's TCP acknowledged
+// every byte of it (the kernel's send queue is empty); a connection that
+// breaks or times out before that is reset and the batch sent again. So a
+// telnet batch is lost only if the upstream process dies after its kernel
+// acknowledged the bytes and before it stored them. Network errors,
+// timeouts, 5xx, 408, 429 and 3xx are retried with capped exponential
+// backoff, and so are 401, 403, 404, 405 and every other 4xx that points at
+// the target (URL, credentials, proxy) rather than the data: the batch is
+// kept. Only 400 and 422 (bad data) reject a batch, which is counted,
+// reported and skipped; a 413 splits it in halves, and a single point still
+// too large is rejected. After a restart the batch in flight is sent again
+// (duplicates, never gaps).
 //
 // Threads: one per target, started by Start(), stopped by Stop(). Status()
 // and OldestWalSegmentNeeded() are thread-safe.
