@@ -94,8 +94,24 @@ def test_relay_to_victoriametrics_every_protocol(server_factory, vm):
     stats = json.loads(body)
     sent = [r for r in stats if r["metric"] == "tsd.relay.points_sent"]
     assert len(sent) == 3 and all(int(r["value"]) == len(points) for r in sent)
+    by_target = {(r["metric"], r["tags"]["target"]): r for r in stats
+                 if r["metric"].startswith("tsd.relay.")}
+    for t in ts:
+        assert by_target[("tsd.relay.connected", t["id"])]["value"] == "1"
+        assert by_target[("tsd.relay.lag_seconds", t["id"])]["value"] == "0.000"
+        err = by_target[("tsd.relay.last_error", t["id"])]
+        assert err["value"] == "0" and err["tags"]["error"] == ""
+        assert by_target[("tsd.relay.last_error_time", t["id"])]["value"] == "0"
     _, _, metrics = s.http().get("/metrics")
-    assert b"sundial_relay_points_sent" in metrics
+    text = metrics.decode()
+    assert "sundial_relay_points_sent_total" in text
+    for t in ts:
+        assert f'sundial_relay_lag_seconds{{target="{t["id"]}"}} 0.000' in text
+        assert f'sundial_relay_connected{{target="{t["id"]}"}} 1' in text
+        assert f'sundial_relay_last_error{{target="{t["id"]}",error=""}} 0' in text
+    # One TYPE line per family, each family in one run.
+    types = [line for line in text.splitlines() if line.startswith("# TYPE sundial_relay_")]
+    assert len(types) == len(set(types)) == 11, types
 
 
 def test_relay_to_second_sundiald_telnet_and_http(server_factory):
@@ -276,6 +292,18 @@ def test_auth_errors_keep_the_data_until_the_token_works(server_factory):
         assert [st for st, _ in up.requests[:8]] == [401] * 8
         assert "upstream refused the request (HTTP 401" in s.stderr()
         assert set(up.authorizations) == {"Bearer tok3n-secret"}
+        # The last error, its time and connected in /api/stats and /metrics.
+        _, _, body = s.http().get("/api/stats")
+        stats = {r["metric"]: r for r in json.loads(body) if r["metric"].startswith("tsd.relay.")}
+        err = stats["tsd.relay.last_error"]
+        assert err["value"] == "1" and err["tags"]["error"].startswith("HTTP 401"), err
+        assert err["tags"]["target"] == t["id"]
+        assert abs(int(stats["tsd.relay.last_error_time"]["value"]) - time.time()) < 60
+        assert stats["tsd.relay.connected"]["value"] == "1"
+        float(stats["tsd.relay.lag_seconds"]["value"])
+        _, _, metrics = s.http().get("/metrics")
+        assert (f'sundial_relay_last_error{{target="{t["id"]}",error="HTTP 401: '
+                '{\\"error\\":\\"scripted\\"}"} 1') in metrics.decode()
     finally:
         up.stop()
 
