@@ -304,8 +304,22 @@ def test_auth_errors_keep_the_data_until_the_token_works(server_factory):
         _, _, metrics = s.http().get("/metrics")
         assert (f'sundial_relay_last_error{{target="{t["id"]}",error="HTTP 401: '
                 '{\\"error\\":\\"scripted\\"}"} 1') in metrics.decode()
+        # The token is never shown.
+        _, _, relay = s.http().get("/api/relay")
+        _, _, metrics = s.http().get("/metrics")
+        for text in (s.stderr(), relay.decode(), metrics.decode()):
+            assert "tok3n" not in text
     finally:
         up.stop()
+
+
+def test_bad_target_url_is_reported_without_its_password(server_factory):
+    s = server_factory(args=["--relay-targets", "http://bob:hunter2@127.0.0.1:1?tag=x&p=pw2"],
+                       wait=False)
+    assert s.proc.wait(timeout=15) != 0
+    err = s.stderr()
+    assert 'relay target "http://bob:***@127.0.0.1:1?tag=x&p=***"' in err, err
+    assert "hunter2" not in err and "pw2" not in err
 
 
 def test_kill_9_during_ingest_and_forwarding_vm_remote_write(server_factory, vm):
