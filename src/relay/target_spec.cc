@@ -15,21 +15,6 @@ Status Bad(std::string_view url, std::string_view why) {
   return Status::InvalidArgument("relay target \"" + MaskTargetUrl(url) + "\"", why);
 }
 
-char Lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
-
-// Whether an upstream query parameter carries a secret, by its name:
-// InfluxDB's p, VictoriaMetrics' authKey, and anything named like a token,
-// password, key, secret or signature.
-bool SecretParam(std::string_view key) {
-  std::string k;
-  for (char c : key) k.push_back(Lower(c));
-  if (k == "p" || k == "bearer" || k == "basic") return true;
-  for (std::string_view word : {"token", "pass", "pwd", "secret", "key", "auth", "sig", "credential"}) {
-    if (k.find(word) != std::string::npos) return true;
-  }
-  return false;
-}
-
 int HexDigit(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -51,6 +36,22 @@ bool PercentDecode(std::string_view in, std::string* out) {
     i += 2;
   }
   return true;
+}
+
+char Lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+
+// Whether an upstream query parameter carries a secret, by its name:
+// InfluxDB's p, VictoriaMetrics' authKey, and anything named like a token,
+// password, key, secret or signature.
+bool SecretParam(std::string_view key) {
+  std::string k;
+  if (!PercentDecode(key, &k)) k = std::string(key);  // %70 is p too
+  for (char& c : k) c = Lower(c);
+  if (k == "p" || k == "bearer" || k == "basic") return true;
+  for (std::string_view word : {"token", "pass", "pwd", "secret", "key", "auth", "sig", "credential"}) {
+    if (k.find(word) != std::string::npos) return true;
+  }
+  return false;
 }
 
 // A number with an optional unit suffix; each unit is (name, multiplier).
@@ -293,8 +294,9 @@ Status ParseTarget(std::string_view url, TargetSpec* out) {
     if (!own) {
       upstream_query += (upstream_query.empty() ? "" : "&") + std::string(param);
       shown_query += (shown_query.empty() ? "" : "&") +
-                     (SecretParam(key) ? std::string(key) + "=" + std::string(kMasked)
-                                       : std::string(param));
+                     (eq != std::string_view::npos && SecretParam(key)
+                          ? std::string(key) + "=" + std::string(kMasked)
+                          : std::string(param));
     }
   }
   if (spec.protocol == Protocol::kTelnet) {

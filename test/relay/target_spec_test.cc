@@ -76,6 +76,9 @@ TEST(TargetSpec, CredentialsAreMaskedWhereverTheUrlIsShown) {
   EXPECT_EQ(MaskTargetUrl("http://token@h:1/x?a=1"), "http://***@h:1/x?a=1");
   EXPECT_EQ(MaskTargetUrl("http://h:1/x?a=1&&secret"), "http://h:1/x?a=1&&secret");
   EXPECT_EQ(MaskTargetUrl("not a url"), "not a url");
+  EXPECT_EQ(MaskTargetUrl("influx://h:1/write?%70=pw&PassWord=pw"), "influx://h:1/write?%70=***&PassWord=***");
+  ASSERT_TRUE(ParseTarget("http://h:1/api/put?secret&x=1", &t).ok());
+  EXPECT_EQ(t.display, "http://h:1/api/put?secret&x=1");  // nothing to mask
 }
 
 TEST(TargetSpec, ErrorsSayWhatIsWrong) {
