@@ -328,7 +328,7 @@ def test_kill_9_during_ingest_and_forwarding_vm_remote_write(server_factory, vm)
     vm.start()
     url = f"remote-write://127.0.0.1:{vm.http_port}/api/v1/write?tag=via=rw&batch=100"
     s = server_factory(args=["--relay-targets", url] + FAST_RETRY)
-    points = make_points(4000)
+    points = make_points(6000)
     feed = BackgroundIngest(s, points, chunk=100, pause=0.03).start()
     wait_until(lambda: feed.acked >= 1500 and target(s, "remote-write")["pointsSent"] >= 300,
                20, "ingest and forwarding to be under way")
