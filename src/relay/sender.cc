@@ -4,6 +4,15 @@
 
 namespace sundial::relay {
 
+SendOutcome ClassifyHttpStatus(int status) {
+  if (status >= 200 && status < 300) return SendOutcome::kDelivered;
+  if (status == 400 || status == 422) return SendOutcome::kRejected;
+  if (status == 413) return SendOutcome::kTooLarge;
+  if (status == 408 || status == 429) return SendOutcome::kRetry;
+  if (status >= 400 && status < 500) return SendOutcome::kTargetFault;
+  return SendOutcome::kRetry;  // 1xx (unexpected here), 3xx, 5xx and beyond
+}
+
 Sender::Sender(const TargetSpec& spec, std::chrono::milliseconds timeout)
     : spec_(spec), timeout_(timeout), conn_(spec.host, spec.port) {
   switch (spec.protocol) {
@@ -54,10 +63,11 @@ SendOutcome Sender::Send(const RelayPoint* points, size_t n, size_t* left_out,
     *error = s.ToString();
     return SendOutcome::kRetry;
   }
-  if (r.status >= 200 && r.status < 300) return SendOutcome::kDelivered;
-  *error = "HTTP " + std::to_string(r.status) + ": " + r.body.substr(0, 300);
-  const bool transient = r.status >= 500 || r.status == 408 || r.status == 429 || r.status < 400;
-  return transient ? SendOutcome::kRetry : SendOutcome::kRejected;
+  const SendOutcome outcome = ClassifyHttpStatus(r.status);
+  if (outcome != SendOutcome::kDelivered) {
+    *error = "HTTP " + std::to_string(r.status) + ": " + r.body.substr(0, 300);
+  }
+  return outcome;
 }
 
 }  // namespace sundial::relay

@@ -13,10 +13,19 @@
 namespace sundial::relay {
 
 enum class SendOutcome {
-  kDelivered,  // acknowledged (telnet: completely written)
-  kRejected,   // the upstream refused this data (4xx other than 408/429): skip it
-  kRetry,      // network error, timeout, 5xx, 408, 429 or 3xx: send it again later
+  kDelivered,    // acknowledged (telnet: every byte acknowledged by the upstream's TCP)
+  kRejected,     // the data is bad (HTTP 400, 422): skip it
+  kTooLarge,     // HTTP 413: send the same points in smaller requests
+  kTargetFault,  // 401, 403, 404, 405 and every other 4xx: the URL, credentials
+                 // or a proxy are wrong, not the data: keep it, retry later
+  kRetry,        // network error, timeout, 5xx, 408, 429 or 3xx: send it again later
 };
+
+// The outcome of an HTTP reply with this status code. Only answers that
+// mean "this data is bad" may lose data (kRejected); anything that could be
+// a misconfigured target keeps it, so a wrong token or path never throws
+// away a backlog.
+SendOutcome ClassifyHttpStatus(int status);
 
 class Sender {
  public:
@@ -25,7 +34,8 @@ class Sender {
   Sender& operator=(const Sender&) = delete;
 
   // Sends points [0, n). *left_out: points the protocol cannot carry (left
-  // out of the request). *error describes a kRejected or kRetry outcome.
+  // out of the request). *error describes any outcome but kDelivered (and
+  // may carry a telnet upstream's error line with kDelivered).
   SendOutcome Send(const RelayPoint* points, size_t n, size_t* left_out, std::string* error);
   // Whether the last attempt reached the upstream.
   bool connected() const { return connected_; }

@@ -12,6 +12,8 @@ constexpr milliseconds kIdlePoll{50};
 constexpr milliseconds kPersistEvery{200};
 constexpr milliseconds kBudgetEvery{250};
 constexpr milliseconds kFirstBackoff{100};
+// While an upstream keeps failing, the log repeats the reason this often.
+constexpr milliseconds kReportFailuresEvery{60000};
 constexpr size_t kMaxCachedNames = 1u << 20;
 constexpr size_t kMaxEndSamples = 4096;
 
@@ -197,17 +199,35 @@ bool Relay::Target::FillBatch() {
 }
 
 bool Relay::Target::SendChunk() {
-  const size_t n = std::min<size_t>(batch_points_, batch_.size() - batch_done_);
+  // A chunk is batch_points of the batch, or the first half of a chunk the
+  // upstream refused as too large (split_ends_ holds the ends still to do).
+  const size_t end = split_ends_.empty()
+                         ? batch_done_ + std::min<size_t>(batch_points_, batch_.size() - batch_done_)
+                         : split_ends_.back();
+  const size_t n = end - batch_done_;
   size_t left_out = 0;
   std::string error;
-  const SendOutcome out = sender_->Send(&batch_[batch_done_], n, &left_out, &error);
+  SendOutcome out = sender_->Send(&batch_[batch_done_], n, &left_out, &error);
   connected_.store(sender_->connected(), std::memory_order_relaxed);
-  if (out == SendOutcome::kRetry) {
+  if (out == SendOutcome::kTooLarge && n > 1) {
     SetError(error);
-    if (backoff_.count() == 0) {
-      Log(LogLevel::kWarn, "relay " + spec_.display + ": " + error + "; retrying with backoff");
+    retries_.fetch_add(1, std::memory_order_relaxed);
+    if (split_ends_.empty()) {
+      split_ends_.push_back(end);
+      Log(LogLevel::kWarn, "relay " + spec_.display + ": upstream refused " + std::to_string(n) +
+                               " points as too large (" + error + "); sending them in halves");
     }
+    split_ends_.push_back(batch_done_ + n / 2);
+    return true;  // at once, smaller: nothing is wrong with the upstream
+  }
+  if (out == SendOutcome::kRetry || out == SendOutcome::kTargetFault) {
+    SetError(error);
+    ReportFailure(out, error);
     return false;
+  }
+  if (out == SendOutcome::kTooLarge) {  // one point alone is too large: bad data
+    out = SendOutcome::kRejected;
+    error = "a single point is too large: " + error;
   }
   if (out == SendOutcome::kRejected) {
     SetError(error);
@@ -219,11 +239,42 @@ bool Relay::Target::SendChunk() {
     sent_.fetch_add(n - left_out, std::memory_order_relaxed);
     rejected_.fetch_add(left_out, std::memory_order_relaxed);
     batches_.fetch_add(1, std::memory_order_relaxed);
-    if (backoff_.count() != 0) Log(LogLevel::kInfo, "relay " + spec_.display + ": delivering again");
   }
+  if (failures_ != 0) {
+    Log(LogLevel::kInfo, "relay " + spec_.display + ": delivering again after " +
+                             std::to_string(failures_) + " failed attempts");
+  }
+  failures_ = 0;
+  failures_unreported_ = 0;
   backoff_ = milliseconds(0);
-  batch_done_ += n;
+  batch_done_ = end;
+  if (!split_ends_.empty() && split_ends_.back() == end) split_ends_.pop_back();
   return true;
+}
+
+void Relay::Target::ReportFailure(SendOutcome out, const std::string& error) {
+  ++failures_;
+  ++failures_unreported_;
+  const Clock::time_point now = Clock::now();
+  if (failures_ != 1 && out == last_failure_kind_ &&
+      now - last_failure_report_ < kReportFailuresEvery) {
+    return;
+  }
+  last_failure_report_ = now;
+  last_failure_kind_ = out;
+  std::string msg = "relay " + spec_.display + ": ";
+  if (out == SendOutcome::kTargetFault) {
+    msg += "upstream refused the request (" + error +
+           "): check the target's URL, credentials and any proxy; the data is kept";
+  } else {
+    msg += error;
+  }
+  if (failures_ > 1) {
+    msg += "; " + std::to_string(failures_unreported_) + " failed attempts since the last report";
+  }
+  failures_unreported_ = 0;
+  Log(out == SendOutcome::kTargetFault ? LogLevel::kError : LogLevel::kWarn,
+      msg + "; retrying with backoff");
 }
 
 void Relay::Target::Persist(bool force) {
@@ -310,6 +361,7 @@ void Relay::Target::CheckBudget() {
     acked_ = storage::WalPosition{next->segment, 0};
     batch_.clear();
     batch_done_ = 0;
+    split_ends_.clear();
     batch_end_ = acked_;
     reader_->Seek(acked_);
     Persist(true);

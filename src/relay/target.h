@@ -45,8 +45,13 @@ class Relay::Target {
   // Reads records into the batch until it holds batch_points selected
   // points or the WAL has no more. False if the position did not move.
   bool FillBatch();
-  // Sends the next chunk of the batch. False if it must be retried.
+  // Sends the next chunk of the batch. False if it must be retried after a
+  // backoff. A chunk refused as too large (413) is split in halves and sent
+  // again at once; a single point still too large is skipped as rejected.
   bool SendChunk();
+  // Logs a failed attempt: the first of a run (or of another kind) at
+  // once, then at most once per kReportFailuresEvery with the count since.
+  void ReportFailure(SendOutcome out, const std::string& error);
   // Measures the unsent WAL; drops whole segments beyond the budget.
   void CheckBudget();
   // Counts the selected points from `from` to the end of its segment.
@@ -76,6 +81,7 @@ class Relay::Target {
   std::vector<storage::SeriesPoint> raw_;
   std::vector<RelayPoint> batch_;
   size_t batch_done_ = 0;
+  std::vector<size_t> split_ends_;  // ends of the halves of a too-large chunk, last = next
   std::unordered_map<SeriesId, std::unique_ptr<SeriesNames>> names_;
   std::deque<std::pair<storage::WalPosition, int64_t>> end_samples_;  // (WAL end, wall ms)
   PositionRecord persisted_;
@@ -83,6 +89,10 @@ class Relay::Target {
   Clock::time_point last_persist_{};
   Clock::time_point last_budget_{};
   std::chrono::milliseconds backoff_{0};
+  uint64_t failures_ = 0;             // failed attempts since the last delivery
+  uint64_t failures_unreported_ = 0;  // of which not yet in the log
+  Clock::time_point last_failure_report_{};
+  SendOutcome last_failure_kind_ = SendOutcome::kRetry;  // of the last report
   uint64_t bytes_read_ = 0, points_read_ = 0;  // for bytes per point
 
   // Shared with status().

@@ -1,5 +1,6 @@
 #include "sundial/relay/target_spec.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "sundial/common/crc32c.h"
@@ -7,8 +8,11 @@
 namespace sundial::relay {
 namespace {
 
+constexpr std::string_view kMasked = "***";
+
+// Errors show the URL with its credentials masked.
 Status Bad(std::string_view url, std::string_view why) {
-  return Status::InvalidArgument("relay target \"" + std::string(url) + "\"", why);
+  return Status::InvalidArgument("relay target \"" + MaskTargetUrl(url) + "\"", why);
 }
 
 int HexDigit(char c) {
@@ -32,6 +36,22 @@ bool PercentDecode(std::string_view in, std::string* out) {
     i += 2;
   }
   return true;
+}
+
+char Lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+
+// Whether an upstream query parameter carries a secret, by its name:
+// InfluxDB's p, VictoriaMetrics' authKey, and anything named like a token,
+// password, key, secret or signature.
+bool SecretParam(std::string_view key) {
+  std::string k;
+  if (!PercentDecode(key, &k)) k = std::string(key);  // %70 is p too
+  for (char& c : k) c = Lower(c);
+  if (k == "p" || k == "bearer" || k == "basic") return true;
+  for (std::string_view word : {"token", "pass", "pwd", "secret", "key", "auth", "sig", "credential"}) {
+    if (k.find(word) != std::string::npos) return true;
+  }
+  return false;
 }
 
 // A number with an optional unit suffix; each unit is (name, multiplier).
@@ -122,6 +142,8 @@ Status ApplyParam(std::string_view url, std::string_view key, const std::string&
       return Bad(url, "max_pending must be a byte count (e.g. 512MiB), got \"" + value + "\"");
     }
     spec->max_pending_bytes = n;
+  } else if ((key == "bearer" || key == "basic") && !spec->authorization.empty()) {
+    return Bad(url, "credentials given twice (USER:PASSWORD@, bearer= or basic=)");
   } else if (key == "bearer") {
     if (value.empty()) return Bad(url, "empty bearer token");
     spec->authorization = "Bearer " + value;
@@ -175,6 +197,47 @@ const char* ProtocolName(Protocol p) {
   return "?";
 }
 
+std::string MaskTargetUrl(std::string_view url) {
+  std::string out;
+  const size_t sep = url.find("://");
+  const size_t authority = sep == std::string_view::npos ? 0 : sep + 3;
+  const size_t end = std::min(url.find_first_of("/?", authority), url.size());
+  const size_t at = url.substr(0, end).rfind('@');
+  if (at != std::string_view::npos && at >= authority) {  // user:password@
+    const size_t colon = url.substr(0, at).find(':', authority);
+    out = std::string(url.substr(0, colon == std::string_view::npos ? authority : colon + 1));
+    out += std::string(kMasked) + std::string(url.substr(at, end - at));
+  } else {
+    out = std::string(url.substr(0, end));
+  }
+  std::string_view rest = url.substr(end);
+  const size_t q = rest.find('?');
+  out += std::string(rest.substr(0, q));
+  if (q == std::string_view::npos) return out;
+  std::string_view query = rest.substr(q + 1);
+  out += '?';
+  for (bool first = true; ; first = false) {
+    const size_t amp = query.find('&');
+    const std::string_view param = query.substr(0, amp);
+    const size_t eq = param.find('=');
+    if (!first) out += '&';
+    if (eq != std::string_view::npos && SecretParam(param.substr(0, eq))) {
+      out += std::string(param.substr(0, eq + 1));
+      const std::string_view value = param.substr(eq + 1);
+      const size_t colon = value.find(':');  // basic=USER:PASSWORD keeps the user
+      if (param.substr(0, eq) == "basic" && colon != std::string_view::npos) {
+        out += std::string(value.substr(0, colon + 1));
+      }
+      out += kMasked;
+    } else {
+      out += std::string(param);
+    }
+    if (amp == std::string_view::npos) break;
+    query.remove_prefix(amp + 1);
+  }
+  return out;
+}
+
 Status ParseTarget(std::string_view url, TargetSpec* out) {
   TargetSpec spec;
   const size_t sep = url.find("://");
@@ -195,11 +258,24 @@ Status ParseTarget(std::string_view url, TargetSpec* out) {
   }
   std::string_view rest = url.substr(sep + 3);
   const size_t slash = rest.find_first_of("/?");
-  SUNDIAL_RETURN_IF_ERROR(ParseHostPort(url, rest.substr(0, slash), &spec));
+  std::string_view authority = rest.substr(0, slash);
+  const size_t at = authority.rfind('@');
+  if (at != std::string_view::npos) {  // user:password@host:port = basic auth
+    std::string userinfo;
+    if (!PercentDecode(authority.substr(0, at), &userinfo) ||
+        userinfo.find(':') == std::string::npos) {
+      return Bad(url, "credentials before @ must be USER:PASSWORD");
+    }
+    if (spec.protocol == Protocol::kTelnet) return Bad(url, "a telnet target takes no credentials");
+    spec.authorization = "Basic " + Base64(userinfo);
+    authority.remove_prefix(at + 1);
+  }
+  SUNDIAL_RETURN_IF_ERROR(ParseHostPort(url, authority, &spec));
   rest = slash == std::string_view::npos ? std::string_view() : rest.substr(slash);
   const size_t q = rest.find('?');
   std::string path(rest.substr(0, q));
   std::string upstream_query;
+  std::string shown_query;  // upstream_query with secret values masked
   std::string_view query = q == std::string_view::npos ? std::string_view() : rest.substr(q + 1);
   while (!query.empty()) {
     const size_t amp = query.find('&');
@@ -215,7 +291,13 @@ Status ParseTarget(std::string_view url, TargetSpec* out) {
     }
     bool own = false;
     SUNDIAL_RETURN_IF_ERROR(ApplyParam(url, key, value, &spec, &own));
-    if (!own) upstream_query += (upstream_query.empty() ? "" : "&") + std::string(param);
+    if (!own) {
+      upstream_query += (upstream_query.empty() ? "" : "&") + std::string(param);
+      shown_query += (shown_query.empty() ? "" : "&") +
+                     (eq != std::string_view::npos && SecretParam(key)
+                          ? std::string(key) + "=" + std::string(kMasked)
+                          : std::string(param));
+    }
   }
   if (spec.protocol == Protocol::kTelnet) {
     if (!(path.empty() || path == "/") || !upstream_query.empty()) {
@@ -229,13 +311,14 @@ Status ParseTarget(std::string_view url, TargetSpec* out) {
     }
     if (spec.protocol == Protocol::kInflux && upstream_query.find("precision=") == std::string::npos) {
       upstream_query += (upstream_query.empty() ? "" : "&") + std::string("precision=ms");
+      shown_query += (shown_query.empty() ? "" : "&") + std::string("precision=ms");
     }
-    if (!upstream_query.empty()) path += "?" + upstream_query;
   }
-  spec.path = path;
+  spec.path = path + (upstream_query.empty() ? "" : "?" + upstream_query);
   const bool v6 = spec.host.find(':') != std::string::npos;
+  // The id derives from what is shown, so a new password keeps the position.
   spec.display = std::string(scheme) + "://" + (v6 ? "[" + spec.host + "]" : spec.host) + ":" +
-                 std::to_string(spec.port) + path;
+                 std::to_string(spec.port) + path + (shown_query.empty() ? "" : "?" + shown_query);
   char id[16];
   std::snprintf(id, sizeof(id), "%08x", crc32c::Value(spec.display.data(), spec.display.size()));
   spec.id = std::string(ProtocolName(spec.protocol)) + "-" + id;

@@ -8,7 +8,11 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#ifdef __linux__
+#include <linux/sockios.h>  // SIOCOUTQ
+#endif
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -16,6 +20,10 @@ namespace sundial::relay {
 namespace {
 
 constexpr size_t kReadChunk = 16 * 1024;
+// How often the send queue is looked at while waiting for acknowledgements:
+// from 1 ms (loopback and LAN) doubling up to 20 ms (slow links).
+constexpr std::chrono::milliseconds kFirstAckPoll{1};
+constexpr std::chrono::milliseconds kMaxAckPoll{20};
 
 int RemainingMs(std::chrono::steady_clock::time_point deadline) {
   const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -37,6 +45,14 @@ void UpstreamConnection::Close() {
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
   in_.clear();
+}
+
+void UpstreamConnection::Abort() {
+  if (fd_ >= 0) {
+    const linger reset{1, 0};
+    ::setsockopt(fd_, SOL_SOCKET, SO_LINGER, &reset, sizeof(reset));
+  }
+  Close();
 }
 
 Status UpstreamConnection::Wait(bool write, Clock::time_point deadline) {
@@ -125,13 +141,57 @@ bool UpstreamConnection::DrainWaiting(std::string* reply) {
   }
 }
 
+Status UpstreamConnection::WaitAcknowledged(Clock::time_point deadline, std::string* reply) {
+#ifdef SIOCOUTQ
+  std::chrono::milliseconds step = kFirstAckPoll;
+  bool peer_closed = false;  // its FIN came: poll only for errors from now on
+  for (;;) {
+    int unacked = 0;
+    if (::ioctl(fd_, SIOCOUTQ, &unacked) != 0) {
+      // Not available (e.g. an emulator that lacks the ioctl): a complete
+      // write counts as acknowledged, as on systems without SIOCOUTQ.
+      return Status::OK();
+    }
+    if (unacked == 0) return Status::OK();
+    int err = 0;
+    socklen_t len = sizeof(err);
+    if (::getsockopt(fd_, SOL_SOCKET, SO_ERROR, &err, &len) == 0 && err != 0) {
+      return Status::Unavailable("send to " + host_header_, std::strerror(err));
+    }
+    const int left = RemainingMs(deadline);
+    if (left == 0) {
+      return Status::DeadlineExceeded("upstream " + host_header_,
+                                      "did not acknowledge " + std::to_string(unacked) +
+                                          " bytes in time");
+    }
+    pollfd p{fd_, static_cast<short>(peer_closed ? 0 : POLLIN), 0};
+    const int r = ::poll(&p, 1, std::min<int>(left, static_cast<int>(step.count())));
+    if (r < 0 && errno != EINTR) return Status::IOError("poll", std::strerror(errno));
+    if (r > 0 && (p.revents & POLLIN) != 0 && !DrainWaiting(reply)) peer_closed = true;
+    if (r > 0 && (p.revents & (POLLERR | POLLHUP)) != 0) {
+      ::ioctl(fd_, SIOCOUTQ, &unacked);
+      if (unacked == 0) return Status::OK();  // acknowledged before it broke
+      return Status::Unavailable("upstream " + host_header_,
+                                 "closed the connection with " + std::to_string(unacked) +
+                                     " bytes unacknowledged");
+    }
+    step = std::min(step * 2, kMaxAckPoll);
+  }
+#else
+  (void)deadline;
+  (void)reply;
+  return Status::OK();
+#endif
+}
+
 Status UpstreamConnection::SendLines(std::string_view lines, std::chrono::milliseconds timeout,
                                      std::string* reply) {
   const Clock::time_point deadline = Clock::now() + timeout;
   if (fd_ >= 0 && !DrainWaiting(reply)) Close();  // closed by the upstream: reopen
   if (fd_ < 0) SUNDIAL_RETURN_IF_ERROR(Connect(deadline));
   Status s = WriteAll(lines, deadline);
-  if (!s.ok()) Close();
+  if (s.ok()) s = WaitAcknowledged(deadline, reply);
+  if (!s.ok()) Abort();
   return s;
 }
 

@@ -22,11 +22,20 @@ class UpstreamConnection {
 
   bool is_open() const { return fd_ >= 0; }
   void Close();
+  // Closes with a reset (RST) instead of a FIN, dropping unsent bytes, so
+  // the upstream sees an error rather than an end of stream and never
+  // takes a cut-off last line for a complete one.
+  void Abort();
 
-  // Sends telnet lines. Before writing, a connection the upstream has
-  // closed (or that has bytes waiting, e.g. error replies) is noticed:
+  // Sends telnet lines and returns OK once the upstream's TCP acknowledged
+  // every byte of them (the kernel's send queue is empty, SIOCOUTQ == 0),
+  // waiting up to the timeout. Before writing, a connection the upstream
+  // has closed (or that has bytes waiting, e.g. error replies) is noticed:
   // replies are discarded (the first line kept in *reply), and a closed
-  // one is reopened. Unavailable/DeadlineExceeded on network errors.
+  // one is reopened. On any failure the connection is aborted (Abort()) and
+  // Unavailable/DeadlineExceeded returned: the caller sends the lines again.
+  // Without SIOCOUTQ (not Linux, or an emulator lacking it) a complete
+  // write counts as acknowledged.
   Status SendLines(std::string_view lines, std::chrono::milliseconds timeout, std::string* reply);
 
   // POSTs body to path (request target) with extra header lines (each
@@ -44,6 +53,9 @@ class UpstreamConnection {
   // Reads what is waiting without blocking. False if the peer closed or
   // the connection failed.
   bool DrainWaiting(std::string* reply);
+  // Waits until the peer's TCP acknowledged every byte written (see
+  // SendLines); replies that arrive meanwhile go to *reply.
+  Status WaitAcknowledged(Clock::time_point deadline, std::string* reply);
 
   const std::string host_;
   const uint16_t port_;

@@ -1,5 +1,6 @@
 // GET /api/relay: the relay's targets and their progress (README
 // "Scaling out"), and the relay's records for /api/stats and /metrics.
+#include <algorithm>
 #include <cstdio>
 
 #include <nlohmann/json.hpp>
@@ -15,22 +16,50 @@ using http::Reply;
 using http::Request;
 using http::ResponderPtr;
 
+namespace {
+constexpr size_t kMaxErrorTag = 200;  // characters of last_error in the error tag
+}  // namespace
+
 void AppendRelayStats(const ServiceContext& ctx, std::vector<StatRecord>* out) {
   if (ctx.relay == nullptr) return;
-  for (const relay::TargetStatus& t : ctx.relay->TargetStatuses()) {
-    auto add = [&](const char* name, uint64_t v, bool counter) {
-      out->push_back(StatRecord{std::string("relay.") + name, v, "target", t.id, counter});
-    };
-    add("points_sent", t.points_sent, true);
-    add("batches_sent", t.batches_sent, true);
-    add("retries", t.retries, true);
-    add("points_dropped", t.points_dropped, true);
-    add("points_rejected", t.points_rejected, true);
-    add("pending_bytes", t.pending_bytes, false);
-    add("pending_points", t.pending_points, false);
-    add("lag_seconds", static_cast<uint64_t>(t.lag_seconds), false);
-    add("connected", t.connected ? 1 : 0, false);
-  }
+  const std::vector<relay::TargetStatus> targets = ctx.relay->TargetStatuses();
+  // Grouped by metric, then target: /metrics wants each family in one run.
+  auto each = [&](const char* name, bool counter, auto&& fill) {
+    for (const relay::TargetStatus& t : targets) {
+      StatRecord r;
+      r.name = std::string("relay.") + name;
+      r.tag_key = "target";
+      r.tag_value = t.id;
+      r.counter = counter;
+      fill(t, &r);
+      out->push_back(std::move(r));
+    }
+  };
+  auto count = [&](const char* name, uint64_t relay::TargetStatus::*field, bool counter) {
+    each(name, counter, [&](const relay::TargetStatus& t, StatRecord* r) { r->value = t.*field; });
+  };
+  count("points_sent", &relay::TargetStatus::points_sent, true);
+  count("batches_sent", &relay::TargetStatus::batches_sent, true);
+  count("retries", &relay::TargetStatus::retries, true);
+  count("points_dropped", &relay::TargetStatus::points_dropped, true);
+  count("points_rejected", &relay::TargetStatus::points_rejected, true);
+  count("pending_bytes", &relay::TargetStatus::pending_bytes, false);
+  count("pending_points", &relay::TargetStatus::pending_points, false);
+  each("lag_seconds", false, [](const relay::TargetStatus& t, StatRecord* r) {
+    r->fractional = true;
+    r->real_value = t.lag_seconds;
+  });
+  each("connected", false,
+       [](const relay::TargetStatus& t, StatRecord* r) { r->value = t.connected ? 1 : 0; });
+  // 1 once a failure happened; the error tag holds the last one (as
+  // storage.read_only's reason tag does), last_error_time when (Unix s).
+  each("last_error", false, [](const relay::TargetStatus& t, StatRecord* r) {
+    r->value = t.last_error.empty() ? 0 : 1;
+    r->more_tags.emplace_back("error", t.last_error.substr(0, kMaxErrorTag));
+  });
+  each("last_error_time", false, [](const relay::TargetStatus& t, StatRecord* r) {
+    r->value = static_cast<uint64_t>(std::max<int64_t>(0, t.last_error_ms / 1000));
+  });
 }
 
 std::string RelayStatusJson(const relay::Relay* relay) {

@@ -3,12 +3,50 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
+#include <string_view>
 
 #include "disk_writes.h"
 #include "ingest_service.h"
 #include "sundial/http/reply.h"
 
 namespace sundial::server {
+namespace {
+
+std::string ValueText(const StatRecord& rec) {
+  if (!rec.fractional) return std::to_string(rec.value);
+  char buf[48];
+  std::snprintf(buf, sizeof(buf), "%.3f", rec.real_value);
+  return buf;
+}
+
+// OpenTSDB tag values allow [A-Za-z0-9-_./] (and Unicode letters); the
+// telnet form is space-separated, so anything else becomes '_'.
+std::string TelnetTagValue(std::string_view v) {
+  std::string out(v);
+  for (char& c : out) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '-' || c == '_' || c == '.' || c == '/' || (c & 0x80) != 0;
+    if (!ok) c = '_';
+  }
+  return out;
+}
+
+// A Prometheus label value: backslash, double quote and newline escaped.
+void AppendLabelValue(std::string_view v, std::string* out) {
+  for (char c : v) {
+    if (c == '\\' || c == '"') {
+      out->push_back('\\');
+      out->push_back(c);
+    } else if (c == '\n') {
+      *out += "\\n";
+    } else {
+      out->push_back(c);
+    }
+  }
+}
+
+}  // namespace
 
 const char* PointsOutName(PointsOut e) {
   switch (e) {
@@ -31,7 +69,13 @@ std::vector<StatRecord> CollectStats(const ServiceContext& ctx) {
   std::vector<StatRecord> r;
   auto add = [&r](std::string name, uint64_t v, std::string k = {}, std::string tv = {},
                   bool counter = true) {
-    r.push_back(StatRecord{std::move(name), v, std::move(k), std::move(tv), counter});
+    StatRecord rec;
+    rec.name = std::move(name);
+    rec.value = v;
+    rec.tag_key = std::move(k);
+    rec.tag_value = std::move(tv);
+    rec.counter = counter;
+    r.push_back(std::move(rec));
   };
   const uint64_t open = ctx.connections ? ctx.connections->size() : 0;
   add("connectionmgr.connections", open, "type", "open", false);
@@ -149,14 +193,20 @@ std::string StatsJson(const std::vector<StatRecord>& records, int64_t now_s,
     if (out.size() > 1) out += ',';
     out += "{\"metric\":";
     AppendJsonString("tsd." + rec.name, &out);
-    out += ",\"timestamp\":" + std::to_string(now_s) + ",\"value\":\"" +
-           std::to_string(rec.value) + "\",\"tags\":{\"host\":";
+    out += ",\"timestamp\":" + std::to_string(now_s) + ",\"value\":\"" + ValueText(rec) +
+           "\",\"tags\":{\"host\":";
     AppendJsonString(host, &out);
     if (!rec.tag_key.empty()) {
       out += ',';
       AppendJsonString(rec.tag_key, &out);
       out += ':';
       AppendJsonString(rec.tag_value, &out);
+    }
+    for (const auto& [k, v] : rec.more_tags) {
+      out += ',';
+      AppendJsonString(k, &out);
+      out += ':';
+      AppendJsonString(v, &out);
     }
     out += "}}";
   }
@@ -168,8 +218,11 @@ std::string StatsTelnet(const std::vector<StatRecord>& records, int64_t now_s,
                         const std::string& host) {
   std::string out;
   for (const StatRecord& rec : records) {
-    out += "tsd." + rec.name + ' ' + std::to_string(now_s) + ' ' + std::to_string(rec.value);
-    if (!rec.tag_key.empty()) out += ' ' + rec.tag_key + '=' + rec.tag_value;
+    out += "tsd." + rec.name + ' ' + std::to_string(now_s) + ' ' + ValueText(rec);
+    if (!rec.tag_key.empty()) out += ' ' + rec.tag_key + '=' + TelnetTagValue(rec.tag_value);
+    for (const auto& [k, v] : rec.more_tags) {
+      if (!v.empty()) out += ' ' + k + '=' + TelnetTagValue(v);  // OpenTSDB has no empty values
+    }
     out += " host=" + host + '\n';
   }
   return out;
@@ -187,8 +240,22 @@ std::string StatsPrometheus(const std::vector<StatRecord>& records) {
       last_family = family;
     }
     out += family;
-    if (!rec.tag_key.empty()) out += '{' + rec.tag_key + "=\"" + rec.tag_value + "\"}";
-    out += ' ' + std::to_string(rec.value) + '\n';
+    if (!rec.tag_key.empty() || !rec.more_tags.empty()) {
+      out += '{';
+      bool first = true;
+      auto label = [&](const std::string& k, const std::string& v) {
+        if (k.empty()) return;
+        if (!first) out += ',';
+        first = false;
+        out += k + "=\"";
+        AppendLabelValue(v, &out);
+        out += '"';
+      };
+      label(rec.tag_key, rec.tag_value);
+      for (const auto& [k, v] : rec.more_tags) label(k, v);
+      out += '}';
+    }
+    out += ' ' + ValueText(rec) + '\n';
   }
   return out;
 }

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "service_context.h"
@@ -26,6 +27,14 @@ struct StatRecord {
   std::string tag_key;  // one optional tag, e.g. type=put
   std::string tag_value;
   bool counter = true;  // false: a gauge
+  // More tags after tag_key, e.g. error=<text> next to target=<id>. Values
+  // may hold any text: /metrics escapes them, the telnet form replaces
+  // characters OpenTSDB does not allow in tag values with '_'.
+  std::vector<std::pair<std::string, std::string>> more_tags;
+  // A gauge with a fraction (e.g. seconds): printed with three decimals
+  // instead of value.
+  bool fractional = false;
+  double real_value = 0;
 };
 
 std::vector<StatRecord> CollectStats(const ServiceContext& ctx);

@@ -15,7 +15,7 @@ import time
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from conftest import free_port
+from conftest import TelnetClient, free_port
 
 VM_BINARY = "/usr/bin/victoria-metrics"
 
@@ -88,6 +88,96 @@ def ingest(server, points, chunk=5000, pause=0.0):
 
 def key(metric, tags, t):
     return (metric, tuple(sorted(tags.items())), int(t))
+
+
+class BackgroundIngest:
+    """Feeds points over telnet from a thread, `chunk` at a time with a
+    `version` round trip after each, so `acked` counts the points the server
+    confirmed it applied (what Sundial acknowledged). Ends when every point
+    is sent, on stop(), or when the connection breaks (server killed)."""
+
+    def __init__(self, server, points, chunk=100, pause=0.02):
+        self.host, self.port = server.host, server.port
+        self.points, self.chunk, self.pause = points, chunk, pause
+        self.acked = 0
+        self.broken = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def start(self):
+        self._thread.start()
+        return self
+
+    def _run(self):
+        c = None
+        try:
+            c = TelnetClient(self.host, self.port)
+            for i in range(0, len(self.points), self.chunk):
+                if self._stop.is_set():
+                    break
+                part = self.points[i:i + self.chunk]
+                c.send(put_lines(part) + "version\n")
+                c.read_until("Built on ", timeout=30)  # one per version reply
+                c.read_until("\n", timeout=30)
+                self.acked = i + len(part)
+                if self.pause:
+                    time.sleep(self.pause)
+        except (OSError, TimeoutError, ConnectionError) as e:
+            self.broken = e
+        finally:
+            if c is not None:
+                c.close()
+
+    def stop(self):
+        self._stop.set()
+
+    def join(self, timeout=60):
+        self._thread.join(timeout)
+        assert not self._thread.is_alive(), "ingest thread still running"
+        return self.acked
+
+    def done(self):
+        return not self._thread.is_alive()
+
+
+def sundiald_keys(server, metric, start, end):
+    """(metric, tags, t) -> value of every point the sundiald holds for
+    metric in [start, end] seconds (repeats of a point are stored as one)."""
+    status, _, body = server.http().get(
+        f"/api/query?start={start}&end={end}&m=sum:{metric}{{host=*}}")
+    if status != 200:
+        return None
+    out = {}
+    for series in json.loads(body):
+        tags = {"host": series["tags"]["host"]}
+        for t, v in series["dps"].items():
+            out[key(metric, tags, t)] = v
+    return out
+
+
+def tcp_queues(port):
+    """For loopback TCP connections to `port` (IPv4, /proc/net/tcp): the
+    bytes the server side has received but not read (acknowledged by its
+    kernel) and the bytes the client side has sent but not had
+    acknowledged. None without /proc."""
+    try:
+        with open("/proc/net/tcp") as f:
+            rows = f.read().splitlines()[1:]
+    except OSError:
+        return None
+    unread = unacked = 0
+    for row in rows:
+        cols = row.split()
+        local_port = int(cols[1].split(":")[1], 16)
+        remote_port = int(cols[2].split(":")[1], 16)
+        tx, rx = (int(x, 16) for x in cols[4].split(":"))
+        if cols[3] not in ("01", "08"):  # ESTABLISHED, CLOSE_WAIT
+            continue
+        if local_port == port:
+            unread += rx
+        elif remote_port == port:
+            unacked += tx
+    return {"unread": unread, "unacked": unacked}
 
 
 class VictoriaMetrics:
@@ -169,6 +259,7 @@ class FakeUpstream:
         self.statuses = list(statuses)
         self.delay = delay
         self.requests = []  # (status, [points])
+        self.authorizations = []  # the Authorization header of each request
         self.lock = threading.Lock()
         self.httpd = None
         self.thread = None
@@ -190,6 +281,7 @@ class FakeUpstream:
                     status = upstream.statuses.pop(0) if upstream.statuses else 204
                     points = json.loads(body) if body else []
                     upstream.requests.append((status, points))
+                    upstream.authorizations.append(self.headers.get("Authorization"))
                 self.send_response(status)
                 reply = b"" if status == 204 else b'{"error":"scripted"}'
                 self.send_header("Content-Length", str(len(reply)))

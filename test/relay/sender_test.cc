@@ -1,5 +1,13 @@
 #include "relay/sender.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "relay/loopback_upstream.h"
@@ -33,6 +41,52 @@ TEST(Sender, ClassifiesReplies) {
   const std::vector<std::string> bodies = up.bodies();
   ASSERT_EQ(bodies.size(), 5u);
   EXPECT_EQ(bodies[4], "[{\"metric\":\"m\",\"timestamp\":1000,\"value\":1,\"tags\":{\"h\":\"a\"}}]");
+}
+
+TEST(Sender, OnlyBadDataAnswersSkipTheBatch) {
+  // Bad data: skipped.
+  EXPECT_EQ(ClassifyHttpStatus(400), SendOutcome::kRejected);
+  EXPECT_EQ(ClassifyHttpStatus(422), SendOutcome::kRejected);
+  // Too large: split.
+  EXPECT_EQ(ClassifyHttpStatus(413), SendOutcome::kTooLarge);
+  // A wrong token, path, method or other 4xx: the data is kept.
+  for (int code : {401, 402, 403, 404, 405, 406, 409, 410, 411, 415, 418, 451, 499}) {
+    EXPECT_EQ(ClassifyHttpStatus(code), SendOutcome::kTargetFault) << code;
+  }
+  // Transient.
+  for (int code : {100, 301, 302, 307, 408, 429, 500, 502, 503, 504, 599, 600}) {
+    EXPECT_EQ(ClassifyHttpStatus(code), SendOutcome::kRetry) << code;
+  }
+  for (int code : {200, 201, 202, 204, 299}) {
+    EXPECT_EQ(ClassifyHttpStatus(code), SendOutcome::kDelivered) << code;
+  }
+}
+
+TEST(Sender, AuthAndPathErrorsKeepTheData) {
+  testing::LoopbackUpstream up(true, {"HTTP/1.1 401 Unauthorized\r\nContent-Length: 7\r\n\r\nexpired",
+                                      "HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n",
+                                      "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n",
+                                      "HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\n\r\n",
+                                      "HTTP/1.1 413 Too Large\r\nContent-Length: 0\r\n\r\n",
+                                      "HTTP/1.1 422 Unprocessable\r\nContent-Length: 3\r\n\r\nnan"});
+  TargetSpec spec;
+  ASSERT_TRUE(ParseTarget("http://127.0.0.1:" + std::to_string(up.port()), &spec).ok());
+  Sender sender(spec, milliseconds(2000));
+  const RelayPoint p{&kM, 1000, Value::Int(1)};
+  size_t left_out = 0;
+  std::string error;
+  EXPECT_EQ(sender.Send(&p, 1, &left_out, &error), SendOutcome::kTargetFault);
+  EXPECT_EQ(error, "HTTP 401: expired");
+  EXPECT_TRUE(sender.connected());  // the upstream answered: it is the request that is wrong
+  EXPECT_EQ(sender.Send(&p, 1, &left_out, &error), SendOutcome::kTargetFault);
+  EXPECT_EQ(sender.Send(&p, 1, &left_out, &error), SendOutcome::kTargetFault);
+  EXPECT_EQ(error, "HTTP 404: ");
+  EXPECT_EQ(sender.Send(&p, 1, &left_out, &error), SendOutcome::kTargetFault);
+  EXPECT_EQ(sender.Send(&p, 1, &left_out, &error), SendOutcome::kTooLarge);
+  EXPECT_EQ(sender.Send(&p, 1, &left_out, &error), SendOutcome::kRejected);
+  EXPECT_EQ(error, "HTTP 422: nan");
+  EXPECT_EQ(sender.Send(&p, 1, &left_out, &error), SendOutcome::kDelivered);
+  EXPECT_EQ(up.bodies().size(), 7u);
 }
 
 TEST(Sender, UnreachableAndGarbageAreRetried) {
@@ -70,6 +124,76 @@ TEST(Sender, TelnetReconnectsAfterTheUpstreamCloses) {
     std::this_thread::sleep_for(milliseconds(10));
   }
   EXPECT_EQ(up.bytes(), "put m 2 1.5 h=a\n");
+}
+
+// A listener whose connections are accepted but never read, with a small
+// receive buffer: the kernel acknowledges only what fits in it.
+class DeafUpstream {
+ public:
+  DeafUpstream() {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    const int small = 4096;
+    ::setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof(a));
+    ::listen(fd_, 4);
+    socklen_t len = sizeof(a);
+    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
+    port_ = ntohs(a.sin_port);
+  }
+  ~DeafUpstream() {
+    if (conn_ >= 0) ::close(conn_);
+    ::close(fd_);
+  }
+  uint16_t port() const { return port_; }
+  // Accepts the connection waiting (the sender's).
+  void Accept() { conn_ = ::accept(fd_, nullptr, nullptr); }
+  // Reads until the sender's reset: the bytes read and the error that ended it.
+  std::string ReadUntilError(int* err) {
+    std::string got;
+    char buf[65536];
+    for (;;) {
+      const ssize_t n = ::recv(conn_, buf, sizeof(buf), 0);
+      if (n <= 0) {
+        *err = n < 0 ? errno : 0;
+        return got;
+      }
+      got.append(buf, static_cast<size_t>(n));
+    }
+  }
+
+ private:
+  int fd_ = -1;
+  int conn_ = -1;
+  uint16_t port_ = 0;
+};
+
+TEST(Sender, TelnetBatchIsDeliveredOnlyOnceTheUpstreamAcknowledgedIt) {
+  DeafUpstream up;
+  TargetSpec spec;
+  ASSERT_TRUE(ParseTarget("telnet://127.0.0.1:" + std::to_string(up.port()), &spec).ok());
+  Sender s(spec, milliseconds(300));
+  // Far more than the upstream's receive buffer takes.
+  std::vector<RelayPoint> points;
+  for (int i = 0; i < 20000; ++i) points.push_back(RelayPoint{&kM, 1000 * (i + 1), Value::Int(i)});
+  size_t left_out = 0;
+  std::string error;
+  EXPECT_EQ(s.Send(points.data(), points.size(), &left_out, &error), SendOutcome::kRetry);
+  EXPECT_NE(error.find("did not acknowledge"), std::string::npos) << error;
+  // The connection was reset, not closed: the upstream reads what it has,
+  // then an error, never an end of stream after a cut-off line.
+  up.Accept();
+  int err = 0;
+  const std::string got = up.ReadUntilError(&err);
+  EXPECT_EQ(err, ECONNRESET);
+  EXPECT_LT(got.size(), 20000u * 14);
+  // A small batch the upstream's kernel takes is delivered.
+  DeafUpstream quiet;
+  ASSERT_TRUE(ParseTarget("telnet://127.0.0.1:" + std::to_string(quiet.port()), &spec).ok());
+  Sender t(spec, milliseconds(2000));
+  EXPECT_EQ(t.Send(points.data(), 3, &left_out, &error), SendOutcome::kDelivered) << error;
 }
 
 }  // namespace

@@ -46,6 +46,41 @@ TEST(TargetSpec, OwnParametersAreConsumedAndSecretsHidden) {
   EXPECT_EQ(t.authorization, "Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==");
 }
 
+TEST(TargetSpec, CredentialsAreMaskedWhereverTheUrlIsShown) {
+  TargetSpec t;
+  ASSERT_TRUE(ParseTarget("influx://h:8086/write?db=x&u=bob&p=hunter2&authKey=k1&Access_Token=t2", &t)
+                  .ok());
+  EXPECT_EQ(t.path, "/write?db=x&u=bob&p=hunter2&authKey=k1&Access_Token=t2&precision=ms");
+  EXPECT_EQ(t.display, "influx://h:8086/write?db=x&u=bob&p=***&authKey=***&Access_Token=***&precision=ms");
+  TargetSpec rotated;  // a new password keeps the target's id (its position)
+  ASSERT_TRUE(ParseTarget("influx://h:8086/write?db=x&u=bob&p=new&authKey=k2&Access_Token=t3", &rotated)
+                  .ok());
+  EXPECT_EQ(rotated.id, t.id);
+  // USER:PASSWORD@ is basic auth and is not shown.
+  ASSERT_TRUE(ParseTarget("http://Aladdin:open%20sesame@h:1/api/put", &t).ok());
+  EXPECT_EQ(t.authorization, "Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==");
+  EXPECT_EQ(t.host, "h");
+  EXPECT_EQ(t.display, "http://h:1/api/put");
+  // Errors show the URL masked.
+  auto err = [&](const char* url) { return ParseTarget(url, &t).ToString(); };
+  const std::string e1 = err("http://bob:hunter2@h:1?tag=x");
+  EXPECT_EQ(e1.find("hunter2"), std::string::npos) << e1;
+  EXPECT_NE(e1.find("http://bob:***@h:1?tag=x"), std::string::npos) << e1;
+  const std::string e2 = err("http://h:1?bearer=tok3n&batch=0");
+  EXPECT_NE(e2.find("http://h:1?bearer=***&batch=0"), std::string::npos) << e2;
+  const std::string e3 = err("http://h:1?basic=bob:pw&p=pw2&batch=0");
+  EXPECT_NE(e3.find("?basic=bob:***&p=***&batch=0"), std::string::npos) << e3;
+  EXPECT_NE(err("http://a:b@h:1?bearer=x").find("twice"), std::string::npos);
+  EXPECT_NE(err("http://nopassword@h:1").find("USER:PASSWORD"), std::string::npos);
+  EXPECT_NE(err("telnet://a:b@h:1").find("no credentials"), std::string::npos);
+  EXPECT_EQ(MaskTargetUrl("http://token@h:1/x?a=1"), "http://***@h:1/x?a=1");
+  EXPECT_EQ(MaskTargetUrl("http://h:1/x?a=1&&secret"), "http://h:1/x?a=1&&secret");
+  EXPECT_EQ(MaskTargetUrl("not a url"), "not a url");
+  EXPECT_EQ(MaskTargetUrl("influx://h:1/write?%70=pw&PassWord=pw"), "influx://h:1/write?%70=***&PassWord=***");
+  ASSERT_TRUE(ParseTarget("http://h:1/api/put?secret&x=1", &t).ok());
+  EXPECT_EQ(t.display, "http://h:1/api/put?secret&x=1");  // nothing to mask
+}
+
 TEST(TargetSpec, ErrorsSayWhatIsWrong) {
   TargetSpec t;
   auto err = [&](const char* url) { return ParseTarget(url, &t).ToString(); };

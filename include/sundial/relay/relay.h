@@ -10,13 +10,19 @@
 // unsent WAL exceeds its disk budget drops its oldest unsent segments,
 // counts their points as dropped, and reports it; local ingest never waits.
 //
-// Delivery: a batch is acknowledged by a 2xx reply (HTTP protocols) or by a
-// complete write to the socket (telnet, which has no replies: a batch in
-// flight when the connection breaks can be lost; prefer http). Network
-// errors, timeouts, 5xx, 408, 429 and 3xx are retried with capped
-// exponential backoff; any other 4xx rejects the batch, which is counted,
-// reported and skipped. After a
-// restart the batch in flight is sent again (duplicates, never gaps).
+// Delivery: a batch is acknowledged by a 2xx reply (HTTP protocols) or,
+// for telnet (which has no replies), once the upstream's TCP acknowledged
+// every byte of it (the kernel's send queue is empty); a connection that
+// breaks or times out before that is reset and the batch sent again. So a
+// telnet batch is lost only if the upstream process dies after its kernel
+// acknowledged the bytes and before it stored them. Network errors,
+// timeouts, 5xx, 408, 429 and 3xx are retried with capped exponential
+// backoff, and so are 401, 403, 404, 405 and every other 4xx that points at
+// the target (URL, credentials, proxy) rather than the data: the batch is
+// kept. Only 400 and 422 (bad data) reject a batch, which is counted,
+// reported and skipped; a 413 splits it in halves, and a single point still
+// too large is rejected. After a restart the batch in flight is sent again
+// (duplicates, never gaps).
 //
 // Threads: one per target, started by Start(), stopped by Stop(). Status()
 // and OldestWalSegmentNeeded() are thread-safe.
@@ -66,11 +72,11 @@ struct TargetStatus {
   uint64_t batches_sent = 0;
   uint64_t retries = 0;          // failed attempts that were retried
   uint64_t points_dropped = 0;   // lost to the disk budget (restarts included)
-  uint64_t points_rejected = 0;  // in batches the upstream refused with 4xx
+  uint64_t points_rejected = 0;  // refused as bad data (400, 422, a single point 413)
   uint64_t pending_bytes = 0;    // WAL bytes not yet acknowledged
   uint64_t pending_points = 0;   // estimated from pending_bytes
   double lag_seconds = 0;        // age of the oldest unacknowledged data
-  bool connected = false;        // the last attempt reached the upstream
+  bool connected = false;        // the last attempt reached the upstream (got any reply)
   std::string last_error;        // empty if none yet
   int64_t last_error_ms = 0;     // wall clock of last_error
   storage::WalPosition position;  // acknowledged up to here

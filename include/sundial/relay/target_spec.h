@@ -19,7 +19,12 @@
 //   bearer=TOKEN                 Authorization: Bearer TOKEN
 //   basic=USER:PASSWORD          Authorization: Basic base64(USER:PASSWORD)
 // Values are percent-decoded. Every other parameter is passed upstream.
-// https is refused: no TLS library is linked.
+// USER:PASSWORD@ before the host is the same as basic=USER:PASSWORD (HTTP
+// protocols only; at most one of the three). https is refused: no TLS
+// library is linked.
+//
+// Secrets never reach logs, errors or status: `display` and every parse
+// error carry the URL with credentials masked (MaskTargetUrl).
 #pragma once
 
 #include <chrono>
@@ -43,8 +48,9 @@ struct TargetSpec {
   std::string host;                 // name or address (IPv6 without brackets)
   uint16_t port = 0;
   std::string path;                 // HTTP request target: path plus upstream query
-  std::string display;              // the URL without Sundial's parameters (no secrets)
+  std::string display;              // the URL without Sundial's parameters, secrets masked
   std::string id;                   // stable, file-name safe: names the position file
+                                    // (derived from display: a new password keeps it)
   std::vector<std::string> include;
   std::vector<std::string> exclude;
   std::vector<std::pair<std::string, std::string>> add_tags;
@@ -54,7 +60,15 @@ struct TargetSpec {
   std::string authorization;        // the Authorization header value, or empty
 };
 
-// Parses one target URL. InvalidArgument says what is wrong.
+// The URL with its credentials replaced by ***: the password of
+// USER:PASSWORD@, the values of bearer= and basic= (basic keeps the user),
+// and the values of upstream parameters named like secrets (p, authKey,
+// anything with token, pass, pwd, secret, key, auth, sig or credential in
+// the name, case-insensitive). Everything else is kept as written.
+std::string MaskTargetUrl(std::string_view url);
+
+// Parses one target URL. InvalidArgument says what is wrong (with the URL
+// masked).
 Status ParseTarget(std::string_view url, TargetSpec* out);
 // Parses a comma-separated list (blanks around entries ignored; empty = none).
 Status ParseTargetList(std::string_view list, std::vector<TargetSpec>* out);
