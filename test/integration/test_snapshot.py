@@ -1,6 +1,7 @@
 """Online snapshots end to end: POST /api/snapshot while a writer sends
 puts, then a second server started on a `cp -a` copy answers with exactly
-the batches acknowledged up to the snapshot moment; listing and removing
+the batches acknowledged up to the snapshot moment; annotations and meta
+data are in the snapshot; listing and removing
 snapshots; a kill -9 during a snapshot; a full disk (507, nothing left)."""
 import json
 import os
@@ -111,6 +112,76 @@ def test_snapshot_during_ingest_restores_acknowledged_points(server_factory):
         time.sleep(0.5)
     # The original still has everything, and keeps its snapshot out of its data.
     assert len(series_points(s, "snap.m", T0, T0 + 10 ** 7)) == 100 * (300 + len(w.acked))
+    s2.stop()
+
+
+def test_snapshot_holds_annotations_and_meta(server_factory):
+    """meta.log (annotations, UID and TS meta) is in the snapshot as of the
+    snapshot moment: a server on a copy answers /api/annotation, annotated
+    /api/query and the meta endpoints as the original did then."""
+    s = server_factory()
+    c = s.http()
+    pts = [{"metric": "snap.a", "timestamp": T0 + i * 60, "value": i, "tags": {"host": h}}
+           for h in ("a", "b") for i in range(30)]
+    assert c.post("/api/put?sync", pts)[0] == 204
+    tsuid = "000001000001000001"  # snap.a{host=a}: the first series
+
+    def post(path, body, method="POST"):
+        status, _, data = c.request(method, path, body)
+        assert status == 200, (path, status, data)
+
+    # Dead records too: a changed note and a deleted one.
+    post("/api/annotation", {"tsuid": tsuid, "startTime": T0 + 60, "description": "deploy",
+                             "custom": {"owner": "ops"}})
+    post("/api/annotation", {"tsuid": tsuid, "startTime": T0 + 60, "notes": "v2"})
+    post("/api/annotation", {"startTime": T0 + 120, "description": "global"})
+    post("/api/annotation", {"startTime": T0 + 180, "description": "deleted"})
+    status, _, _ = c.request("DELETE", f"/api/annotation?start_time={T0 + 180}")
+    assert status == 204
+    post("/api/uid/uidmeta", {"uid": "000001", "type": "metric", "displayName": "Snap A"})
+    post("/api/uid/tsmeta", {"tsuid": tsuid, "description": "series a", "units": "ms"})
+
+    reads = [
+        f"/api/annotation?tsuid={tsuid}&start_time={T0 + 60}",
+        f"/api/annotation?start_time={T0 + 120}",
+        f"/api/annotation?start_time={T0 + 180}",
+        "/api/uid/uidmeta?uid=000001&type=metric",
+        f"/api/uid/tsmeta?tsuid={tsuid}",
+        f"/api/query?start={T0}&end={T0 + 3600}&m=sum:snap.a{{host=a}}&global_annotations",
+        f"/api/query?start={T0}&end={T0 + 3600}&m=sum:snap.a&global_annotations",
+    ]
+
+    def answers(server):
+        out = []
+        cl = server.http()
+        for path in reads:
+            status, _, data = cl.get(path)
+            out.append((path, status, json.loads(data) if data else None))
+        return out
+
+    before = answers(s)
+    status, _, body = c.post("/api/snapshot")
+    assert status == 200, body
+    snap = json.loads(body)
+    # Changes after the snapshot are not in it.
+    post("/api/annotation", {"tsuid": tsuid, "startTime": T0 + 60, "description": "later"})
+    post("/api/annotation", {"startTime": T0 + 240, "description": "after"})
+    post("/api/uid/uidmeta", {"uid": "000001", "type": "metric", "displayName": "Later"})
+    assert answers(s) != before
+    assert os.path.isfile(os.path.join(snap["path"], "meta.log"))
+    restored = copy_snapshot(snap["path"])
+    s2 = server_factory(data_dir=restored)
+    assert answers(s2) == before
+    got = dict((p, (st, b)) for p, st, b in before)
+    assert got[reads[0]][0] == 200 and got[reads[0]][1]["notes"] == "v2"
+    assert got[reads[2]][0] == 404  # the deleted one stays deleted
+    assert got[reads[3]][1]["displayName"] == "Snap A"
+    q = got[reads[5]][1]
+    assert [a["description"] for a in q[0]["annotations"]] == ["deploy"]
+    assert [a["description"] for a in q[0]["globalAnnotations"]] == ["global"]
+    status, _, data = s2.http().get(f"/api/annotation?start_time={T0 + 240}")
+    assert status == 404, data
+    assert "meta.log" not in s2.stderr(), s2.stderr()  # read cleanly: nothing to repair
     s2.stop()
 
 
