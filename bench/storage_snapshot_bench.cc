@@ -107,7 +107,7 @@ int Run(int argc, char** argv) {
   while (Clock::now() < snap_end) {
     const auto a = Clock::now();
     SnapshotInfo info;
-    s = db->Snapshot("", &info);
+    s = db->Snapshot("", {}, &info);
     if (!s.ok()) {
       std::fprintf(stderr, "snapshot: %s\n", s.ToString().c_str());
       break;

@@ -63,10 +63,14 @@ void BatchSender::Work(Lane* lane) {
       lane->queue.pop_front();
       lane->busy = true;
       cv_.SignalAll();
+      // After a target failed the import stops: the batches still queued
+      // are not sent (the first failure is what the caller reports).
+      if (failed_) d.status = Status::Busy("not sent: the import stopped");
     }
-    d.status = lane->target->Send(d.job.batch, &d.rejected);
+    if (d.status.ok()) d.status = lane->target->Send(d.job.batch, &d.rejected);
     MutexLock l(&mu_);
     lane->busy = false;
+    if (!d.status.ok()) failed_ = true;
     done_.push_back(std::move(d));
     cv_.SignalAll();
   }

@@ -76,6 +76,7 @@ class BatchSender {
   CondVar cv_{&mu_};
   std::deque<Done> done_ GUARDED_BY(mu_);
   bool stop_ GUARDED_BY(mu_) = false;
+  bool failed_ GUARDED_BY(mu_) = false;  // a Send() failed: send nothing more
   Status error_;  // caller's thread only
 };
 

@@ -7,8 +7,10 @@
 //                   [--start T] [--end T] METRIC_OR_EXPR...
 //
 // Exit codes: 0 success; 1 some lines were rejected (the rest was
-// imported); 2 bad command line; 3 the work stopped early (a file could not
-// be read, the target or source failed, the data dir is locked).
+// imported); 2 bad command line (also a --data-dir that holds no data dir
+// while its data/ subdirectory does); 3 the work stopped early (a file
+// could not be read, the target or source failed, the data dir is locked);
+// 4 (import) the server or storage refuses writes (read-only, disk full).
 #pragma once
 
 #include <string>
@@ -40,6 +42,12 @@ struct ToolArgs {
 // taking a value), positional arguments and server flags. InvalidArgument
 // on a flag without a value or a bad server flag.
 Status ParseToolArgs(int argc, char** argv, const std::vector<std::string>& own, ToolArgs* out);
+
+// InvalidArgument when dir holds no data directory (neither series.log nor
+// wal/) but dir/data does: the .deb's data dir is /var/lib/sundial/data,
+// and opening /var/lib/sundial would create a second, empty one. OK
+// otherwise (also for a new, empty or missing dir).
+Status CheckToolDataDir(const std::string& dir);
 
 struct MigrateParams {
   std::string from;                   // source base URL

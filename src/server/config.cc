@@ -117,7 +117,7 @@ std::string HelpText() {
          "  --print-config     print a config file listing every option at its default\n"
          "  --health[=URL]     probe a running server: GET URL (default: /api/version on\n"
          "                     the configured bind address and port) within 3 s; exit 0\n"
-         "                     on HTTP 200, else 1. Numeric addresses only\n"
+         "                     on HTTP 200, else 1. A host name is looked up first\n"
          "  --man              print the sundiald(8) manual page (roff) and exit\n"
          "  --version          print the version and exit\n"
          "  --help             print this text and exit\n\n"

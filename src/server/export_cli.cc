@@ -106,6 +106,7 @@ int RunExportCommand(int argc, char** argv) {
     s = Status::InvalidArgument("give exactly one of --url and --data-dir");
   }
   if (s.ok() && args.positional.empty()) s = Status::InvalidArgument("nothing to export");
+  if (s.ok() && args.data_dir_given) s = CheckToolDataDir(args.options.storage.data_dir);
   if (!s.ok()) {
     std::fprintf(stderr, "sundiald export: %s\n%s", s.message().c_str(), kExportUsage);
     return 2;

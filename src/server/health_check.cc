@@ -77,9 +77,9 @@ std::string DefaultHealthUrl(const Options& options) {
 }
 
 Status CheckHealth(std::string_view url, std::chrono::milliseconds timeout) {
-  Target target;
-  SUNDIAL_RETURN_IF_ERROR(ParseHttpUrl(url, &target));
   const auto deadline = Clock::now() + timeout;
+  Target target;
+  SUNDIAL_RETURN_IF_ERROR(ParseHttpUrl(url, &target, timeout));
   const int fd = ::socket(target.endpoint.protocol().family(),
                           SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) return Status::IOError("socket", std::strerror(errno));

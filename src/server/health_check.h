@@ -2,9 +2,10 @@
 // asks a running server whether it answers, with nothing but sundiald
 // itself in the image (no curl, no shell).
 //
-// It sends `GET <path> HTTP/1.0` to a numeric address (no DNS: the static
-// build cannot use getaddrinfo) and succeeds only on a 200 reply, all within
-// `timeout`.
+// It sends `GET <path> HTTP/1.0` to the URL's host (a numeric address, or a
+// name resolved as host_resolver.h says) and succeeds only on a 200 reply,
+// all within `timeout` (the name lookup has its own wait of at most
+// `timeout`).
 #pragma once
 
 #include <chrono>
@@ -21,10 +22,11 @@ namespace sundial::server {
 // wildcard (0.0.0.0 -> 127.0.0.1, :: -> ::1).
 std::string DefaultHealthUrl(const Options& options);
 
-// GETs `url` ("http://HOST[:PORT][/PATH]", HOST a numeric IPv4 address or a
-// bracketed IPv6 one; port 80 and path / by default). OK on HTTP 200;
-// InvalidArgument for a malformed URL; IOError for a refused or timed-out
-// connection or any other status (the message says which).
+// GETs `url` ("http://HOST[:PORT][/PATH]", HOST a numeric IPv4 address, a
+// bracketed IPv6 one or a name; port 80 and path / by default). OK on HTTP
+// 200; InvalidArgument for a malformed URL; NotFound for an unknown host;
+// IOError for a refused or timed-out connection or any other status (the
+// message says which).
 Status CheckHealth(std::string_view url, std::chrono::milliseconds timeout);
 
 }  // namespace sundial::server

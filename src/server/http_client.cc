@@ -13,6 +13,7 @@
 
 #include <asio/ip/address.hpp>
 
+#include "host_resolver.h"
 #include "option_values.h"
 
 namespace sundial::server {
@@ -95,7 +96,8 @@ bool ChunkedDecoder::Feed(std::string_view data,
   return true;
 }
 
-Status ParseHttpUrl(std::string_view url, HttpUrl* out) {
+Status ParseHttpUrl(std::string_view url, HttpUrl* out,
+                    std::chrono::milliseconds resolve_timeout) {
   constexpr std::string_view kScheme = "http://";
   if (url.substr(0, kScheme.size()) != kScheme) {
     return Status::InvalidArgument("URL must start with http://, got", url);
@@ -121,25 +123,20 @@ Status ParseHttpUrl(std::string_view url, HttpUrl* out) {
   }
   uint64_t p = 0;
   if (!ParseUint(port, 1, 65535, &p).ok()) return Status::InvalidArgument("bad port in", url);
-  std::error_code ec;
-  const asio::ip::address address = asio::ip::make_address(std::string(host), ec);
-  if (ec) return Status::InvalidArgument("host must be a numeric address in", url);
-  out->endpoint = asio::ip::tcp::endpoint(address, static_cast<uint16_t>(p));
-  return Status::OK();
-}
-
-Status ParseToolUrl(std::string_view url, HttpUrl* out) {
-  constexpr std::string_view kLocal = "http://localhost";
-  if (url.substr(0, kLocal.size()) == kLocal &&
-      (url.size() == kLocal.size() || url[kLocal.size()] == ':' || url[kLocal.size()] == '/')) {
-    SUNDIAL_RETURN_IF_ERROR(ParseHttpUrl("http://127.0.0.1" + std::string(url.substr(kLocal.size())), out));
-    out->host = std::string(url.substr(7, url.find('/', 7) == std::string_view::npos
-                                              ? std::string_view::npos
-                                              : url.find('/', 7) - 7));
+  if (host.empty()) return Status::InvalidArgument("no host in", url);
+  if (authority.front() == '[') {
+    // Brackets hold an IPv6 literal only, never a name.
+    std::error_code ec;
+    const asio::ip::address address = asio::ip::make_address(std::string(host), ec);
+    if (ec || !address.is_v6()) return Status::InvalidArgument("bad IPv6 host in", url);
+    out->endpoint = asio::ip::tcp::endpoint(address, static_cast<uint16_t>(p));
     return Status::OK();
   }
-  return ParseHttpUrl(url, out);
+  return ResolveHost(std::string(host), static_cast<uint16_t>(p), resolve_timeout,
+                     &out->endpoint);
 }
+
+Status ParseToolUrl(std::string_view url, HttpUrl* out) { return ParseHttpUrl(url, out); }
 
 TcpClient::~TcpClient() { Close(); }
 

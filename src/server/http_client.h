@@ -1,9 +1,9 @@
 // A small blocking HTTP/1.1 and line-protocol client for the command-line
 // tools (`sundiald export`, `sundiald import`, `sundiald --health`).
 //
-// Addresses are numeric IPv4 or bracketed IPv6: the static build cannot use
-// getaddrinfo. Every wait is
-// bounded by a timeout; errors are Status values naming the peer.
+// Hosts are numeric IPv4, bracketed IPv6 or names (host_resolver.h: a
+// bounded lookup, "localhost" is 127.0.0.1). Every wait is bounded by a
+// timeout; errors are Status values naming the peer.
 //
 // Thread-safety: a TcpClient is used by one thread at a time.
 #pragma once
@@ -16,6 +16,7 @@
 
 #include <asio/ip/tcp.hpp>
 
+#include "host_resolver.h"
 #include "sundial/common/status.h"
 
 namespace sundial::server {
@@ -26,11 +27,13 @@ struct HttpUrl {
   std::string path;  // "/" when the URL has none
 };
 
-// Parses "http://HOST[:PORT][/PATH]" (port 80 by default). InvalidArgument
-// for anything else.
-Status ParseHttpUrl(std::string_view url, HttpUrl* out);
-// The same, also taking the host name "localhost" as 127.0.0.1 (the
-// command-line tools).
+// Parses "http://HOST[:PORT][/PATH]" (port 80 by default) and resolves
+// HOST: a numeric address at once, a name with ResolveHost (at most
+// resolve_timeout). InvalidArgument for a malformed URL; NotFound
+// ("unknown host ...") or DeadlineExceeded when the name does not resolve.
+Status ParseHttpUrl(std::string_view url, HttpUrl* out,
+                    std::chrono::milliseconds resolve_timeout = kResolveTimeout);
+// The command-line tools' name for ParseHttpUrl with the default timeout.
 Status ParseToolUrl(std::string_view url, HttpUrl* out);
 
 // Waits for poll(2) `events` on fd until deadline (retrying on EINTR);

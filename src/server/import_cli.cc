@@ -1,5 +1,6 @@
 // `sundiald import`: bulk import of files, or migration from another server
 // (cli_tools.h).
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -121,10 +122,20 @@ int RunImportCommand(int argc, char** argv) {
     std::fprintf(stderr, "sundiald import: --connections must be 1..64\n%s", kImportUsage);
     return 2;
   }
+  if (args.data_dir_given) {
+    s = CheckToolDataDir(args.options.storage.data_dir);
+    if (!s.ok()) {
+      std::fprintf(stderr, "sundiald import: %s\n", s.message().c_str());
+      return 2;
+    }
+  }
+  RemoteOptions remote;
+  remote.ingest.max_tags = args.options.ingest.max_tags;
+  remote.ingest.allow_specialchars = args.options.ingest.allow_specialchars;
   std::vector<std::unique_ptr<PutTarget>> targets(args.data_dir_given ? 1 : conns);
   for (auto& target : targets) {
     s = args.data_dir_given ? NewLocalTarget(args.options, &target)
-                            : NewRemoteTarget(args.Get("url"), &target);
+                            : NewRemoteTarget(args.Get("url"), remote, &target);
     if (!s.ok()) break;
   }
   if (!s.ok()) {
@@ -144,6 +155,14 @@ int RunImportCommand(int argc, char** argv) {
   const Status finished = sender.Finish();
   if (s.ok()) s = finished;
   report.Summary();
+  if (s.code() == Status::Code::kUnavailable) {
+    std::fprintf(stderr,
+                 "sundiald import: stopped: writes are refused (storage read-only: disk "
+                 "full?): %s\nthe points counted above as imported are stored; free space, then "
+                 "run the import again (points stored twice keep their value)\n",
+                 s.message().c_str());
+    return 4;
+  }
   if (!s.ok()) {
     std::fprintf(stderr, "sundiald import: stopped: %s\n", s.ToString().c_str());
     return 3;
@@ -156,6 +175,19 @@ std::string ToolArgs::Get(const std::string& name, const std::string& def) const
     if (it->first == name) return it->second;
   }
   return def;
+}
+
+Status CheckToolDataDir(const std::string& dir) {
+  auto holds_data = [](const std::string& d) {
+    struct stat st;
+    return ::stat((d + "/series.log").c_str(), &st) == 0 || ::stat((d + "/wal").c_str(), &st) == 0;
+  };
+  if (!holds_data(dir) && holds_data(dir + "/data")) {
+    return Status::InvalidArgument(dir + " holds no data directory, but " + dir +
+                                   "/data does (the .deb's data dir is /var/lib/sundial/data): "
+                                   "use --data-dir " + dir + "/data");
+  }
+  return Status::OK();
 }
 
 bool ToolArgs::Has(const std::string& name) const {

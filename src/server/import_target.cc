@@ -4,10 +4,12 @@
 #include <sys/socket.h>
 
 #include <chrono>
+#include <thread>
 #include <utility>
 
 #include "data_dir_lock.h"
 #include "http_client.h"
+#include "put_line_checker.h"
 #include "sundial/ingest/telnet_put_handler.h"
 #include "sundial/rollup/rollup_store.h"
 #include "sundial/storage/storage.h"
@@ -19,9 +21,32 @@ namespace {
 constexpr std::chrono::milliseconds kTimeout{120000};
 constexpr std::string_view kBarrier = "help\n";
 constexpr std::string_view kBarrierReply = "available commands:";
+// The telnet text of a point storage refused (read-only, disk full,
+// stopped): ingest::PutErrorKind::kStorage.
+constexpr std::string_view kStorageError = "put: HBase error: ";
+
+bool StartsWith(std::string_view s, std::string_view prefix) {
+  return s.compare(0, prefix.size(), prefix) == 0;
+}
+
+// The reply lines of `replies` before its first barrier reply.
+std::vector<std::string_view> LinesBeforeBarrier(std::string_view replies) {
+  std::vector<std::string_view> out;
+  for (size_t p = 0; p < replies.size();) {
+    const size_t nl = replies.find('\n', p);
+    if (nl == std::string_view::npos) break;
+    const std::string_view line = replies.substr(p, nl - p);
+    if (StartsWith(line, kBarrierReply)) break;
+    out.push_back(line);
+    p = nl + 1;
+  }
+  return out;
+}
 
 class RemoteTarget final : public PutTarget {
  public:
+  explicit RemoteTarget(const RemoteOptions& options) : options_(options) {}
+
   Status Connect(const std::string& url) {
     HttpUrl u;
     SUNDIAL_RETURN_IF_ERROR(ParseToolUrl(url, &u));
@@ -31,11 +56,63 @@ class RemoteTarget final : public PutTarget {
   Status Send(const PutBatch& batch, std::vector<Rejection>* rejected) override {
     rejected->clear();
     if (batch.empty()) return Status::OK();
-    out_.assign(batch.text());
-    out_.append(kBarrier);
-    SUNDIAL_RETURN_IF_ERROR(Exchange(1));
-    if (replies_.compare(0, kBarrierReply.size(), kBarrierReply) == 0) return Status::OK();
-    // Some line failed: once more with a barrier after every line.
+    for (uint32_t attempt = 0;; ++attempt) {
+      out_.assign(batch.text());
+      out_.append(kBarrier);
+      SUNDIAL_RETURN_IF_ERROR(Exchange(1));
+      const std::vector<std::string_view> errors = LinesBeforeBarrier(replies_);
+      if (errors.empty()) return Status::OK();
+      std::string_view refusal;
+      for (std::string_view e : errors) {
+        if (refusal.empty() && StartsWith(e, kStorageError)) refusal = e;
+      }
+      if (refusal.empty()) return PinErrors(batch, errors, rejected);
+      // Storage refused points: nothing of the failed appends was stored.
+      // Wait and send the batch again (what was stored of it is written
+      // again, with the same values), a bounded number of times.
+      if (attempt >= options_.refusal_retries) {
+        return Status::Unavailable("the server refuses writes after " +
+                                       std::to_string(attempt + 1) + " attempts",
+                                   refusal.substr(kStorageError.size()));
+      }
+      std::this_thread::sleep_for(options_.refusal_backoff * (1u << std::min(attempt, 8u)));
+    }
+  }
+
+  Status Finish() override { return Status::OK(); }
+
+ private:
+  // Ties the error lines of the server's answer to the batch's lines
+  // without sending anything again: the checker's errors for the batch,
+  // in order, must be exactly the server's. Otherwise (rules the checker
+  // cannot apply, see put_line_checker.h) falls back to ResendPinned().
+  Status PinErrors(const PutBatch& batch, const std::vector<std::string_view>& errors,
+                   std::vector<Rejection>* rejected) {
+    if (!checker_) checker_ = std::make_unique<PutLineChecker>(options_.ingest);
+    std::string reply;
+    for (size_t i = 0; i < batch.size() && rejected->size() <= errors.size(); ++i) {
+      std::string_view line = batch.line(i);
+      line.remove_suffix(1);
+      reply.clear();
+      checker_->Check(line, &reply);
+      for (size_t p = 0; p < reply.size();) {
+        const size_t nl = reply.find('\n', p);
+        const size_t end = nl == std::string::npos ? reply.size() : nl;
+        rejected->push_back({i, reply.substr(p, end - p)});
+        p = end + 1;
+      }
+    }
+    bool same = rejected->size() == errors.size();
+    for (size_t k = 0; same && k < errors.size(); ++k) same = (*rejected)[k].reason == errors[k];
+    if (same) return Status::OK();
+    rejected->clear();
+    return ResendPinned(batch, rejected);
+  }
+
+  // Sends the batch again with a barrier after every line, which ties each
+  // error line to its put line. The lines the server accepted the first
+  // time are stored a second time (same values).
+  Status ResendPinned(const PutBatch& batch, std::vector<Rejection>* rejected) {
     out_.clear();
     for (size_t i = 0; i < batch.size(); ++i) out_.append(batch.line(i)).append(kBarrier);
     SUNDIAL_RETURN_IF_ERROR(Exchange(batch.size()));
@@ -54,9 +131,6 @@ class RemoteTarget final : public PutTarget {
     return Status::OK();
   }
 
-  Status Finish() override { return Status::OK(); }
-
- private:
   // Sends out_ while collecting the reply lines into replies_ until
   // `barriers` barrier replies arrived. Reading while sending keeps a
   // server whose reply buffer is full from stalling both sides.
@@ -85,9 +159,11 @@ class RemoteTarget final : public PutTarget {
     return Status::OK();
   }
 
+  const RemoteOptions options_;
   TcpClient client_;
   std::string out_;
   std::string replies_;
+  std::unique_ptr<PutLineChecker> checker_;  // made at the first error
 };
 
 class LocalTarget final : public PutTarget {
@@ -127,11 +203,21 @@ class LocalTarget final : public PutTarget {
       line.remove_suffix(1);
       reply_.clear();
       handler_->HandlePut(line, &reply_);
-      if (!reply_.empty()) AddRejections(i);
+      if (reply_.empty()) continue;
+      // The handler flushed by itself (its buffer was full) and storage
+      // failed: not a bad line.
+      const size_t refused = reply_.find(kStorageError);
+      if (refused != std::string::npos) {
+        return Status::Unavailable("storage refused the batch",
+                                   reply_.substr(refused + kStorageError.size(),
+                                                 reply_.find('\n', refused) - refused -
+                                                     kStorageError.size()));
+      }
+      AddRejections(i);
     }
     reply_.clear();
     const Status s = handler_->Flush(&reply_);
-    if (!s.ok()) return Status::IOError("storage refused the batch", s.ToString());
+    if (!s.ok()) return Status::Unavailable("storage refused the batch", s.ToString());
     return Status::OK();
   }
 
@@ -167,8 +253,9 @@ class LocalTarget final : public PutTarget {
 
 }  // namespace
 
-Status NewRemoteTarget(const std::string& url, std::unique_ptr<PutTarget>* out) {
-  auto t = std::make_unique<RemoteTarget>();
+Status NewRemoteTarget(const std::string& url, const RemoteOptions& options,
+                       std::unique_ptr<PutTarget>* out) {
+  auto t = std::make_unique<RemoteTarget>(options);
   SUNDIAL_RETURN_IF_ERROR(t->Connect(url));
   *out = std::move(t);
   return Status::OK();

@@ -5,10 +5,18 @@
 // rejected and why, with the server's own texts:
 //  * RemoteTarget sends a batch followed by a `help` command on one
 //    connection. The one-line `help` reply is a barrier: any error line
-//    before it belongs to the batch. If there is one, the batch is sent
-//    again with a barrier after every line, which ties each error line to
-//    its put line. Resending is harmless: the lines that were accepted
-//    write the same values at the same timestamps again (last write wins).
+//    before it belongs to the batch. Error lines are tied to their put
+//    lines without sending anything twice: a PutLineChecker runs the batch
+//    through the server's own parser and rules, and when its errors are
+//    exactly the server's, in order, they name the lines. Only when they
+//    are not (the server rejects for a reason the checker cannot see: a
+//    metric unknown with auto_create_metrics off, other ingest options)
+//    is the batch sent again with a barrier after every line; then its
+//    accepted lines are written a second time, with the same values.
+//    A "put: HBase error:" line means storage refused the write (read-only,
+//    disk full): the batch is sent again after a pause, at most
+//    RemoteOptions::refusal_retries times, then Send() fails with
+//    Unavailable and the import stops.
 //  * LocalTarget takes the data directory's lock (so it refuses while a
 //    server runs there), opens the storage engine and the rollup store with
 //    the server's options, and runs every line through the same
@@ -17,6 +25,8 @@
 // Thread-safety: one thread at a time.
 #pragma once
 
+#include <chrono>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -24,6 +34,7 @@
 
 #include "options.h"
 #include "sundial/common/status.h"
+#include "sundial/ingest/ingest_options.h"
 
 namespace sundial::server {
 
@@ -70,8 +81,19 @@ class PutTarget {
   virtual Status Finish() = 0;
 };
 
+struct RemoteOptions {
+  // The rules the PutLineChecker applies (the importer's --config and
+  // --ingest-* flags; they should match the server's).
+  ingest::IngestOptions ingest;
+  // Sends of a batch that storage refused, after the first; the pause
+  // before retry k (0-based) is refusal_backoff * 2^k.
+  uint32_t refusal_retries = 4;
+  std::chrono::milliseconds refusal_backoff{500};
+};
+
 // Connects to url's host and port (the telnet and HTTP port).
-Status NewRemoteTarget(const std::string& url, std::unique_ptr<PutTarget>* out);
+Status NewRemoteTarget(const std::string& url, const RemoteOptions& options,
+                       std::unique_ptr<PutTarget>* out);
 
 // Opens options.storage.data_dir. Busy if a server holds the lock.
 Status NewLocalTarget(const Options& options, std::unique_ptr<PutTarget>* out);

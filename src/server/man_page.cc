@@ -56,7 +56,8 @@ std::string ManPageText() {
   Flag(out, "--health[=URL]",
        "Probe a running server: GET URL (default: /api/version at the configured bind "
        "address, or loopback for a wildcard one, and port) with a 3 second timeout. Exits 0 "
-       "on HTTP 200, else 1. Numeric addresses only; no name lookup.");
+       "on HTTP 200, else 1. A host name is looked up within the same timeout (localhost is "
+       "127.0.0.1); an unknown one exits 1.");
   Flag(out, "--man", "Print this manual page (roff).");
   Flag(out, "--version", "Print the version and exit.");
   Flag(out, "--help", "Print a summary of the options and exit.");

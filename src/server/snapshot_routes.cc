@@ -1,11 +1,12 @@
 // Online snapshots (README "Backup and restore"): POST /api/snapshot takes
-// one (Storage::Snapshot) while ingest goes on, GET /api/snapshot lists
+// one (Storage::Snapshot, with the meta store's meta.log) while ingest goes on, GET /api/snapshot lists
 // them, DELETE /api/snapshot/<name> removes one. All run on the worker
 // pool: a snapshot copies files.
 #include <spdlog/spdlog.h>
 
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "routes.h"
 #include "sundial/common/json_escape.h"
@@ -39,7 +40,14 @@ void AppendField(const char* key, const std::string& value, std::string* out) {
 
 void TakeSnapshot(ServiceContext* ctx, const ResponderPtr& resp) {
   storage::SnapshotInfo info;
-  const Status s = ctx->storage->Snapshot("", &info);
+  // Annotations and UID/TS meta live in meta.log, which the meta store owns.
+  std::vector<storage::SnapshotSource*> sources;
+  if (ctx->meta != nullptr) {
+    sources.push_back(ctx->meta);
+  } else {
+    spdlog::warn("snapshot without meta.log: the meta store is not open (see the start-up log)");
+  }
+  const Status s = ctx->storage->Snapshot("", sources, &info);
   if (!s.ok()) return resp->Send(SnapshotError(s));
   spdlog::info("snapshot {}: {} bytes, {} files linked, {} copied ({} bytes), appends paused {} us",
                info.name, info.bytes, info.files_linked, info.files_copied, info.bytes_copied,

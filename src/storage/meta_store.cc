@@ -126,10 +126,21 @@ Status MetaStore::Load(std::vector<std::string>* warnings) {
   return Status::OK();
 }
 
-Status MetaStore::Rewrite() {
-  const std::string tmp = path_ + ".tmp";
+std::string MetaStore::EncodeLiveMap() const {
   std::string data = LogFileHeader(kMagic);
   for (const auto& [k, v] : map_) EncodeOp(Op{k, v, false}, &data);
+  return data;
+}
+
+Status MetaStore::CaptureSnapshot(std::string* contents) {
+  MutexLock l(&mu_);
+  *contents = EncodeLiveMap();
+  return Status::OK();
+}
+
+Status MetaStore::Rewrite() {
+  const std::string tmp = path_ + ".tmp";
+  const std::string data = EncodeLiveMap();
   std::unique_ptr<File> f;
   SUNDIAL_RETURN_IF_ERROR(env_->OpenFile(tmp, &f));
   Status s = f->Truncate(0);

@@ -234,7 +234,8 @@ class StorageImpl final : public Storage {
   }
   Status DeleteRange(const std::vector<SeriesId>& ids, Timestamp start, Timestamp end,
                      bool hide_empty, size_t* hidden) override;
-  Status Snapshot(const std::string& name, SnapshotInfo* out) override;
+  Status Snapshot(const std::string& name, const std::vector<SnapshotSource*>& sources,
+                  SnapshotInfo* out) override;
   std::vector<SnapshotInfo> ListSnapshots() override;
   Status RemoveSnapshot(const std::string& name) override;
   Status NewWalReader(const WalPosition& from, std::unique_ptr<WalReader>* out) override;
@@ -349,7 +350,8 @@ class StorageImpl final : public Storage {
   // Snapshots (storage_snapshot.cc).
   std::string SnapshotRoot() const { return options_.data_dir + "/snapshots"; }
   // Links and lists what the snapshot copies, under the maintenance mutex.
-  Status PlanSnapshot(SnapshotPlanner* plan, SnapshotInfo* info) EXCLUDES(maint_run_mu_);
+  Status PlanSnapshot(const std::vector<SnapshotSource*>& sources, SnapshotPlanner* plan,
+                      SnapshotInfo* info) EXCLUDES(maint_run_mu_);
   // Removes snapshots left unfinished by a crash (Open).
   void RemovePartialSnapshots();
 

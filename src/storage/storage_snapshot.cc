@@ -22,6 +22,16 @@
 //     linked. "pages" and "index" only grow (an index rewrite is a rename
 //     to a new file): copied up to their length now; recovery cuts pages
 //     written after the checkpoint back to its marks.
+//   files of SnapshotSources (meta.log: annotations, UID and TS meta):
+//     their owner captures their bytes right after the WAL position (the
+//     meta store writes its live map as a fresh log: its file may be
+//     rewritten by a rename at any time, so no length of it is safe to
+//     copy); written into the snapshot with the deferred copies.
+//   relay/ (per-target WAL positions) is left out on purpose: a position
+//     may lie past the WAL cut at the snapshot moment, and a server
+//     restored from the snapshot writes new points there, which a copied
+//     position would skip. Without a position file each target starts
+//     from the restored server's WAL end (README "Backup and restore").
 // - Files to copy are first hard-linked under a temporary name (cheap,
 //   under the mutex), so the copy itself runs after the mutex is released
 //   and a compaction or WAL checkpoint removing the original meanwhile
@@ -56,6 +66,25 @@ struct CopyJob {
   uint64_t length = 0;
   bool remove_src = false;
 };
+
+// A file whose bytes were captured in memory (SnapshotSource), to write.
+struct WriteJob {
+  std::string dst;
+  std::string contents;
+};
+
+Status WriteWhole(Env* env, const std::string& dst, const std::string& contents) {
+  std::unique_ptr<File> out;
+  SUNDIAL_RETURN_IF_ERROR(env->OpenFile(dst, &out));
+  SUNDIAL_RETURN_IF_ERROR(out->Truncate(0));
+  if (!contents.empty()) SUNDIAL_RETURN_IF_ERROR(out->Write(0, contents.data(), contents.size()));
+  return out->Sync();
+}
+
+// True if name is one plain path component.
+bool PlainFileName(const std::string& name) {
+  return !name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos;
+}
 
 Status CopyPrefix(Env* env, const std::string& src, const std::string& dst, uint64_t length,
                   uint64_t* copied) {
@@ -215,14 +244,24 @@ class SnapshotPlanner {
     }
     return CopyPrefix(env_, src, job.dst, length, &info_->bytes_copied);
   }
+  // Writes rel with contents later, in Finish() (no engine lock needed).
+  void Write(const std::string& rel, std::string contents) {
+    ++info_->files_copied;
+    writes_.push_back(WriteJob{tmp_ + "/" + rel, std::move(contents)});
+  }
   Status Mkdir(const std::string& rel) { return env_->CreateDir(tmp_ + "/" + rel); }
-  // Runs the deferred copies (no engine lock needed).
+  // Runs the deferred copies and writes (no engine lock needed).
   Status Finish() {
     for (const CopyJob& job : jobs_) {
       SUNDIAL_RETURN_IF_ERROR(CopyPrefix(env_, job.src, job.dst, job.length, &info_->bytes_copied));
       if (job.remove_src) SUNDIAL_RETURN_IF_ERROR(env_->RemoveFile(job.src));
     }
     jobs_.clear();
+    for (const WriteJob& job : writes_) {
+      SUNDIAL_RETURN_IF_ERROR(WriteWhole(env_, job.dst, job.contents));
+      info_->bytes_copied += job.contents.size();
+    }
+    writes_.clear();
     return Status::OK();
   }
 
@@ -231,9 +270,15 @@ class SnapshotPlanner {
   const std::string tmp_;
   SnapshotInfo* const info_;
   std::vector<CopyJob> jobs_;
+  std::vector<WriteJob> writes_;
 };
 
-Status StorageImpl::Snapshot(const std::string& requested, SnapshotInfo* out) {
+Status StorageImpl::Snapshot(const std::string& requested,
+                             const std::vector<SnapshotSource*>& sources, SnapshotInfo* out) {
+  for (SnapshotSource* source : sources) {
+    const std::string file = source->SnapshotFileName();
+    if (!PlainFileName(file)) return Status::InvalidArgument("snapshot source file name", file);
+  }
   MutexLock one_at_a_time(&snapshot_mu_);
   const uint32_t limit = options_.max_snapshots;
   if (limit == 0) return Status::ResourceExhausted("snapshots are turned off (max_snapshots = 0)");
@@ -268,7 +313,7 @@ Status StorageImpl::Snapshot(const std::string& requested, SnapshotInfo* out) {
   info.created_ms = now_ms;
   SnapshotPlanner plan(env_.get(), tmp, &info);
   Status s = env_->CreateDir(tmp);
-  if (s.ok()) s = PlanSnapshot(&plan, &info);
+  if (s.ok()) s = PlanSnapshot(sources, &plan, &info);
   if (s.ok()) s = plan.Finish();
   for (const char* sub : {"", "/wal", "/rollup"}) {
     if (s.ok() && env_->FileExists(tmp + sub)) s = env_->SyncDir(tmp + sub);
@@ -284,7 +329,8 @@ Status StorageImpl::Snapshot(const std::string& requested, SnapshotInfo* out) {
   return Status::OK();
 }
 
-Status StorageImpl::PlanSnapshot(SnapshotPlanner* plan, SnapshotInfo* info) {
+Status StorageImpl::PlanSnapshot(const std::vector<SnapshotSource*>& sources,
+                                 SnapshotPlanner* plan, SnapshotInfo* info) {
   const std::string& dir = options_.data_dir;
   MutexLock run(&maint_run_mu_);
   std::vector<std::string> names;
@@ -328,6 +374,11 @@ Status StorageImpl::PlanSnapshot(SnapshotPlanner* plan, SnapshotInfo* info) {
     }
   }
   SUNDIAL_RETURN_IF_ERROR(plan->Copy(dir + "/series.log", "series.log", dict_end));
+  for (SnapshotSource* source : sources) {
+    std::string contents;
+    SUNDIAL_RETURN_IF_ERROR(source->CaptureSnapshot(&contents));
+    plan->Write(source->SnapshotFileName(), std::move(contents));
+  }
   SUNDIAL_RETURN_IF_ERROR(plan->Mkdir("part"));
   names.clear();
   if (!env_->ListDir(dir + "/part", &names).ok()) return Status::OK();

@@ -9,9 +9,12 @@ import os
 import random
 import signal
 import subprocess
+import tempfile
 import time
 
 import pytest
+
+from test_hostile_disk import can_mount_tmpfs, fill
 
 START = 1356998400  # 2013-01-01
 
@@ -215,6 +218,119 @@ def test_migration_resumes_after_kill(server_factory, sundiald_path, tmp_path):
     assert rc == 0 and "imported 0 points" in err
     rc, _, err = run_tool(sundiald_path, *args[:-4], "--chunk", "1d", "--state", str(state))
     assert rc == 3 and "another migration" in err
+
+
+def stored_points(server):
+    """The server's count of points acknowledged by storage."""
+    c = server.http()
+    status, body = c.get_json("/api/stats")
+    c.close()
+    assert status == 200
+    return sum(int(r["value"]) for r in body if r["metric"] == "tsd.datapoints.added")
+
+
+def test_bad_lines_do_not_store_their_batch_twice(server, sundiald_path, tmp_path):
+    """A batch with bad lines: the bad ones are reported with their line
+    numbers and the good ones are stored once (the server counts each
+    acknowledged point)."""
+    f = tmp_path / "mixed.txt"
+    lines = [f"imp.m {START + i} {i} host=h{i % 5}" for i in range(3000)]
+    lines[10] = "imp.m 1356998400 12x host=a"
+    lines[2500] = "imp.m 1356998400 1 host"
+    f.write_text("\n".join(lines) + "\n")
+    before = stored_points(server)
+    rc, _, err = run_tool(sundiald_path, "import", "--url", server.url(""), "--connections", "1",
+                          str(f))
+    assert rc == 1, err
+    assert f"{f}:11: put: invalid value: Invalid character 'x' in 12x" in err, err
+    assert f"{f}:2501: put: illegal argument: invalid tag: host" in err, err
+    assert "imported 2998 points, rejected 2 lines" in err, err
+    assert stored_points(server) - before == 2998
+    res = query(server, "sum:imp.m")
+    assert len(res[0]["dps"]) == 2998
+
+
+def test_rules_the_importer_cannot_see_are_still_pinned(server_factory, sundiald_path,
+                                                        tmp_path):
+    """The server rejects a line for a rule the importer was not told
+    about (its max_tags): the line is still reported with its number."""
+    s = server_factory(["--ingest-max-tags", "2"])
+    f = tmp_path / "tags.txt"
+    f.write_text("imp.t 1356998400 1 a=1\nimp.t 1356998401 2 a=1 b=2 c=3\nimp.t 1356998402 3 a=1\n")
+    rc, _, err = run_tool(sundiald_path, "import", "--url", s.url(""), str(f))
+    assert rc == 1, err
+    assert f"{f}:2: put: illegal argument: Too many tags" in err, err
+    assert "imported 2 points, rejected 1 lines" in err, err
+
+
+def test_import_stops_when_the_server_refuses_writes(server_factory, sundiald_path, tmp_path):
+    """A read-only server (full disk) answers every put with a storage
+    error: the import retries a bounded number of times, then stops with
+    exit 4 and one message, not one rejection per line."""
+    mnt = tempfile.mkdtemp(prefix="sundial-importfull-")
+    if not can_mount_tmpfs(mnt):
+        os.rmdir(mnt)
+        pytest.skip("cannot mount a tmpfs here")
+    try:
+        s = server_factory(data_dir=os.path.join(mnt, "data"),
+                           args=["--wal-segment-size", "1MiB",
+                                 "--storage-resume-free-bytes", "1MiB"])
+        put_lines(s, ["put imp.f 1356998400 1 host=a"])
+        s.stop(signal.SIGKILL)
+        fill(os.path.join(mnt, "ballast"))
+        s.restart()
+        f = tmp_path / "many.txt"
+        f.write_text("".join(f"imp.f {START + i} {i} host=a\n" for i in range(20000)))
+        t0 = time.monotonic()
+        rc, _, err = run_tool(sundiald_path, "import", "--url", s.url(""), str(f), timeout=120)
+        took = time.monotonic() - t0
+        assert rc == 4, (rc, err)
+        assert "the server refuses writes" in err and "read-only" in err, err
+        assert "rejected 0 lines" in err, err
+        assert err.count("HBase error") <= 1, err
+        assert took < 60, took
+    finally:
+        subprocess.run(["umount", "-l", mnt], capture_output=True)
+        os.rmdir(mnt)
+
+
+def test_data_dir_that_holds_a_data_dir_is_refused(server_factory, sundiald_path, tmp_path):
+    """--data-dir /var/lib/sundial when the data is in /var/lib/sundial/data
+    (the .deb's layout) is refused, for import and export alike."""
+    srv = server_factory(data_dir=str(tmp_path / "data"))
+    put_lines(srv, ["put dd 1356998400 1 host=a"])
+    srv.stop()
+    f = tmp_path / "x.txt"
+    f.write_text("dd 1356998401 2 host=a\n")
+    rc, _, err = run_tool(sundiald_path, "import", "--data-dir", str(tmp_path), str(f))
+    assert rc == 2 and f"use --data-dir {tmp_path}/data" in err, err
+    assert not os.path.exists(tmp_path / "series.log") and not os.path.exists(tmp_path / "wal")
+    rc, _, err = run_tool(sundiald_path, "export", "--data-dir", str(tmp_path), "dd")
+    assert rc == 2 and f"use --data-dir {tmp_path}/data" in err, err
+    rc, _, err = run_tool(sundiald_path, "import", "--data-dir", str(tmp_path / "data"), str(f))
+    assert rc == 0, err
+
+
+def test_host_names_in_urls(server, sundiald_path, tmp_path):
+    f = tmp_path / "h.txt"
+    f.write_text("hn 1356998400 1 host=a\n")
+    rc, _, err = run_tool(sundiald_path, "import", "--url", f"http://localhost:{server.port}",
+                          str(f))
+    assert rc == 0 and "imported 1 points" in err, err
+    t0 = time.monotonic()
+    rc, _, err = run_tool(sundiald_path, "import", "--url", server.url(""), "--from",
+                          "http://nonexistent.invalid:4242", "--metrics", "x", "--start", "0")
+    assert rc == 3 and "unknown host nonexistent.invalid" in err, err
+    rc, _, err = run_tool(sundiald_path, "import", "--url", "http://nonexistent.invalid:4242",
+                          str(f))
+    assert rc == 3 and "unknown host nonexistent.invalid" in err, err
+    assert time.monotonic() - t0 < 10
+    p = subprocess.run([sundiald_path, f"--health=http://localhost:{server.port}/api/version"],
+                       capture_output=True, timeout=30)
+    assert p.returncode == 0, p.stderr
+    p = subprocess.run([sundiald_path, "--health=http://nonexistent.invalid:4242/api/version"],
+                       capture_output=True, timeout=30)
+    assert p.returncode == 1 and b"unknown host" in p.stderr, p.stderr
 
 
 def test_tool_usage_errors(sundiald_path):

@@ -86,12 +86,25 @@ TEST(CheckHealth, TimesOutOnASilentServer) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(3));
 }
 
-TEST(CheckHealth, RejectsNamesAndMalformedUrls) {
-  for (const char* url : {"https://127.0.0.1/", "http://localhost:4242/", "http://[::1/",
+TEST(CheckHealth, RejectsMalformedUrls) {
+  for (const char* url : {"https://127.0.0.1/", "http://[::1/", "http://[localhost]:4242/",
                           "http://127.0.0.1:0/", "http://127.0.0.1:99999/", "127.0.0.1:4242"}) {
     EXPECT_EQ(CheckHealth(url, std::chrono::seconds(1)).code(), Status::Code::kInvalidArgument)
         << url;
   }
+}
+
+TEST(CheckHealth, ResolvesNamesAndFailsFastOnUnknownOnes) {
+  OneShotServer s("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}");
+  std::string url = s.url("/api/version");
+  url.replace(url.find("127.0.0.1"), 9, "localhost");
+  EXPECT_TRUE(CheckHealth(url, std::chrono::seconds(5)).ok()) << url;
+  const auto start = std::chrono::steady_clock::now();
+  const Status st = CheckHealth("http://nonexistent.invalid:4242/", std::chrono::seconds(5));
+  EXPECT_TRUE(st.IsNotFound()) << st.ToString();
+  EXPECT_NE(st.message().find("unknown host nonexistent.invalid"), std::string::npos)
+      << st.message();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
 }
 
 TEST(DefaultHealthUrl, LoopbackForWildcardBinds) {

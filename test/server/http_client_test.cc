@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
 
 namespace sundial::server {
@@ -57,7 +58,8 @@ TEST(ChunkedDecoder, StopsWhenTheReceiverSaysSo) {
 
 TEST(ParseHttpUrl, HostsPortsAndPaths) {
   HttpUrl u;
-  EXPECT_FALSE(ParseHttpUrl("http://localhost:4242", &u).ok());
+  ASSERT_TRUE(ParseHttpUrl("http://localhost:4242", &u).ok());
+  EXPECT_EQ(u.endpoint.address().to_string(), "127.0.0.1");
   ASSERT_TRUE(ParseToolUrl("http://localhost:4242", &u).ok());
   EXPECT_EQ(u.host, "localhost:4242");
   EXPECT_EQ(u.endpoint.address().to_string(), "127.0.0.1");
@@ -67,8 +69,22 @@ TEST(ParseHttpUrl, HostsPortsAndPaths) {
   EXPECT_EQ(u.endpoint.port(), 80);
   EXPECT_EQ(u.path, "/base");
   EXPECT_FALSE(ParseHttpUrl("https://127.0.0.1", &u).ok());
-  EXPECT_FALSE(ParseHttpUrl("http://example.com", &u).ok());
   EXPECT_FALSE(ParseHttpUrl("http://127.0.0.1:0", &u).ok());
+  EXPECT_TRUE(ParseHttpUrl("http://:4242", &u).IsInvalidArgument());
+  EXPECT_TRUE(ParseHttpUrl("http://[localhost]:4242", &u).IsInvalidArgument());
+  ASSERT_TRUE(ParseHttpUrl("http://10.1.2.3:4242/x", &u).ok());
+  EXPECT_EQ(u.endpoint.address().to_string(), "10.1.2.3");
+  EXPECT_EQ(u.host, "10.1.2.3:4242");
+}
+
+TEST(ParseHttpUrl, UnknownHostFailsFastWithItsName) {
+  HttpUrl u;
+  const auto t0 = std::chrono::steady_clock::now();
+  const Status s = ParseToolUrl("http://nonexistent.invalid:4242/", &u);
+  EXPECT_TRUE(s.IsNotFound()) << s.ToString();
+  EXPECT_NE(s.ToString().find("unknown host nonexistent.invalid"), std::string::npos)
+      << s.ToString();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(1));
 }
 
 TEST(UrlEncode, EscapesReservedBytes) {

@@ -55,7 +55,7 @@ class Delete : public ::testing::Test {
   // Opens the engine on a crash image of the current one: a snapshot.
   void OpenCrashImage() {
     SnapshotInfo info;
-    ASSERT_TRUE(db_->Snapshot("", &info).ok());
+    ASSERT_TRUE(db_->Snapshot("", {}, &info).ok());
     crash_dirs_.push_back(std::make_unique<TempDir>());  // the source may be the last one
     const std::string copy = crash_dirs_.back()->path() + "/data";
     fs::copy(info.path, copy, fs::copy_options::recursive);
@@ -290,7 +290,7 @@ TEST(DeleteDifferential, MatchesAModel) {
       ASSERT_TRUE(StorageImpl::Open(o, NewPosixEnv(), &db).ok());
     } else {
       SnapshotInfo info;
-      ASSERT_TRUE(db->Snapshot("", &info).ok());
+      ASSERT_TRUE(db->Snapshot("", {}, &info).ok());
       images.push_back(std::make_unique<TempDir>());
       const std::string copy = images.back()->path() + "/data";
       fs::copy(info.path, copy, fs::copy_options::recursive);

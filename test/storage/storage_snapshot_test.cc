@@ -1,7 +1,8 @@
 // Online snapshots (storage_snapshot.cc): which files are linked and which
 // copied, that a snapshot opens to exactly the points appended before it
 // (also while another thread appends), names, listing and removal, and
-// that an unfinished snapshot is removed at the next open.
+// that an unfinished snapshot is removed at the next open, and that the
+// files of SnapshotSources (the meta store's meta.log) are in it.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
@@ -12,6 +13,7 @@
 #include <thread>
 
 #include "storage/storage_impl.h"
+#include "sundial/storage/meta_store.h"
 #include "storage/test_util.h"
 
 namespace sundial::storage {
@@ -62,7 +64,7 @@ TEST_F(Snapshots, LinksImmutableFilesCopiesTheRest) {
   ASSERT_TRUE(db_->TEST_Checkpoint().ok());    // a checkpoint and a closed segment
   for (int i = 2000; i < 2100; ++i) Put(i * 5000);
   SnapshotInfo info;
-  ASSERT_TRUE(db_->Snapshot("", &info).ok());
+  ASSERT_TRUE(db_->Snapshot("", {}, &info).ok());
   for (int i = 2100; i < 2200; ++i) Put(i * 5000);  // after: not in the snapshot
   const std::string snap = info.path;
   EXPECT_EQ(snap, dir_.path() + "/snapshots/" + info.name);
@@ -111,7 +113,7 @@ TEST_F(Snapshots, ConsistentWhileAnotherThreadAppends) {
   while (acked.load() < 200) std::this_thread::yield();
   const int before = acked.load();
   SnapshotInfo info;
-  ASSERT_TRUE(db_->Snapshot("", &info).ok());
+  ASSERT_TRUE(db_->Snapshot("", {}, &info).ok());
   const int after = acked.load();
   stop.store(true);
   writer.join();
@@ -129,12 +131,12 @@ TEST_F(Snapshots, ConsistentWhileAnotherThreadAppends) {
 TEST_F(Snapshots, ListRemoveAndNames) {
   Put(1000);
   SnapshotInfo one, two;
-  ASSERT_TRUE(db_->Snapshot("", &one).ok());
-  ASSERT_TRUE(db_->Snapshot("", &two).ok());
+  ASSERT_TRUE(db_->Snapshot("", {}, &one).ok());
+  ASSERT_TRUE(db_->Snapshot("", {}, &two).ok());
   EXPECT_NE(one.name, two.name);
-  EXPECT_EQ(db_->Snapshot(one.name, &two).code(), Status::Code::kBusy);
-  EXPECT_TRUE(db_->Snapshot("../x", &two).IsInvalidArgument());
-  EXPECT_TRUE(db_->Snapshot("a/b", &two).IsInvalidArgument());
+  EXPECT_EQ(db_->Snapshot(one.name, {}, &two).code(), Status::Code::kBusy);
+  EXPECT_TRUE(db_->Snapshot("../x", {}, &two).IsInvalidArgument());
+  EXPECT_TRUE(db_->Snapshot("a/b", {}, &two).IsInvalidArgument());
   const auto list = db_->ListSnapshots();
   ASSERT_EQ(list.size(), 2u);
   EXPECT_EQ(list[0].name, one.name);
@@ -164,21 +166,83 @@ TEST_F(Snapshots, CountIsLimited) {
   db_ = OpenAt(dir_.path());
   Put(1000);
   SnapshotInfo one, two, three;
-  ASSERT_TRUE(db_->Snapshot("", &one).ok());
-  ASSERT_TRUE(db_->Snapshot("", &two).ok());
-  const Status full = db_->Snapshot("", &three);
+  ASSERT_TRUE(db_->Snapshot("", {}, &one).ok());
+  ASSERT_TRUE(db_->Snapshot("", {}, &two).ok());
+  const Status full = db_->Snapshot("", {}, &three);
   EXPECT_EQ(full.code(), Status::Code::kResourceExhausted) << full.ToString();
   EXPECT_NE(full.ToString().find("max_snapshots = 2"), std::string::npos) << full.ToString();
   EXPECT_EQ(db_->ListSnapshots().size(), 2u);
   // An unfinished one does not count; a removed one frees its place.
   fs::create_directories(dir_.path() + "/snapshots/x.partial");
   ASSERT_TRUE(db_->RemoveSnapshot(one.name).ok());
-  EXPECT_TRUE(db_->Snapshot("", &three).ok());
+  EXPECT_TRUE(db_->Snapshot("", {}, &three).ok());
 
   options_.max_snapshots = 0;
   db_.reset();
   db_ = OpenAt(dir_.path());
-  EXPECT_EQ(db_->Snapshot("", &three).code(), Status::Code::kResourceExhausted);
+  EXPECT_EQ(db_->Snapshot("", {}, &three).code(), Status::Code::kResourceExhausted);
+}
+
+TEST_F(Snapshots, HoldsTheMetaStoreAsOfTheSnapshot) {
+  std::unique_ptr<Env> env = NewPosixEnv();
+  std::unique_ptr<MetaStore> meta;
+  std::vector<std::string> warnings;
+  ASSERT_TRUE(MetaStore::Open(env.get(), dir_.path(), &meta, &warnings).ok());
+  ASSERT_TRUE(meta->Put("a", "1").ok());
+  ASSERT_TRUE(meta->Put("b", "2").ok());
+  ASSERT_TRUE(meta->Put("a", "3").ok());  // a dead record in the live file
+  ASSERT_TRUE(meta->Delete("b").ok());
+  ASSERT_TRUE(meta->Put("c", std::string(5000, 'x')).ok());
+  Put(1000);
+  SnapshotInfo info;
+  ASSERT_TRUE(db_->Snapshot("", {meta.get()}, &info).ok());
+  ASSERT_TRUE(meta->Put("d", "after").ok());  // not in the snapshot
+  EXPECT_GT(info.bytes_copied, 5000u);
+  const std::string copied = info.path + "/" + std::string(MetaStore::kFileName);
+  ASSERT_TRUE(fs::exists(copied));
+  EXPECT_NE(Inode(copied), Inode(dir_.path() + "/" + std::string(MetaStore::kFileName)));
+
+  std::unique_ptr<MetaStore> restored;
+  warnings.clear();
+  ASSERT_TRUE(MetaStore::Open(env.get(), info.path, &restored, &warnings).ok());
+  EXPECT_TRUE(warnings.empty());
+  EXPECT_EQ(restored->dead_records(), 0u);
+  EXPECT_EQ(restored->TEST_rewrites(), 0u);  // a clean file: nothing to repair
+  const auto all = restored->Prefix("");
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0], std::make_pair(std::string("a"), std::string("3")));
+  EXPECT_EQ(all[1].first, "c");
+  EXPECT_EQ(all[1].second.size(), 5000u);
+}
+
+// A source with a name that is not one path component is refused before
+// anything is written.
+class BadSource final : public SnapshotSource {
+ public:
+  std::string SnapshotFileName() const override { return "../meta.log"; }
+  Status CaptureSnapshot(std::string* contents) override {
+    contents->clear();
+    return Status::OK();
+  }
+};
+
+class FailingSource final : public SnapshotSource {
+ public:
+  std::string SnapshotFileName() const override { return "meta.log"; }
+  Status CaptureSnapshot(std::string*) override { return Status::IOError("meta.log", "boom"); }
+};
+
+TEST_F(Snapshots, SourceErrorsFailTheSnapshotAndLeaveNothing) {
+  Put(1000);
+  BadSource bad;
+  FailingSource failing;
+  SnapshotInfo info;
+  EXPECT_TRUE(db_->Snapshot("", {&bad}, &info).IsInvalidArgument());
+  const Status s = db_->Snapshot("", {&failing}, &info);
+  EXPECT_EQ(s.code(), Status::Code::kIOError) << s.ToString();
+  EXPECT_NE(s.ToString().find("boom"), std::string::npos) << s.ToString();
+  EXPECT_TRUE(db_->ListSnapshots().empty());
+  EXPECT_TRUE(fs::is_empty(dir_.path() + "/snapshots"));
 }
 
 TEST_F(Snapshots, UnfinishedOnesAreRemovedAtOpen) {

@@ -24,6 +24,10 @@
 // batch is written in one write call and replayed all-or-nothing per record
 // (each record has its own CRC; a crash can keep a prefix of a batch).
 //
+// Snapshots: as a SnapshotSource it hands Storage::Snapshot() its live map
+// encoded as a fresh meta.log (what Rewrite() writes), so a snapshot holds
+// every change applied before the capture and no dead records.
+//
 // Thread-safety: every method is thread-safe (one mutex; reads copy out).
 #pragma once
 
@@ -38,10 +42,11 @@
 #include "sundial/common/env.h"
 #include "sundial/common/mutex.h"
 #include "sundial/common/status.h"
+#include "sundial/storage/snapshot_source.h"
 
 namespace sundial::storage {
 
-class MetaStore {
+class MetaStore final : public SnapshotSource {
  public:
   static constexpr std::string_view kFileName = "meta.log";
   static constexpr size_t kCompactMinDead = 1024;
@@ -88,9 +93,16 @@ class MetaStore {
   // Times the file was rewritten since Open (for tests).
   uint64_t TEST_rewrites() const;
 
+  // SnapshotSource: kFileName, and the live map as a complete meta.log
+  // (header and one put record per key). Never fails.
+  std::string SnapshotFileName() const override { return std::string(kFileName); }
+  Status CaptureSnapshot(std::string* contents) override;
+
  private:
   MetaStore(Env* env, std::string dir);
   Status Load(std::vector<std::string>* warnings) REQUIRES(mu_);
+  // The live map as a complete log file.
+  std::string EncodeLiveMap() const REQUIRES(mu_);
   // Writes the live map to a fresh file and renames it over the log.
   Status Rewrite() REQUIRES(mu_);
   static void ApplyToMap(const Op& op, std::map<std::string, std::string, std::less<>>* m,

@@ -32,6 +32,7 @@
 #include "sundial/common/sample_iterator.h"
 #include "sundial/common/status.h"
 #include "sundial/common/types.h"
+#include "sundial/storage/snapshot_source.h"
 
 namespace sundial::storage {
 
@@ -363,8 +364,13 @@ class Storage {
   // ('/', ".."), Busy if it exists, ResourceExhausted when
   // StorageOptions::max_snapshots exist already; on error (a full disk: the message has
   // "No space left") the partial copy is removed.
-  virtual Status Snapshot(const std::string& name, SnapshotInfo* out) {
-    (void)name, (void)out;
+  // Each of `sources` (borrowed for the call; may be empty) adds one file
+  // the engine does not own (the meta store's meta.log), captured right
+  // after the snapshot moment (SnapshotSource::CaptureSnapshot); a source
+  // that fails fails the snapshot.
+  virtual Status Snapshot(const std::string& name, const std::vector<SnapshotSource*>& sources,
+                          SnapshotInfo* out) {
+    (void)name, (void)sources, (void)out;
     return Status::Unavailable("this storage cannot take snapshots");
   }
   // The finished snapshots, by name.
