@@ -2,6 +2,8 @@
 
 #include <snappy.h>
 
+#include <algorithm>
+
 namespace sundial::relay {
 
 SendOutcome ClassifyHttpStatus(int status) {
@@ -35,21 +37,10 @@ Sender::Sender(const TargetSpec& spec, std::chrono::milliseconds timeout)
 
 SendOutcome Sender::Send(const RelayPoint* points, size_t n, size_t* left_out,
                          std::string* error) {
+  refused_ = 0;
   *left_out = EncodeBatch(spec_.protocol, points, n, &body_);
   if (body_.empty()) return SendOutcome::kDelivered;  // nothing the protocol can carry
-  if (spec_.protocol == Protocol::kTelnet) {
-    std::string reply;
-    const Status s = conn_.SendLines(body_, timeout_, &reply);
-    connected_ = s.ok();
-    if (!s.ok()) {
-      *error = s.ToString();
-      return SendOutcome::kRetry;
-    }
-    // Telnet has no acknowledgements; an error line the upstream sent back
-    // (about an earlier batch) is only reported.
-    if (!reply.empty()) *error = "upstream said: " + reply;
-    return SendOutcome::kDelivered;
-  }
+  if (spec_.protocol == Protocol::kTelnet) return SendTelnet(n, left_out, error);
   std::string_view payload = body_;
   if (spec_.protocol == Protocol::kRemoteWrite) {
     compressed_.clear();
@@ -68,6 +59,43 @@ SendOutcome Sender::Send(const RelayPoint* points, size_t n, size_t* left_out,
     *error = "HTTP " + std::to_string(r.status) + ": " + r.body.substr(0, 300);
   }
   return outcome;
+}
+
+SendOutcome Sender::SendTelnet(size_t n, size_t* left_out, std::string* error) {
+  if (spec_.ack == TelnetAck::kTcp) {
+    std::string reply;
+    const Status s = conn_.SendLines(body_, timeout_, &reply);
+    connected_ = s.ok();
+    if (!s.ok()) {
+      *error = s.ToString();
+      return SendOutcome::kRetry;
+    }
+    // Without ack=version nothing says which batch an error line is
+    // about: it is only reported.
+    if (!reply.empty()) *error = "upstream said: " + reply;
+    return SendOutcome::kDelivered;
+  }
+  const TelnetReplyParser* replies = nullptr;
+  const Status s = conn_.SendLinesAwaitVersion(body_, timeout_, &replies);
+  connected_ = s.ok();
+  if (!s.ok()) {
+    *error = s.ToString();
+    return SendOutcome::kRetry;
+  }
+  if (replies->storage_errors() > 0) {
+    *error = "upstream could not store points (" + std::to_string(replies->storage_errors()) +
+             " storage errors): " + replies->first_error();
+    return SendOutcome::kRetry;
+  }
+  if (replies->error_lines() > 0) {
+    const size_t sent = n - *left_out;
+    const size_t refused = static_cast<size_t>(std::min<uint64_t>(replies->error_lines(), sent));
+    *left_out += refused;
+    refused_ = refused;
+    *error = "upstream refused " + std::to_string(refused) + " of " + std::to_string(sent) +
+             " points: " + replies->first_error();
+  }
+  return SendOutcome::kDelivered;
 }
 
 }  // namespace sundial::relay

@@ -13,7 +13,8 @@
 namespace sundial::relay {
 
 enum class SendOutcome {
-  kDelivered,    // acknowledged (telnet: every byte acknowledged by the upstream's TCP)
+  kDelivered,    // acknowledged (telnet: every byte acknowledged by the upstream's TCP,
+                 // or with ack=version the reply to a `version` sent after it arrived)
   kRejected,     // the data is bad (HTTP 400, 422): skip it
   kTooLarge,     // HTTP 413: send the same points in smaller requests
   kTargetFault,  // 401, 403, 404, 405 and every other 4xx: the URL, credentials
@@ -33,12 +34,20 @@ class Sender {
   Sender(const Sender&) = delete;
   Sender& operator=(const Sender&) = delete;
 
-  // Sends points [0, n). *left_out: points the protocol cannot carry (left
-  // out of the request). *error describes any outcome but kDelivered (and
-  // may carry a telnet upstream's error line with kDelivered).
+  // Sends points [0, n). *left_out: points of a delivered batch that the
+  // upstream will not hold: those the protocol cannot carry (left out of
+  // the request) and, with ack=version, one per error line a telnet
+  // upstream answered (it refused them as bad data; they are not sent
+  // again). *error describes any outcome but kDelivered (and may carry a
+  // telnet upstream's error line with kDelivered). With ack=version, a
+  // storage failure line (`put: HBase error`, `put: Please throttle
+  // writes`) before the version reply is kRetry: the whole batch again.
   SendOutcome Send(const RelayPoint* points, size_t n, size_t* left_out, std::string* error);
   // Whether the last attempt reached the upstream.
   bool connected() const { return connected_; }
+  // Points of the last delivered batch a telnet upstream refused line by
+  // line (ack=version; part of *left_out).
+  size_t refused() const { return refused_; }
 
  private:
   const TargetSpec& spec_;
@@ -48,6 +57,9 @@ class Sender {
   std::string body_;
   std::string compressed_;
   bool connected_ = false;
+  size_t refused_ = 0;
+
+  SendOutcome SendTelnet(size_t n, size_t* left_out, std::string* error);
 };
 
 }  // namespace sundial::relay

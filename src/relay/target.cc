@@ -236,6 +236,9 @@ bool Relay::Target::SendChunk() {
                               std::to_string(n) + " points (" + error + "); skipped");
   } else {
     if (!error.empty()) SetError(error);
+    if (sender_->refused() > 0) {
+      Log(LogLevel::kError, "relay " + spec_.display + ": " + error + "; skipped");
+    }
     sent_.fetch_add(n - left_out, std::memory_order_relaxed);
     rejected_.fetch_add(left_out, std::memory_order_relaxed);
     batches_.fetch_add(1, std::memory_order_relaxed);

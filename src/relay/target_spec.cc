@@ -142,6 +142,17 @@ Status ApplyParam(std::string_view url, std::string_view key, const std::string&
       return Bad(url, "max_pending must be a byte count (e.g. 512MiB), got \"" + value + "\"");
     }
     spec->max_pending_bytes = n;
+  } else if (key == "ack") {
+    if (spec->protocol != Protocol::kTelnet) {
+      return Bad(url, "ack= is for telnet targets (HTTP protocols are acknowledged by the reply)");
+    }
+    if (value == "tcp") {
+      spec->ack = TelnetAck::kTcp;
+    } else if (value == "version") {
+      spec->ack = TelnetAck::kVersion;
+    } else {
+      return Bad(url, "ack must be tcp or version, got \"" + value + "\"");
+    }
   } else if ((key == "bearer" || key == "basic") && !spec->authorization.empty()) {
     return Bad(url, "credentials given twice (USER:PASSWORD@, bearer= or basic=)");
   } else if (key == "bearer") {

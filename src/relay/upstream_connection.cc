@@ -45,6 +45,7 @@ void UpstreamConnection::Close() {
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
   in_.clear();
+  replies_.Reset();
 }
 
 void UpstreamConnection::Abort() {
@@ -108,9 +109,10 @@ Status UpstreamConnection::Connect(Clock::time_point deadline) {
   return last;
 }
 
-Status UpstreamConnection::WriteAll(std::string_view data, Clock::time_point deadline) {
+Status UpstreamConnection::WriteAll(std::string_view data, Clock::time_point deadline,
+                                    int flags) {
   while (!data.empty()) {
-    const ssize_t n = ::send(fd_, data.data(), data.size(), MSG_NOSIGNAL);
+    const ssize_t n = ::send(fd_, data.data(), data.size(), MSG_NOSIGNAL | flags);
     if (n > 0) {
       data.remove_prefix(static_cast<size_t>(n));
       continue;
@@ -191,6 +193,63 @@ Status UpstreamConnection::SendLines(std::string_view lines, std::chrono::millis
   if (fd_ < 0) SUNDIAL_RETURN_IF_ERROR(Connect(deadline));
   Status s = WriteAll(lines, deadline);
   if (s.ok()) s = WaitAcknowledged(deadline, reply);
+  if (!s.ok()) Abort();
+  return s;
+}
+
+Status UpstreamConnection::ReadReplies() {
+  char buf[4096];
+  for (;;) {
+    const ssize_t n = ::recv(fd_, buf, sizeof(buf), MSG_DONTWAIT);
+    if (n > 0) {
+      if (!replies_.Feed(std::string_view(buf, static_cast<size_t>(n)))) {
+        return Status::Corruption("reply from " + host_header_,
+                                  "a line longer than " +
+                                      std::to_string(TelnetReplyParser::kMaxLine) +
+                                      " bytes: not a telnet upstream");
+      }
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return Status::OK();
+    return Status::Unavailable("upstream " + host_header_,
+                               n == 0 ? std::string("closed the connection")
+                                      : std::string(std::strerror(errno)));
+  }
+}
+
+Status UpstreamConnection::WaitVersionReply(Clock::time_point deadline) {
+  while (!replies_.complete()) {
+    Status s = Wait(false, deadline);
+    if (s.code() == Status::Code::kDeadlineExceeded) {
+      return Status::DeadlineExceeded("upstream " + host_header_,
+                                      "no reply to `version` in time (does it answer the "
+                                      "telnet version command?)");
+    }
+    SUNDIAL_RETURN_IF_ERROR(s);
+    s = ReadReplies();
+    if (!s.ok() && !replies_.complete()) return s;
+  }
+  return Status::OK();
+}
+
+Status UpstreamConnection::SendLinesAwaitVersion(std::string_view lines,
+                                                 std::chrono::milliseconds timeout,
+                                                 const TelnetReplyParser** replies) {
+  static constexpr std::string_view kVersion = "version\n";
+#ifdef MSG_MORE
+  constexpr int kMore = MSG_MORE;  // one segment for the last lines and the command
+#else
+  constexpr int kMore = 0;
+#endif
+  const Clock::time_point deadline = Clock::now() + timeout;
+  *replies = &replies_;
+  replies_.StartBatch();
+  if (fd_ >= 0 && !ReadReplies().ok()) Close();  // closed by the upstream: reopen
+  if (fd_ < 0) SUNDIAL_RETURN_IF_ERROR(Connect(deadline));
+  Status s = WriteAll(lines, deadline, kMore);
+  if (s.ok()) s = WriteAll(kVersion, deadline);
+  if (s.ok()) s = WaitVersionReply(deadline);
   if (!s.ok()) Abort();
   return s;
 }

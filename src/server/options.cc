@@ -361,7 +361,9 @@ const std::vector<OptionSpec> kOptionTable = {
     // The relay (README "Scaling out"): forwards what the WAL accepted.
     {"relay.targets", "",
      "comma-separated upstream URLs to forward every accepted point to: telnet://h:p, "
-     "http://h:p (/api/put), remote-write://h:p/path, influx://h:p/write?db=NAME (empty = off)",
+     "http://h:p (/api/put), remote-write://h:p/path, influx://h:p/write?db=NAME (empty = off); "
+     "telnet://h:p?ack=version waits for the reply to a version command after each batch "
+     "(OpenTSDB, sundiald), so points an upstream that dies had not read are sent again",
      [](std::string_view v, Options* o) { return relay::ParseTargetList(v, &o->relay.targets); }},
     {"relay.max_pending_bytes", "1GiB",
      "per target, unsent WAL kept on disk; beyond it the oldest unsent segments are dropped and counted",

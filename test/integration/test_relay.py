@@ -8,11 +8,13 @@ upstream sundiald killed with -9 mid-stream; and, with a scripted upstream
 and the disk budget exhausted during a long outage. After each, the points
 at the upstream are compared with what Sundial acknowledged: nothing lost
 but what the budget dropped (which equals the counted drops), or, for the
-killed telnet upstream, what its kernel had acknowledged and it had not
-read (README "Guarantees"); duplicates only from retries.
+killed telnet upstream with ack=tcp, what its kernel had acknowledged and
+it had not read (README "Guarantees"), and with ack=version nothing;
+duplicates only from retries.
 """
 import json
 import os
+import re
 import signal
 import time
 
@@ -407,6 +409,70 @@ def test_upstream_sundiald_killed_mid_stream_telnet(server_factory):
     assert lost_bytes <= q["unread"], \
         f"lost {lost_bytes} B, more than the {q['unread']} B the upstream had acknowledged"
     assert target(s, "telnet")["retries"] >= 1  # the batch in flight was sent again
+
+
+def test_upstream_sundiald_killed_mid_stream_telnet_ack_version(server_factory):
+    # With ack=version a telnet batch counts as delivered only once the
+    # upstream answered a `version` sent after it, so it has read (and, for
+    # sundiald, written to its WAL) every line. The upstream is stopped while
+    # its kernel holds a batch it has not read (what ack=tcp loses, see the
+    # test above), killed with -9 and restarted: nothing is lost.
+    if tcp_queues(0) is None:
+        pytest.skip("needs /proc/net/tcp to measure the socket queues")
+    up = server_factory()
+    s = server_factory(args=["--relay-targets",
+                             f"telnet://127.0.0.1:{up.port}?ack=version&batch=2000&timeout=30s",
+                             "--relay-max-backoff", "200ms"])
+    points = make_points(12000, base=1700000000, hosts=20)
+    n = 2000
+    ingest(s, points[:n])
+    wait_caught_up(s, 1, min_sent=n)
+    up.send_signal(signal.SIGSTOP)
+    try:
+        ingest(s, points[n:n + 6000])
+        n += 6000
+
+        def unread():  # the relay's batch sits in the stopped upstream's kernel
+            before = tcp_queues(up.port)
+            time.sleep(0.2)
+            after = tcp_queues(up.port)
+            return after if after == before and after["unread"] > 0 else None
+        q = wait_until(unread, 10, "bytes the stopped upstream has not read")
+        t = target(s, "telnet")
+        assert t["pointsSent"] == 2000, t  # not counted before the reply
+        up.stop(signal.SIGKILL)
+    finally:
+        if up.proc.poll() is None:
+            up.send_signal(signal.SIGCONT)
+    ingest(s, points[n:n + 2000])  # while the upstream is down
+    n += 2000
+    up.restart()
+    t = wait_caught_up(s, 1, timeout=40, min_sent=n)[0]
+    assert t["pointsRejected"] == 0 and t["pointsDropped"] == 0, t
+    assert t["retries"] >= 1, t  # the batch in flight was sent again
+    got = sundiald_holds(up, points[:n])
+    assert set(got) == keys_of(points[:n])
+    print(f"at the kill: {q['unread']} B unread by the upstream, {q['unacked']} B unacknowledged "
+          f"by it; none of {n} points lost; {t['retries']} retries")
+
+
+def test_ack_version_counts_points_the_upstream_refuses(server_factory):
+    # A point the upstream refuses (here: more tags than its max_tags) gets
+    # an error line before the version reply: counted as rejected, logged,
+    # not sent again; the rest of its batch is delivered.
+    up = server_factory(args=["--ingest-max-tags", "2"])
+    s = server_factory(args=["--relay-targets",
+                             f"telnet://127.0.0.1:{up.port}?ack=version"] + FAST_RETRY)
+    good = make_points(300, base=1700000000)
+    bad = [("relay.it", {"host": "x", "a": "1", "b": "2"}, 1700000000 + i, i) for i in range(5)]
+    ingest(s, good[:150] + bad + good[150:])
+    t = wait_caught_up(s, 1, min_sent=len(good) + len(bad))[0]
+    assert t["pointsRejected"] == len(bad) and t["pointsSent"] == len(good), t
+    refused = re.compile(r"upstream refused \d+ of \d+ points: put: illegal argument: Too many tags")
+    assert refused.search(t["lastError"]), t
+    assert refused.search(s.stderr())
+    sundiald_holds(up, good)
+    assert target(s, "telnet")["retries"] == 0
 
 
 def wal_bytes(data_dir):

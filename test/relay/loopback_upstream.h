@@ -1,7 +1,8 @@
 // A loopback TCP upstream for the relay tests: it accepts connections on
 // 127.0.0.1 (an ephemeral port) in its own thread and either keeps every
-// byte (telnet) or answers each HTTP request with the next scripted reply
-// (then 204s), keeping the bodies.
+// byte (telnet; with a script, it answers each line as the script says) or
+// answers each HTTP request with the next scripted reply (then 204s),
+// keeping the bodies.
 #pragma once
 
 #include <arpa/inet.h>
@@ -13,6 +14,7 @@
 #include <atomic>
 #include <chrono>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -20,8 +22,20 @@
 
 namespace sundial::relay::testing {
 
+// What a scripted telnet upstream does after reading one line.
+struct TelnetAnswer {
+  std::string reply;   // written back at once (may be empty)
+  bool close = false;  // then closes the connection, reading nothing more
+};
+// Called on the upstream's thread with each complete line (without '\n').
+using TelnetScript = std::function<TelnetAnswer(const std::string& line)>;
+
 class LoopbackUpstream {
  public:
+  explicit LoopbackUpstream(TelnetScript script) : LoopbackUpstream(false) {
+    std::lock_guard<std::mutex> l(mu_);
+    script_ = std::move(script);
+  }
   explicit LoopbackUpstream(bool http, std::deque<std::string> replies = {})
       : http_(http), replies_(std::move(replies)) {
     fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
@@ -79,6 +93,21 @@ class LoopbackUpstream {
         std::lock_guard<std::mutex> l(mu_);
         if (!http_) {
           bytes_.append(buf, static_cast<size_t>(n));
+          if (!script_) continue;
+          bufs[i].append(buf, static_cast<size_t>(n));
+          bool close = false;
+          for (size_t nl; !close && (nl = bufs[i].find('\n')) != std::string::npos;) {
+            const TelnetAnswer a = script_(bufs[i].substr(0, nl));
+            bufs[i].erase(0, nl + 1);
+            (void)::send(conns[i], a.reply.data(), a.reply.size(), MSG_NOSIGNAL);
+            close = a.close;
+          }
+          if (close) {
+            ::close(conns[i]);
+            conns.erase(conns.begin() + static_cast<long>(i));
+            bufs.erase(bufs.begin() + static_cast<long>(i));
+            break;
+          }
           continue;
         }
         bufs[i].append(buf, static_cast<size_t>(n));
@@ -108,6 +137,7 @@ class LoopbackUpstream {
   std::atomic<bool> stop_{false};
   std::mutex mu_;
   std::deque<std::string> replies_;
+  TelnetScript script_;
   std::string bytes_;
   std::vector<std::string> bodies_;
   std::thread thread_;

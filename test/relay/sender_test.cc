@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -194,6 +196,124 @@ TEST(Sender, TelnetBatchIsDeliveredOnlyOnceTheUpstreamAcknowledgedIt) {
   ASSERT_TRUE(ParseTarget("telnet://127.0.0.1:" + std::to_string(quiet.port()), &spec).ok());
   Sender t(spec, milliseconds(2000));
   EXPECT_EQ(t.Send(points.data(), 3, &left_out, &error), SendOutcome::kDelivered) << error;
+}
+
+// sundiald's reply to `version` (src/server/version.cc).
+constexpr char kVersionReply[] =
+    "net.opentsdb.tools 2.4.0 built at revision 1a2b3c4 (MINT)\n"
+    "Built on 2024-01-01 by sundial@edge:sundial-0.9.0\n";
+
+size_t Count(const std::string& s, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST(Sender, TelnetAckVersionIsDeliveredOnceTheReplyArrived) {
+  // Refuses points whose value is 7, as OpenTSDB does a bad line.
+  testing::LoopbackUpstream up(testing::TelnetScript([](const std::string& line) {
+    testing::TelnetAnswer a;
+    if (line == "version") a.reply = kVersionReply;
+    if (line.find(" 7 ") != std::string::npos) a.reply = "put: illegal argument: invalid value\n";
+    return a;
+  }));
+  TargetSpec spec;
+  ASSERT_TRUE(
+      ParseTarget("telnet://127.0.0.1:" + std::to_string(up.port()) + "?ack=version", &spec).ok());
+  Sender s(spec, milliseconds(2000));
+  std::vector<RelayPoint> points;
+  for (int i = 5; i < 10; ++i) points.push_back(RelayPoint{&kM, 1000 * i, Value::Int(i)});
+  size_t left_out = 0;
+  std::string error;
+  EXPECT_EQ(s.Send(points.data(), 3, &left_out, &error), SendOutcome::kDelivered) << error;
+  // The upstream read every line before it answered: no waiting here.
+  EXPECT_EQ(up.bytes(), "put m 5 5 h=a\nput m 6 6 h=a\nput m 7 7 h=a\nversion\n");
+  EXPECT_EQ(left_out, 1u);
+  EXPECT_EQ(s.refused(), 1u);
+  EXPECT_EQ(error, "upstream refused 1 of 3 points: put: illegal argument: invalid value");
+  error.clear();
+  EXPECT_EQ(s.Send(&points[3], 2, &left_out, &error), SendOutcome::kDelivered) << error;
+  EXPECT_EQ(left_out, 0u);
+  EXPECT_EQ(s.refused(), 0u);
+  EXPECT_EQ(error, "");
+  EXPECT_EQ(Count(up.bytes(), "version\n"), 2u);
+}
+
+TEST(Sender, TelnetAckVersionTimeoutResendsTheBatch) {
+  // Like VictoriaMetrics: the first `version` gets no answer.
+  int versions = 0;
+  testing::LoopbackUpstream up(testing::TelnetScript([&versions](const std::string& line) {
+    testing::TelnetAnswer a;
+    if (line == "version" && ++versions > 1) a.reply = kVersionReply;
+    return a;
+  }));
+  TargetSpec spec;
+  ASSERT_TRUE(
+      ParseTarget("telnet://127.0.0.1:" + std::to_string(up.port()) + "?ack=version", &spec).ok());
+  Sender s(spec, milliseconds(300));
+  const RelayPoint p{&kM, 2000, Value::Int(4)};
+  size_t left_out = 0;
+  std::string error;
+  EXPECT_EQ(s.Send(&p, 1, &left_out, &error), SendOutcome::kRetry);
+  EXPECT_NE(error.find("no reply to `version` in time"), std::string::npos) << error;
+  EXPECT_FALSE(s.connected());
+  // The next attempt resets nothing more: a new connection, the same batch.
+  EXPECT_EQ(s.Send(&p, 1, &left_out, &error), SendOutcome::kDelivered) << error;
+  EXPECT_EQ(up.bytes(), "put m 2 4 h=a\nversion\nput m 2 4 h=a\nversion\n");
+}
+
+TEST(Sender, TelnetAckVersionClosedBeforeTheReplyResends) {
+  // Dies after reading the batch, before answering: the batch again.
+  int versions = 0;
+  testing::LoopbackUpstream up(testing::TelnetScript([&versions](const std::string& line) {
+    testing::TelnetAnswer a;
+    if (line != "version") return a;
+    if (++versions == 1) {
+      a.close = true;
+    } else {
+      a.reply = kVersionReply;
+    }
+    return a;
+  }));
+  TargetSpec spec;
+  ASSERT_TRUE(
+      ParseTarget("telnet://127.0.0.1:" + std::to_string(up.port()) + "?ack=version", &spec).ok());
+  Sender s(spec, milliseconds(2000));
+  const RelayPoint p{&kM, 3000, Value::Int(1)};
+  size_t left_out = 0;
+  std::string error;
+  EXPECT_EQ(s.Send(&p, 1, &left_out, &error), SendOutcome::kRetry);
+  EXPECT_NE(error.find("closed the connection"), std::string::npos) << error;
+  EXPECT_EQ(s.Send(&p, 1, &left_out, &error), SendOutcome::kDelivered) << error;
+  EXPECT_EQ(Count(up.bytes(), "put m 3 1 h=a\n"), 2u);
+}
+
+TEST(Sender, TelnetAckVersionStorageFailureResends) {
+  // An upstream that could not store the points says so before the reply.
+  int versions = 0;
+  testing::LoopbackUpstream up(testing::TelnetScript([&versions](const std::string& line) {
+    testing::TelnetAnswer a;
+    if (line == "version") {
+      a.reply = std::string(++versions == 1 ? "put: HBase error: storage is not available\n" : "") +
+                kVersionReply;
+    }
+    return a;
+  }));
+  TargetSpec spec;
+  ASSERT_TRUE(
+      ParseTarget("telnet://127.0.0.1:" + std::to_string(up.port()) + "?ack=version", &spec).ok());
+  Sender s(spec, milliseconds(2000));
+  const RelayPoint p{&kM, 4000, Value::Int(1)};
+  size_t left_out = 0;
+  std::string error;
+  EXPECT_EQ(s.Send(&p, 1, &left_out, &error), SendOutcome::kRetry);
+  EXPECT_EQ(error, "upstream could not store points (1 storage errors): put: HBase error: "
+                   "storage is not available");
+  EXPECT_TRUE(s.connected());  // it answered: the connection is kept
+  error.clear();
+  EXPECT_EQ(s.Send(&p, 1, &left_out, &error), SendOutcome::kDelivered) << error;
+  EXPECT_EQ(left_out, 0u);
+  EXPECT_EQ(Count(up.bytes(), "put m 4 1 h=a\n"), 2u);
 }
 
 }  // namespace

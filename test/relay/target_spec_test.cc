@@ -124,5 +124,23 @@ TEST(TargetSpec, GlobsSelectMetrics) {
   EXPECT_FALSE(MetricSelected(t, "net.if"));
 }
 
+TEST(TargetSpec, AckIsATelnetOption) {
+  TargetSpec t;
+  ASSERT_TRUE(ParseTarget("telnet://tsd:4242", &t).ok());
+  EXPECT_EQ(t.ack, TelnetAck::kTcp);
+  const std::string id = t.id;
+  ASSERT_TRUE(ParseTarget("telnet://tsd:4242?ack=version", &t).ok());
+  EXPECT_EQ(t.ack, TelnetAck::kVersion);
+  EXPECT_EQ(t.display, "telnet://tsd:4242");
+  EXPECT_EQ(t.id, id);  // switching it on keeps the position
+  ASSERT_TRUE(ParseTarget("telnet://tsd:4242?ack=tcp", &t).ok());
+  EXPECT_EQ(t.ack, TelnetAck::kTcp);
+  Status s = ParseTarget("telnet://tsd:4242?ack=yes", &t);
+  EXPECT_NE(s.ToString().find("ack must be tcp or version, got \"yes\""), std::string::npos)
+      << s.ToString();
+  s = ParseTarget("http://tsd:4242?ack=version", &t);
+  EXPECT_NE(s.ToString().find("ack= is for telnet targets"), std::string::npos) << s.ToString();
+}
+
 }  // namespace
 }  // namespace sundial::relay

@@ -15,7 +15,10 @@
 // every byte of it (the kernel's send queue is empty); a connection that
 // breaks or times out before that is reset and the batch sent again. So a
 // telnet batch is lost only if the upstream process dies after its kernel
-// acknowledged the bytes and before it stored them. Network errors,
+// acknowledged the bytes and before it stored them; with ack=version it is
+// acknowledged by the reply to a `version` command sent after it
+// (TelnetReplyParser), and one upstream error line per refused point
+// counts it as rejected. Network errors,
 // timeouts, 5xx, 408, 429 and 3xx are retried with capped exponential
 // backoff, and so are 401, 403, 404, 405 and every other 4xx that points at
 // the target (URL, credentials, proxy) rather than the data: the batch is
@@ -72,7 +75,8 @@ struct TargetStatus {
   uint64_t batches_sent = 0;
   uint64_t retries = 0;          // failed attempts that were retried
   uint64_t points_dropped = 0;   // lost to the disk budget (restarts included)
-  uint64_t points_rejected = 0;  // refused as bad data (400, 422, a single point 413)
+  uint64_t points_rejected = 0;  // refused as bad data (400, 422, a single point 413,
+                                 // a telnet error line with ack=version)
   uint64_t pending_bytes = 0;    // WAL bytes not yet acknowledged
   uint64_t pending_points = 0;   // estimated from pending_bytes
   double lag_seconds = 0;        // age of the oldest unacknowledged data

@@ -18,6 +18,8 @@
 //                                relay.max_pending_bytes)
 //   bearer=TOKEN                 Authorization: Bearer TOKEN
 //   basic=USER:PASSWORD          Authorization: Basic base64(USER:PASSWORD)
+//   ack=tcp|version              telnet only: when a batch counts as delivered
+//                                (TelnetAck; default tcp)
 // Values are percent-decoded. Every other parameter is passed upstream.
 // USER:PASSWORD@ before the host is the same as basic=USER:PASSWORD (HTTP
 // protocols only; at most one of the three). https is refused: no TLS
@@ -40,6 +42,16 @@ namespace sundial::relay {
 
 enum class Protocol : uint8_t { kTelnet, kHttpPut, kRemoteWrite, kInflux };
 
+// When a telnet batch counts as delivered.
+enum class TelnetAck : uint8_t {
+  kTcp,      // the upstream's TCP acknowledged every byte (SIOCOUTQ == 0): any
+             // telnet listener, but lost if the upstream process dies before
+             // reading what its kernel took
+  kVersion,  // a `version` command is sent after the batch and its reply has
+             // arrived: the upstream process read every line (OpenTSDB,
+             // sundiald; not VictoriaMetrics, which never answers it)
+};
+
 // "telnet", "http", "remote-write", "influx".
 const char* ProtocolName(Protocol p);
 
@@ -58,6 +70,7 @@ struct TargetSpec {
   std::chrono::milliseconds timeout{0};  // 0 = the relay's default
   uint64_t max_pending_bytes = 0;   // 0 = the relay's default
   std::string authorization;        // the Authorization header value, or empty
+  TelnetAck ack = TelnetAck::kTcp;  // telnet only
 };
 
 // The URL with its credentials replaced by ***: the password of
