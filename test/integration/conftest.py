@@ -178,6 +178,16 @@ class ServerProcess:
         self._clients.append(c)
         return c
 
+    def get_once(self, path):
+        """One GET on a connection of its own, closed after the answer: for
+        polling loops, which would otherwise leave one open connection per
+        poll and reach max_connections_per_address."""
+        c = HttpClient(self.host, self.port)
+        try:
+            return c.get(path)
+        finally:
+            c.close()
+
     def url(self, path):
         return f"http://{self.host}:{self.port}{path}"
 

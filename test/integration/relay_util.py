@@ -32,7 +32,7 @@ def wait_until(pred, timeout, what, interval=0.05):
 
 
 def relay_status(server):
-    status, _, body = server.http().get("/api/relay")
+    status, _, body = server.get_once("/api/relay")
     assert status == 200, body
     return json.loads(body)
 
@@ -143,7 +143,7 @@ class BackgroundIngest:
 def sundiald_keys(server, metric, start, end):
     """(metric, tags, t) -> value of every point the sundiald holds for
     metric in [start, end] seconds (repeats of a point are stored as one)."""
-    status, _, body = server.http().get(
+    status, _, body = server.get_once(
         f"/api/query?start={start}&end={end}&m=sum:{metric}{{host=*}}")
     if status != 200:
         return None

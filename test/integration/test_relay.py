@@ -126,7 +126,7 @@ def test_relay_to_second_sundiald_telnet_and_http(server_factory):
     wait_caught_up(edge, 2, min_sent=len(points))
     for via in ("telnet", "http"):
         def count():
-            status, _, body = upstream.http().get(
+            status, _, body = upstream.get_once(
                 "/api/query?start=1699990000&end=1700010000&m=sum:relay.it{host=*,via=%s}" % via)
             if status != 200:
                 return None
