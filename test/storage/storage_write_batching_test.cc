@@ -30,6 +30,12 @@ Opened OpenManual(const StorageOptions& o) {
   Opened r;
   auto env = std::make_unique<FaultInjectionEnv>(NewPosixEnv());
   r.fault = env.get();
+  // The clock reads noon UTC of the next day, so that "an hour ago" is in
+  // the current day partition whenever the test runs (between 00:00 and
+  // 01:00 it was in one that had ended, whose head maintenance seals).
+  constexpr int64_t kDayMs = 86400000;
+  const int64_t now = r.fault->NowMs();
+  r.fault->AdvanceClock((now / kDayMs + 1) * kDayMs + kDayMs / 2 - now);
   Status s = StorageImpl::Open(o, std::move(env), &r.db, false);
   EXPECT_TRUE(s.ok()) << s.ToString();
   if (!s.ok()) return r;
