@@ -1,15 +1,13 @@
 #include "telnet_reply.h"
 
+#include "sundial/common/ascii.h"
+
 namespace sundial::relay {
 namespace {
 
 constexpr std::string_view kVersionHeader = "net.opentsdb.tools ";
 constexpr std::string_view kVersionFooter = "Built on ";
 constexpr std::string_view kStorageErrors[] = {"put: HBase error:", "put: Please throttle writes"};
-
-bool StartsWith(std::string_view s, std::string_view prefix) {
-  return s.substr(0, prefix.size()) == prefix;
-}
 
 }  // namespace
 

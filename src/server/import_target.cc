@@ -10,6 +10,7 @@
 #include "data_dir_lock.h"
 #include "http_client.h"
 #include "put_line_checker.h"
+#include "sundial/common/ascii.h"
 #include "sundial/ingest/telnet_put_handler.h"
 #include "sundial/rollup/rollup_store.h"
 #include "sundial/storage/storage.h"
@@ -24,10 +25,6 @@ constexpr std::string_view kBarrierReply = "available commands:";
 // The telnet text of a point storage refused (read-only, disk full,
 // stopped): ingest::PutErrorKind::kStorage.
 constexpr std::string_view kStorageError = "put: HBase error: ";
-
-bool StartsWith(std::string_view s, std::string_view prefix) {
-  return s.compare(0, prefix.size(), prefix) == 0;
-}
 
 // The reply lines of `replies` before its first barrier reply.
 std::vector<std::string_view> LinesBeforeBarrier(std::string_view replies) {
