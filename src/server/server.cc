@@ -109,15 +109,17 @@ Status Server::Start() {
 
   io_pool_ = std::make_unique<net::IoContextPool>(options_.io_threads,
                                                   BusyPoll(options_.io_busy_poll_us));
-  listener_ = std::make_unique<net::Listener>(options_.listener, io_pool_.get(), &connections_,
-                                              static_cast<net::SessionFactory*>(this));
-  SUNDIAL_RETURN_IF_ERROR(listener_->Start());
+  // The main port opens last: once it accepts, every other listener does
+  // too (clients and supervisors take the main port as the sign of ready).
   if (options_.graphite.port != 0) {
     graphite_ = std::make_unique<GraphiteServer>(options_, ingest_.get(), io_pool_.get(),
                                                  &connections_);
     SUNDIAL_RETURN_IF_ERROR(graphite_->Start());
     spdlog::info("graphite plaintext listener on port {}", graphite_->port());
   }
+  listener_ = std::make_unique<net::Listener>(options_.listener, io_pool_.get(), &connections_,
+                                              static_cast<net::SessionFactory*>(this));
+  SUNDIAL_RETURN_IF_ERROR(listener_->Start());
   io_pool_->Start();
   spdlog::info("sundiald listening on {}:{} ({} I/O threads, {} query threads), data dir {}",
                options_.listener.bind_address, listener_->port(), io_pool_->size(),
