@@ -19,13 +19,13 @@
 # Environment:
 #   SUNDIAL_STAGES        stages to run (default: "release sanitize i686 fuzz pi-zero")
 #   SUNDIAL_JOBS          parallel build/test jobs (default: nproc)
-#   SUNDIAL_FUZZ_SECONDS  time per fuzz target (default: 15)
+#   SUNDIAL_FUZZ_SECONDS  time per fuzz target (default: 8; longer runs by hand, see README)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 
 jobs=${SUNDIAL_JOBS:-$(nproc 2>/dev/null || echo 2)}
-fuzz_seconds=${SUNDIAL_FUZZ_SECONDS:-15}
+fuzz_seconds=${SUNDIAL_FUZZ_SECONDS:-8}
 stages=${SUNDIAL_STAGES:-release sanitize i686 fuzz pi-zero}
 readonly SKIP=77  # a stage function's exit status for "nothing to do here"
 
