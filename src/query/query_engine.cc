@@ -254,6 +254,23 @@ void AddAnnotations(const AnnotationUse& ann, const QuerySpec& spec, const SubPl
 // cache: null, or the bucket cache with what this query reads under.
 // W is ResultWriter (JSON) or CollectWriter (data); only the former
 // prints cached bucket text.
+// When plan's groups will read raw points (not rollups), asks storage to
+// start reading all of its series from disk at once, in the order the
+// groups will read them: after a restart the disk then serves them in
+// parallel rather than one group's reads after another's.
+void HintRawReads(storage::Storage* st, const rollup::RollupStore* rollups,
+                  const QuerySpec& spec, const SubPlan& plan) {
+  const DownsampleContext ctx{&plan.q->downsample, &spec.tz, spec.start_ms, spec.end_ms,
+                              plan.scan_start_ms, plan.scan_end_ms};
+  if (rollups != nullptr && RollupEligible(*plan.q, ctx)) return;
+  std::vector<SeriesId> ids;
+  ids.reserve(plan.series.size());
+  for (const std::vector<size_t>& g : plan.groups) {
+    for (size_t m : g) ids.push_back(plan.series[m].id);
+  }
+  st->WillRead(ids, plan.scan_start_ms, plan.scan_end_ms - 1);
+}
+
 template <typename W>
 Status RunGroup(storage::Storage* st, const rollup::RollupStore* rollups, const CacheUse* cache,
                 const AnnotationUse& ann, const QuerySpec& spec, const SubPlan& plan,
@@ -491,6 +508,7 @@ Status QueryEngine::Run(const QuerySpec& spec, const SmallQueryBound* bound,
     }
   } report{total, points};
   for (const SubPlan& plan : plans) {
+    HintRawReads(storage_, rollups_, spec, plan);
     for (const std::vector<size_t>& g : plan.groups) {
       const Status s = RunGroup(storage_, rollups_, cache_ != nullptr ? &cache : nullptr, ann, spec,
                                 plan, g, &budget, &w, &total);
@@ -567,6 +585,7 @@ Status QueryEngine::Collect(const QuerySpec& spec, const QueryLimits& limits,
   CollectWriter w(out, &budget);
   ResultStats total;
   for (const SubPlan& plan : plans) {
+    HintRawReads(storage_, rollups_, spec, plan);
     for (const std::vector<size_t>& g : plan.groups) {
       const Status s = RunGroup(storage_, rollups_, cache_ != nullptr ? &cache : nullptr,
                                 AnnotationUse(), spec,

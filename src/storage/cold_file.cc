@@ -105,25 +105,40 @@ Status ColdFileWriter::AddSeries(SeriesId series, const std::vector<std::string>
   EncodeFixed32(&packed_[20], crc32c::Mask(crc32c::Value(packed_.data(), 20)));
   SUNDIAL_RETURN_IF_ERROR(file_->Write(end_, packed_.data(), packed_.size()));
   end_ += head;  // the index points at the compressed bytes, as in version 1
-  PutVarint32(&index_, count_ == 0 ? series : series - prev_);
-  PutVarint64(&index_, end_);
-  PutVarint32(&index_, comp_len);
-  PutVarint32(&index_, static_cast<uint32_t>(raw_.size()));
-  PutFixed32(&index_, crc);
-  PutVarint32(&index_, static_cast<uint32_t>(pages.size()));
-  PutVarint64(&index_, RelTime(times.front().min_t, start_));
-  PutVarint64(&index_, static_cast<uint64_t>(times.back().max_t) -
-                           static_cast<uint64_t>(times.front().min_t));
+  IndexEntry e;
+  e.series = series;
+  e.offset = end_;
+  e.comp_len = comp_len;
+  e.raw_len = static_cast<uint32_t>(raw_.size());
+  e.crc = crc;
+  e.pages = static_cast<uint32_t>(pages.size());
+  e.min_t = times.front().min_t;
+  e.max_t = times.back().max_t;
+  index_.push_back(e);
   end_ += comp_len;
-  prev_ = series;
-  ++count_;
   return Status::OK();
 }
 
 Status ColdFileWriter::Finish() {
+  std::sort(index_.begin(), index_.end(),
+            [](const IndexEntry& a, const IndexEntry& b) { return a.series < b.series; });
   std::string tail;
-  PutVarint32(&tail, count_);
-  tail += index_;
+  PutVarint32(&tail, static_cast<uint32_t>(index_.size()));
+  for (size_t i = 0; i < index_.size(); ++i) {
+    const IndexEntry& e = index_[i];
+    if (i > 0 && e.series == index_[i - 1].series) {
+      return Status::InvalidArgument("series added twice to a cold file",
+                                     std::to_string(e.series));
+    }
+    PutVarint32(&tail, i == 0 ? e.series : e.series - index_[i - 1].series);
+    PutVarint64(&tail, e.offset);
+    PutVarint32(&tail, e.comp_len);
+    PutVarint32(&tail, e.raw_len);
+    PutFixed32(&tail, e.crc);
+    PutVarint32(&tail, e.pages);
+    PutVarint64(&tail, RelTime(e.min_t, start_));
+    PutVarint64(&tail, static_cast<uint64_t>(e.max_t) - static_cast<uint64_t>(e.min_t));
+  }
   const uint32_t index_len = static_cast<uint32_t>(tail.size());
   const uint32_t crc = crc32c::Mask(crc32c::Value(tail.data(), tail.size()));
   PutFixed64(&tail, end_);
@@ -269,6 +284,33 @@ std::vector<SeriesId> ColdFile::SeriesIds() const {
   ids.reserve(entries_.size());
   for (const Entry& e : entries_) ids.push_back(e.id);
   return ids;
+}
+
+uint64_t ColdFile::WillNeed(const std::vector<SeriesId>& ids, uint64_t max_bytes) const {
+  std::vector<std::pair<uint64_t, uint64_t>> ranges;  // [from, to) in the file
+  uint64_t total = 0;
+  for (SeriesId id : ids) {
+    const Entry* e = Find(id);
+    if (e == nullptr) continue;
+    if (total + e->comp_len > max_bytes) break;
+    total += e->comp_len;
+    ranges.emplace_back(e->offset, e->offset + e->comp_len);
+  }
+  if (ranges.empty() || file_ == nullptr) return 0;
+  std::sort(ranges.begin(), ranges.end());
+  // Block headers (and other series' small blocks) between two wanted
+  // blocks are cheaper to read along than to skip with another request.
+  constexpr uint64_t kJoinGap = 16 * 1024;
+  uint64_t from = ranges[0].first, to = ranges[0].second;
+  for (const auto& [a, b] : ranges) {
+    if (a > to + kJoinGap) {
+      file_->WillNeed(from, to - from);
+      from = a;
+    }
+    to = std::max(to, b);
+  }
+  file_->WillNeed(from, to - from);
+  return total;
 }
 
 Status ColdFile::GetBlock(const Entry& e, const Block** out) {

@@ -12,7 +12,8 @@
 //   header, 16 bytes: "SUNDCLD1", fixed32 version (3), fixed32 id of the
 //     page file it replaced (page_file.h; pages of a page file with that id
 //     are already in this file)
-//   blocks, back to back from offset 16, each:
+//   blocks, back to back from offset 16, in any order of series (the
+//     compaction writes the series of one metric side by side), each:
 //     block header, 24 bytes (versions 2 and 3): "SCBK", fixed32 series id,
 //       fixed32 compressed length, fixed32 raw length, fixed32 masked
 //       CRC-32C of the compressed bytes, fixed32 masked CRC-32C of the
@@ -91,7 +92,10 @@ struct ColdPage {
   Timestamp max_t = 0;
 };
 
-// Writes a cold file. Series must be added in ascending id order.
+// Writes a cold file. Series may be added in any order, each once: blocks
+// lie in the file in the order added (compaction puts the series of a
+// metric side by side, so that a query of one metric reads one stretch of
+// the file), and the index is sorted by id at Finish.
 class ColdFileWriter {
  public:
   // version 3, or 2 for tests of the older format's reader.
@@ -99,7 +103,7 @@ class ColdFileWriter {
   // Creates (truncating) path and writes the header.
   Status Open(const std::string& path, uint32_t replaced_page_file_id);
   // Adds one series' pages (time order, non-overlapping; min/max per page).
-  // REQUIRES: pages non-empty, series above the previous one.
+  // REQUIRES: pages non-empty. A series added twice fails Finish.
   Status AddSeries(SeriesId series, const std::vector<std::string>& pages,
                    const std::vector<ColdPage>& times);
   // Writes the index and footer and fsyncs the file.
@@ -116,9 +120,18 @@ class ColdFileWriter {
   compress::ZstdCodec zstd_;
   std::unique_ptr<File> file_;
   uint64_t end_ = 0;
-  uint32_t count_ = 0;
-  SeriesId prev_ = 0;
-  std::string index_;  // entries after the count
+  // What the index says of one block (cold_file.h's format above).
+  struct IndexEntry {
+    SeriesId series = 0;
+    uint32_t comp_len = 0;
+    uint32_t raw_len = 0;
+    uint32_t crc = 0;
+    uint32_t pages = 0;
+    uint64_t offset = 0;
+    Timestamp min_t = 0;
+    Timestamp max_t = 0;
+  };
+  std::vector<IndexEntry> index_;  // in the order added
   std::string raw_, packed_;
   std::vector<Sample> points_;
 };
@@ -156,6 +169,11 @@ class ColdFile {
   Status ReadPoints(SeriesId series, const ColdPage& p, std::vector<Sample>* out,
                     bool* columnar) EXCLUDES(mu_);
   std::vector<SeriesId> SeriesIds() const;
+  // Asks the kernel to read the blocks of ids ahead, at most max_bytes of
+  // them (the ids' order decides which), with one request per stretch of
+  // adjacent blocks. Returns the bytes asked for. A hint: reads stay
+  // correct without it.
+  uint64_t WillNeed(const std::vector<SeriesId>& ids, uint64_t max_bytes) const;
   uint64_t page_count() const { return pages_; }
   uint64_t file_bytes() const { return file_size_; }
   size_t MemoryUsage() EXCLUDES(mu_);

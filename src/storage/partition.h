@@ -109,6 +109,9 @@ class Partition {
   // are cached, and after a restart or an eviction the disk gets them in
   // parallel instead of one synchronous read after another.
   void WillNeed(const std::vector<PageRef>& refs);
+  // ColdFile::WillNeed on the cold file, if there is one; returns the bytes
+  // asked for.
+  uint64_t WillReadCold(const std::vector<SeriesId>& ids, uint64_t max_bytes);
   // Copies the page at ref into *page, checking its CRC unless an earlier
   // read of the same page did.
   Status ReadPage(SeriesId series, const PageRef& ref, std::string* page);

@@ -13,6 +13,11 @@ ColdFile* Partition::cold() {
   return cold_.get();
 }
 
+uint64_t Partition::WillReadCold(const std::vector<SeriesId>& ids, uint64_t max_bytes) {
+  const ColdFile* c = cold();
+  return c == nullptr ? 0 : c->WillNeed(ids, max_bytes);
+}
+
 Status Partition::OpenCold(std::vector<std::string>* warnings) {
   const std::string tmp = dir_ + "/cold.tmp";
   if (env_->FileExists(tmp)) {

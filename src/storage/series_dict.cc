@@ -337,6 +337,15 @@ bool SeriesDict::Exists(SeriesId id) const {
   return id < series_metric_.size() && series_metric_[id] != 0;
 }
 
+void SeriesDict::SortByMetric(std::vector<SeriesId>* ids) const {
+  ReaderLock lock(&mu_);
+  auto key = [this](SeriesId id) -> std::pair<uint32_t, SeriesId> {
+    return {Exists(id) ? series_metric_[id] : UINT32_MAX, id};
+  };
+  std::sort(ids->begin(), ids->end(),
+            [&](SeriesId a, SeriesId b) { return key(a) < key(b); });
+}
+
 std::vector<SeriesId> SeriesDict::SeriesOfMetric(std::string_view metric) const {
   ReaderLock lock(&mu_);
   const uint32_t uid = names(NameKind::kMetric).Find(metric);

@@ -76,6 +76,9 @@ class SeriesDict {
   std::vector<SeriesId> SeriesOfMetricWithTag(std::string_view metric, std::string_view key,
                                               const std::vector<std::string>& values) const;
   Status GetSeriesKey(SeriesId id, SeriesKey* out) const;
+  // Sorts ids by metric (uid order), ascending ids within a metric; ids
+  // not known here go last.
+  void SortByMetric(std::vector<SeriesId>* ids) const;
   // Names borrowed from the tables' arenas, which never free them.
   Status GetSeriesKeyRef(SeriesId id, SeriesKeyRef* out) const;
   Status LookupUid(NameKind kind, std::string_view name, uint32_t* uid) const;

@@ -75,6 +75,22 @@ std::unique_ptr<SampleIterator> StorageImpl::NewIterator(SeriesId id, Timestamp 
                                           &damage_, &pages_read_);
 }
 
+namespace {
+// Read-ahead asked for by one WillRead: enough for a dashboard panel's
+// series over days of compacted data, small beside the page cache of a
+// 512 MB machine.
+constexpr uint64_t kWillReadBytes = 8u << 20;
+}  // namespace
+
+void StorageImpl::WillRead(const std::vector<SeriesId>& ids, Timestamp start, Timestamp end) {
+  if (ids.empty() || start > end) return;
+  uint64_t left = kWillReadBytes;
+  for (auto& part : partitions_->Overlapping(start, end)) {
+    left -= part->WillReadCold(ids, left);
+    if (left == 0) return;
+  }
+}
+
 Status StorageImpl::LastPoint(SeriesId id, Sample* out) {
   MemSeries* s = series_.Get(id);
   if (s == nullptr) return Status::NotFound("unknown series id", std::to_string(id));

@@ -82,6 +82,17 @@ class MemStorage final : public storage::Storage {
     return std::make_unique<VecIterator>(std::move(pts));
   }
 
+  // Records each hint: (ids, start, end).
+  void WillRead(const std::vector<SeriesId>& ids, Timestamp start, Timestamp end) override {
+    std::lock_guard<std::mutex> l(mu_);
+    will_read.push_back({ids, start, end});
+  }
+  struct WillReadCall {
+    std::vector<SeriesId> ids;
+    Timestamp start, end;
+  };
+  std::vector<WillReadCall> will_read;
+
   Status LastPoint(SeriesId id, Sample* out) override {
     std::lock_guard<std::mutex> l(mu_);
     if (id >= series_.size() || series_[id].points.empty()) return Status::NotFound("no data");

@@ -172,6 +172,26 @@ TEST_F(QueryEngineTest, GroupByTagsAndAggregateTags) {
   EXPECT_NE(none.find("\"host\":\"c\""), std::string::npos);
 }
 
+// Before reading raw points, the engine hints storage once per sub-query
+// with every series in the order the groups read them.
+TEST_F(QueryEngineTest, HintsStorageWithTheSeriesOfEachSubQuery) {
+  const SeriesId a = Add("m", {{"host", "b"}});
+  const SeriesId b = Add("m", {{"host", "a"}});
+  const SeriesId c = Add("n", {{"host", "a"}});
+  PutI(a, T, 1);
+  PutI(b, T, 2);
+  PutI(c, T, 3);
+  ASSERT_NE(Run({{"start", std::to_string(T)}, {"end", std::to_string(T + 3599)},
+                 {"m", "sum:m{host=*}"}, {"m", "sum:n"}}).find(K(T) + ":3"),
+            std::string::npos);
+  ASSERT_EQ(st_.will_read.size(), 2u);
+  EXPECT_EQ(st_.will_read[0].ids, (std::vector<SeriesId>{b, a}));  // groups host=a, host=b
+  // The scan window: the query's, widened for interpolation at its edges.
+  EXPECT_LE(st_.will_read[0].start, T * 1000);
+  EXPECT_GE(st_.will_read[0].end, (T + 3599) * 1000 + 999);
+  EXPECT_EQ(st_.will_read[1].ids, (std::vector<SeriesId>{c}));
+}
+
 TEST_F(QueryEngineTest, UnknownNamesAndEmptyResults) {
   PutI(Add("m", {{"host", "a"}}), T, 1);
   Add("empty", {{"host", "a"}});

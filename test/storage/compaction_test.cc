@@ -4,6 +4,7 @@
 // interrupted compaction.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -13,6 +14,7 @@
 #include "storage/fuzz_targets.h"
 #include "storage/storage_impl.h"
 #include "storage/test_util.h"
+#include "sundial/common/coding.h"
 #include "sundial/compress/page_builder.h"
 #include "sundial/compress/page_iterator.h"
 
@@ -253,6 +255,141 @@ TEST(ColdFile, FuzzSmoke) {
   }
 }
 
+// The series ids of a cold file's blocks in file order, read from the
+// block headers (format version 3).
+std::vector<SeriesId> BlockOrder(const std::string& path) {
+  const std::string f = ReadFileBytes(path);
+  std::vector<SeriesId> ids;
+  size_t pos = kColdHeaderSize;
+  while (pos + kColdBlockHeaderSize <= f.size() && f.compare(pos, 4, "SCBK") == 0) {
+    ids.push_back(DecodeFixed32(&f[pos + 4]));
+    pos += kColdBlockHeaderSize + DecodeFixed32(&f[pos + 8]);
+  }
+  return ids;
+}
+
+// A File that records the read-ahead hints it is given.
+class HintRecordingFile final : public File {
+ public:
+  explicit HintRecordingFile(std::unique_ptr<File> f) : f_(std::move(f)) {}
+  Status Write(uint64_t o, const char* d, size_t n) override { return f_->Write(o, d, n); }
+  Status Read(uint64_t o, size_t n, char* d, size_t* got) override {
+    return f_->Read(o, n, d, got);
+  }
+  Status Sync() override { return f_->Sync(); }
+  Status Truncate(uint64_t n) override { return f_->Truncate(n); }
+  Status Size(uint64_t* n) override { return f_->Size(n); }
+  Status Map(uint64_t o, size_t n, std::unique_ptr<MappedRegion>* out) override {
+    return f_->Map(o, n, out);
+  }
+  const std::string& path() const override { return f_->path(); }
+  void WillNeed(uint64_t offset, uint64_t len) override { hints.emplace_back(offset, len); }
+
+  std::vector<std::pair<uint64_t, uint64_t>> hints;
+
+ private:
+  std::unique_ptr<File> f_;
+};
+
+TEST(ColdFile, SeriesInAnyOrderAreIndexedByIdAndAddedTwiceFail) {
+  TempDir dir;
+  auto env = NewPosixEnv();
+  const std::string path = dir.path() + "/cold";
+  const auto written = WriteCold(path, 1, {{900, 300, 0}, {2, 100, 5}, {5, 200, 9}});
+  EXPECT_EQ(BlockOrder(path), (std::vector<SeriesId>{900, 2, 5}));  // as added
+  std::unique_ptr<ColdFile> c;
+  ASSERT_TRUE(ColdFile::Open(env.get(), path, 0, kHour, &c).ok());
+  EXPECT_EQ(c->SeriesIds(), (std::vector<SeriesId>{2, 5, 900}));
+  for (const ColdSeries& w : written) {
+    std::vector<ColdPage> got;
+    ASSERT_TRUE(c->PagesOf(w.id, 0, kHour, &got).ok());
+    std::vector<std::string> pages;
+    for (const ColdPage& p : got) {
+      pages.emplace_back();
+      ASSERT_TRUE(c->ReadPage(w.id, p, &pages.back()).ok());
+    }
+    EXPECT_EQ(Text(PointsOf(pages)), Text(PointsOf(w.pages))) << w.id;
+  }
+
+  ColdFileWriter twice(env.get(), 0);
+  ASSERT_TRUE(twice.Open(dir.path() + "/twice", 1).ok());
+  ASSERT_TRUE(twice.AddSeries(written[1].id, written[1].pages, written[1].times).ok());
+  ASSERT_TRUE(twice.AddSeries(written[0].id, written[0].pages, written[0].times).ok());
+  ASSERT_TRUE(twice.AddSeries(written[1].id, written[1].pages, written[1].times).ok());
+  EXPECT_TRUE(twice.Finish().IsInvalidArgument());
+}
+
+TEST(ColdFile, WillNeedAsksOncePerStretchWithinItsBudget) {
+  TempDir dir;
+  auto env = NewPosixEnv();
+  const std::string path = dir.path() + "/cold";
+  // Series 8's block (random doubles: about 8 bytes a point) is far
+  // larger than the gap two requests are joined across.
+  std::mt19937_64 rng(testing::TestSeed(31));
+  ColdFileWriter w(env.get(), 0);
+  ASSERT_TRUE(w.Open(path, 1).ok());
+  auto add = [&](SeriesId id, int n, bool random) {
+    std::vector<std::string> pages;
+    std::vector<ColdPage> times;
+    if (!random) {
+      MakePages(n, 0, id, &pages, &times);
+    } else {
+      compress::PageBuilder b(kColdPageSize);
+      for (int i = 0; i < n; ++i) {
+        const Value v = Value::Float(std::ldexp(static_cast<double>(rng() >> 11), -40));
+        if (!b.Append(i * 10, v)) {
+          pages.emplace_back(b.data());
+          times.push_back(ColdPage{0, 0, b.min_t(), b.max_t()});
+          b.Reset();
+          ASSERT_TRUE(b.Append(i * 10, v));
+        }
+      }
+      pages.emplace_back(b.data());
+      times.push_back(ColdPage{0, 0, b.min_t(), b.max_t()});
+    }
+    ASSERT_TRUE(w.AddSeries(id, pages, times).ok());
+  };
+  add(3, 300, false);
+  add(7, 300, false);
+  add(8, 20000, true);
+  add(1, 300, false);
+  ASSERT_TRUE(w.Finish().ok());
+  ASSERT_EQ(BlockOrder(path), (std::vector<SeriesId>{3, 7, 8, 1}));
+
+  std::unique_ptr<File> f;
+  ASSERT_TRUE(env->OpenFile(path, &f).ok());
+  auto recording = std::make_unique<HintRecordingFile>(std::move(f));
+  HintRecordingFile* hints = recording.get();
+  std::unique_ptr<ColdFile> c;
+  ASSERT_TRUE(ColdFile::FromFile(std::move(recording), 0, kHour, &c).ok());
+
+  // Adjacent blocks: one request from the first one's bytes to the end of
+  // the second; unknown ids are passed over.
+  const uint64_t two = c->WillNeed({7, 3, 4}, 1u << 30);
+  ASSERT_EQ(hints->hints.size(), 1u);
+  EXPECT_EQ(hints->hints[0].first, kColdHeaderSize + kColdBlockHeaderSize);
+  EXPECT_GT(two, 0u);
+  EXPECT_EQ(hints->hints[0].second, two + kColdBlockHeaderSize);  // 7's header in between
+  // 3 and 1 with series 8's large block between them: two requests.
+  hints->hints.clear();
+  c->WillNeed({1, 3}, 1u << 30);
+  ASSERT_EQ(hints->hints.size(), 2u);
+  EXPECT_LT(hints->hints[0].first, hints->hints[1].first);
+  // The budget: blocks are taken in the order given while they fit.
+  hints->hints.clear();
+  const uint64_t three = c->WillNeed({3}, 1u << 30);
+  hints->hints.clear();
+  EXPECT_EQ(c->WillNeed({3, 8, 1}, three + 1), three);  // 8 does not fit: 3 only
+  EXPECT_EQ(hints->hints.size(), 1u);
+  hints->hints.clear();
+  EXPECT_EQ(c->WillNeed({8}, 1000), 0u);
+  EXPECT_TRUE(hints->hints.empty());
+  // Reads do not depend on it.
+  std::vector<ColdPage> pages;
+  ASSERT_TRUE(c->PagesOf(8, 0, kHour, &pages).ok());
+  EXPECT_FALSE(pages.empty());
+}
+
 class Compaction : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -340,6 +477,32 @@ TEST_F(Compaction, RetentionRemovesCompactedPartitions) {
   EXPECT_GE(db_->removals(), 1u);
   EXPECT_TRUE(ReadAll(db_.get(), a_).empty());
   EXPECT_TRUE(ReadAll(db_.get(), b_).empty());
+}
+
+// A metric's series lie side by side in the cold file, whatever the order
+// their ids were made in, so that a query of one metric reads one stretch.
+TEST_F(Compaction, PutsTheSeriesOfAMetricSideBySide) {
+  TagRef tags[] = {{"host", "c"}};
+  SeriesId c = 0, d = 0, e = 0;
+  ASSERT_TRUE(db_->ResolveSeries("n", tags, 1, &c).ok());
+  tags[0].value = "d";
+  ASSERT_TRUE(db_->ResolveSeries("m", tags, 1, &d).ok());
+  tags[0].value = "e";
+  ASSERT_TRUE(db_->ResolveSeries("n", tags, 1, &e).ok());
+  ASSERT_LT(b_, c);
+  ASSERT_LT(c, d);
+  ASSERT_LT(d, e);
+  for (SeriesId id : {a_, b_, c, d, e}) {
+    for (int i = 0; i < 100; ++i) Put(id, t0_ + i * 10000, Value::Int(id * 1000 + i));
+  }
+  ASSERT_TRUE(db_->TEST_FlushAll().ok());
+  ASSERT_TRUE(db_->TEST_Compact(t0_ + kHour).ok());
+  EXPECT_EQ(BlockOrder(PartDir() + "/cold"), (std::vector<SeriesId>{a_, b_, d, c, e}));
+  for (SeriesId id : {a_, b_, c, d, e}) {
+    const auto got = ReadAll(db_.get(), id);
+    ASSERT_EQ(got.size(), 100u);
+    EXPECT_TRUE(got[99].v.BitEquals(Value::Int(id * 1000 + 99)));
+  }
 }
 
 TEST_F(Compaction, ShrinksRealisticData) {

@@ -272,6 +272,13 @@ class Storage {
   // The newest point of the series. NotFound if it has none.
   virtual Status LastPoint(SeriesId id, Sample* out) = 0;
 
+  // A hint that the points of ids over [start, end] are about to be read,
+  // in that order: an engine may start reading them from disk ahead (all
+  // at once, so that the disk works on them in parallel), up to a bounded
+  // number of bytes. Results never depend on it.
+  virtual void WillRead(const std::vector<SeriesId>& /*ids*/, Timestamp /*start*/,
+                        Timestamp /*end*/) {}
+
   // Series ids of a metric, ascending. Empty if the metric is unknown.
   virtual std::vector<SeriesId> SeriesOfMetric(std::string_view metric) = 0;
   // Series ids having tag key=value, ascending.
