@@ -358,21 +358,24 @@ Status ColdFile::DecodeBlock(Block* b) {
                                              s.message());
       }
       std::string().swap(b->raw);
-      // Runs of points that one page can hold (ReadPage), in time order.
+      // Runs of points that one page can hold (ReadPage), in time order:
+      // at most kColdChunkPoints points over at most kMaxPageSpanMs.
       const std::vector<Sample>& pts = b->points;
-      size_t first = 0;
-      for (size_t i = 1; i <= pts.size(); ++i) {
-        if (i < pts.size()) {
-          if (pts[i].t <= pts[i - 1].t) return Status::Corruption(path_, "cold block out of order");
-          if (i - first < kColdChunkPoints &&
-              static_cast<uint64_t>(pts[i].t) - static_cast<uint64_t>(pts[first].t) <=
-                  compress::kMaxPageSpanMs) {
-            continue;
-          }
-        }
-        b->pages.push_back(ColdPage{static_cast<uint32_t>(first), static_cast<uint32_t>(i - first),
-                                    pts[first].t, pts[i - 1].t});
-        first = i;
+      for (size_t i = 1; i < pts.size(); ++i) {
+        if (pts[i].t <= pts[i - 1].t) return Status::Corruption(path_, "cold block out of order");
+      }
+      for (size_t first = 0; first < pts.size();) {
+        const auto from = pts.begin() + static_cast<std::ptrdiff_t>(first);
+        const auto limit = from + static_cast<std::ptrdiff_t>(
+                                      std::min<size_t>(kColdChunkPoints, pts.size() - first));
+        const auto t0 = static_cast<uint64_t>(from->t);
+        const auto last = std::partition_point(from + 1, limit, [t0](const Sample& s) {
+          return static_cast<uint64_t>(s.t) - t0 <= compress::kMaxPageSpanMs;
+        });
+        const auto n = static_cast<size_t>(last - from);
+        b->pages.push_back(ColdPage{static_cast<uint32_t>(first), static_cast<uint32_t>(n),
+                                    from->t, pts[first + n - 1].t});
+        first += n;
       }
       return Status::OK();
     }

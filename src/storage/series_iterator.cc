@@ -95,11 +95,14 @@ void SeriesIterator::Open(Source* src) {
   }
   if (points) {
     const auto& del = src->deleted;
-    auto deleted = [&del](const Sample& p) {
-      return std::any_of(del.begin(), del.end(),
-                         [&p](const auto& r) { return p.t >= r.first && p.t <= r.second; });
-    };
-    c->sorted.erase(std::remove_if(c->sorted.begin(), c->sorted.end(), deleted), c->sorted.end());
+    if (!del.empty()) {
+      auto deleted = [&del](const Sample& p) {
+        return std::any_of(del.begin(), del.end(),
+                           [&p](const auto& r) { return p.t >= r.first && p.t <= r.second; });
+      };
+      c->sorted.erase(std::remove_if(c->sorted.begin(), c->sorted.end(), deleted),
+                      c->sorted.end());
+    }
     c->use_sorted = true;
   } else {
     c->dec.Reset(c->buf);
