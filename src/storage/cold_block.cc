@@ -213,16 +213,19 @@ void EncodeColdBlock(const std::vector<Sample>& points, Timestamp partition_star
 }
 
 Status DecodeColdBlock(std::string_view in, Timestamp partition_start,
-                       compress::ZstdCodec* zstd, std::vector<Sample>* points) {
+                       compress::ZstdCodec* zstd, std::vector<Timestamp>* ts,
+                       std::vector<Value>* vs) {
   const Status bad = Status::Corruption("bad columnar cold block");
   uint32_t n = 0;
   uint64_t zz = 0;
   if (!GetVarint32(&in, &n) || n == 0 || n > kMaxColdBlockPoints || !GetVarint64(&in, &zz)) {
     return bad;
   }
-  points->assign(n, Sample{});
-  std::vector<Sample>& p = *points;
-  p[0].t = Add(partition_start, ZigZagDecode64(zz));
+  ts->resize(n);
+  vs->resize(n);
+  Timestamp* t = ts->data();
+  Value* v = vs->data();
+  t[0] = Add(partition_start, ZigZagDecode64(zz));
   if (n > 1) {
     uint32_t k = 0;
     if (!GetVarint64(&in, &zz) || !GetVarint32(&in, &k) || k >= n) return bad;
@@ -235,11 +238,11 @@ Status DecodeColdBlock(std::string_view in, Timestamp partition_start,
         return bad;
       }
       const size_t at = i - 1 + gap;  // this exception's point, < n
-      for (; i < at; ++i) p[i].t = Add(p[i - 1].t, step);
-      p[at].t = Add(p[at - 1].t, Add(step, ZigZagDecode64(dz)));
+      for (; i < at; ++i) t[i] = Add(t[i - 1], step);
+      t[at] = Add(t[at - 1], Add(step, ZigZagDecode64(dz)));
       i = at + 1;
     }
-    for (; i < n; ++i) p[i].t = Add(p[i - 1].t, step);
+    for (; i < n; ++i) t[i] = Add(t[i - 1], step);
   }
 
   if (in.empty()) return bad;
@@ -264,7 +267,7 @@ Status DecodeColdBlock(std::string_view in, Timestamp partition_start,
     const uint64_t bits = DecodeFixed64(in.data() + 1);
     in.remove_prefix(9);
     if (type > 1) return bad;
-    p[at].v = type == 0 ? Value::Int(static_cast<int64_t>(bits)) : Value::Float(BitsToDouble(bits));
+    v[at] = type == 0 ? Value::Int(static_cast<int64_t>(bits)) : Value::Float(BitsToDouble(bits));
     is_ex[at] = true;
     next = at + 1;
   }
@@ -277,7 +280,7 @@ Status DecodeColdBlock(std::string_view in, Timestamp partition_start,
     for (uint32_t i = 0; i < n; ++i) {
       if (is_ex[i]) continue;
       prev ^= u[j++];
-      p[i].v = Value::Float(BitsToDouble(prev));
+      v[i] = Value::Float(BitsToDouble(prev));
     }
   } else if (count > 0) {
     uint64_t first = 0;
@@ -292,7 +295,7 @@ Status DecodeColdBlock(std::string_view in, Timestamp partition_start,
       if (is_ex[i]) continue;
       if (j > 0) m = Add(m, Add(base, static_cast<int64_t>(u[j - 1])));
       ++j;
-      p[i].v = kind == kInt ? Value::Int(m) : Value::Float(DecimalValue(m, scale));
+      v[i] = kind == kInt ? Value::Int(m) : Value::Float(DecimalValue(m, scale));
     }
   }
   if (!in.empty()) return bad;

@@ -74,9 +74,11 @@ void EncodeColdBlock(const std::vector<Sample>& points, Timestamp partition_star
                      compress::ZstdCodec* zstd, std::string* out,
                      ColdBlockStats* stats = nullptr);
 
-// Replaces *points with the block in. Corruption when in is not exactly one
+// Replaces *ts and *vs with the block in's timestamps and values (columns:
+// what readers copy runs of). Corruption when in is not exactly one
 // well-formed block; safe on any bytes.
 Status DecodeColdBlock(std::string_view in, Timestamp partition_start,
-                       compress::ZstdCodec* zstd, std::vector<Sample>* points);
+                       compress::ZstdCodec* zstd, std::vector<Timestamp>* ts,
+                       std::vector<Value>* vs);
 
 }  // namespace sundial::storage

@@ -334,10 +334,10 @@ Status ColdFile::GetBlock(const Entry& e, const Block** out) {
   b->id = e.id;
   SUNDIAL_RETURN_IF_ERROR(zstd_.Decompress(packed, e.raw_len, &b->raw));
   SUNDIAL_RETURN_IF_ERROR(DecodeBlock(b.get()));
-  size_t point_bytes = b->points.size() * sizeof(Sample);
-  for (const auto& c : cache_) point_bytes += c->points.size() * sizeof(Sample);
+  size_t point_bytes = b->point_bytes();
+  for (const auto& c : cache_) point_bytes += c->point_bytes();
   while (!cache_.empty() && (cache_.size() >= kCachedBlocks || point_bytes > kCachedPointBytes)) {
-    point_bytes -= cache_.front()->points.size() * sizeof(Sample);
+    point_bytes -= cache_.front()->point_bytes();
     cache_.erase(cache_.begin());
   }
   cache_.push_back(std::move(b));
@@ -352,7 +352,8 @@ Status ColdFile::DecodeBlock(Block* b) {
   if (version_ >= 3) {
     if (b->raw.empty()) return bad;
     if (b->raw[0] == kColumnarBlock) {
-      Status s = DecodeColdBlock(std::string_view(b->raw).substr(1), start_, &zstd_, &b->points);
+      Status s =
+          DecodeColdBlock(std::string_view(b->raw).substr(1), start_, &zstd_, &b->ts, &b->vs);
       if (!s.ok()) {
         return Status::Corruption(path_, "block of series " + std::to_string(b->id) + ": " +
                                              s.message());
@@ -360,21 +361,21 @@ Status ColdFile::DecodeBlock(Block* b) {
       std::string().swap(b->raw);
       // Runs of points that one page can hold (ReadPage), in time order:
       // at most kColdChunkPoints points over at most kMaxPageSpanMs.
-      const std::vector<Sample>& pts = b->points;
-      for (size_t i = 1; i < pts.size(); ++i) {
-        if (pts[i].t <= pts[i - 1].t) return Status::Corruption(path_, "cold block out of order");
+      const std::vector<Timestamp>& ts = b->ts;
+      for (size_t i = 1; i < ts.size(); ++i) {
+        if (ts[i] <= ts[i - 1]) return Status::Corruption(path_, "cold block out of order");
       }
-      for (size_t first = 0; first < pts.size();) {
-        const auto from = pts.begin() + static_cast<std::ptrdiff_t>(first);
+      for (size_t first = 0; first < ts.size();) {
+        const auto from = ts.begin() + static_cast<std::ptrdiff_t>(first);
         const auto limit = from + static_cast<std::ptrdiff_t>(
-                                      std::min<size_t>(kColdChunkPoints, pts.size() - first));
-        const auto t0 = static_cast<uint64_t>(from->t);
-        const auto last = std::partition_point(from + 1, limit, [t0](const Sample& s) {
-          return static_cast<uint64_t>(s.t) - t0 <= compress::kMaxPageSpanMs;
+                                      std::min<size_t>(kColdChunkPoints, ts.size() - first));
+        const auto t0 = static_cast<uint64_t>(*from);
+        const auto last = std::partition_point(from + 1, limit, [t0](Timestamp t) {
+          return static_cast<uint64_t>(t) - t0 <= compress::kMaxPageSpanMs;
         });
         const auto n = static_cast<size_t>(last - from);
         b->pages.push_back(ColdPage{static_cast<uint32_t>(first), static_cast<uint32_t>(n),
-                                    from->t, pts[first + n - 1].t});
+                                    *from, ts[first + n - 1]});
         first += n;
       }
       return Status::OK();
@@ -424,13 +425,13 @@ Status ColdFile::ReadPage(SeriesId series, const ColdPage& p, std::string* page)
   MutexLock lock(&mu_);
   const Block* b = nullptr;
   SUNDIAL_RETURN_IF_ERROR(GetBlock(*e, &b));
-  if (!b->points.empty()) {
-    if (p.offset > b->points.size() || p.len > b->points.size() - p.offset || p.len == 0) {
+  if (!b->ts.empty()) {
+    if (p.offset > b->ts.size() || p.len > b->ts.size() - p.offset || p.len == 0) {
       return Status::InvalidArgument(path_, "page outside its block");
     }
     compress::PageBuilder builder(compress::kMaxPageSize);
     for (uint32_t i = p.offset; i < p.offset + p.len; ++i) {
-      if (!builder.Append(b->points[i].t, b->points[i].v)) {
+      if (!builder.Append(b->ts[i], b->vs[i])) {
         return Status::Corruption(path_, "cold points do not fit a page");
       }
     }
@@ -444,20 +445,21 @@ Status ColdFile::ReadPage(SeriesId series, const ColdPage& p, std::string* page)
   return Status::OK();
 }
 
-Status ColdFile::ReadPoints(SeriesId series, const ColdPage& p, std::vector<Sample>* out,
-                            bool* columnar) {
+Status ColdFile::ReadPoints(SeriesId series, const ColdPage& p, std::vector<Timestamp>* ts,
+                            std::vector<Value>* vs, bool* columnar) {
   *columnar = false;
   const Entry* e = Find(series);
   if (e == nullptr) return Status::NotFound(path_, "series not in cold file");
   MutexLock lock(&mu_);
   const Block* b = nullptr;
   SUNDIAL_RETURN_IF_ERROR(GetBlock(*e, &b));
-  if (b->points.empty()) return Status::OK();
-  if (p.offset > b->points.size() || p.len > b->points.size() - p.offset) {
+  if (b->ts.empty()) return Status::OK();
+  if (p.offset > b->ts.size() || p.len > b->ts.size() - p.offset) {
     return Status::InvalidArgument(path_, "page outside its block");
   }
   *columnar = true;
-  out->assign(b->points.begin() + p.offset, b->points.begin() + p.offset + p.len);
+  ts->assign(b->ts.begin() + p.offset, b->ts.begin() + p.offset + p.len);
+  vs->assign(b->vs.begin() + p.offset, b->vs.begin() + p.offset + p.len);
   return Status::OK();
 }
 
@@ -532,7 +534,8 @@ size_t ColdFile::MemoryUsage() {
   MutexLock lock(&mu_);
   size_t n = entries_.capacity() * sizeof(Entry);
   for (const auto& b : cache_) {
-    n += b->raw.capacity() + b->points.capacity() * sizeof(Sample) +
+    n += b->raw.capacity() + b->ts.capacity() * sizeof(Timestamp) +
+         b->vs.capacity() * sizeof(Value) +
          b->pages.capacity() * sizeof(ColdPage);
   }
   return n;

@@ -163,11 +163,12 @@ class ColdFile {
       EXCLUDES(mu_);
   // Copies the page at p of series' block into *page.
   Status ReadPage(SeriesId series, const ColdPage& p, std::string* page) EXCLUDES(mu_);
-  // The points of p (a page listed by PagesOf) in time order, without
-  // encoding a page, when series' block is columnar (*columnar true);
-  // otherwise *columnar is false and nothing is read (use ReadPage).
-  Status ReadPoints(SeriesId series, const ColdPage& p, std::vector<Sample>* out,
-                    bool* columnar) EXCLUDES(mu_);
+  // The points of p (a page listed by PagesOf) in time order, their
+  // timestamps in *ts and values in *vs, without encoding a page, when
+  // series' block is columnar (*columnar true); otherwise *columnar is
+  // false and nothing is read (use ReadPage).
+  Status ReadPoints(SeriesId series, const ColdPage& p, std::vector<Timestamp>* ts,
+                    std::vector<Value>* vs, bool* columnar) EXCLUDES(mu_);
   std::vector<SeriesId> SeriesIds() const;
   // Asks the kernel to read the blocks of ids ahead, at most max_bytes of
   // them (the ids' order decides which), with one request per stretch of
@@ -193,11 +194,13 @@ class ColdFile {
   struct Block {
     SeriesId id = 0;
     std::string raw;
-    std::vector<Sample> points;  // columnar blocks only
+    std::vector<Timestamp> ts;  // columnar blocks only: the points as columns
+    std::vector<Value> vs;
     std::vector<ColdPage> pages;
+    size_t point_bytes() const { return ts.size() * (sizeof(Timestamp) + sizeof(Value)); }
   };
   static constexpr size_t kCachedBlocks = 4;
-  // Decoded columnar points take 16 bytes each: beyond this many bytes the
+  // Decoded columnar points take 24 bytes each: beyond this many bytes the
   // cache keeps only the newest block.
   static constexpr size_t kCachedPointBytes = 512 * 1024;
 

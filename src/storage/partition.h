@@ -118,8 +118,8 @@ class Partition {
   // The points of a cold ref in time order when its block is columnar
   // (*columnar true; cold_file.h), without encoding a page; otherwise
   // *columnar is false and the caller uses ReadPage.
-  Status ReadColdPoints(SeriesId series, const PageRef& ref, std::vector<Sample>* out,
-                        bool* columnar);
+  Status ReadColdPoints(SeriesId series, const PageRef& ref, std::vector<Timestamp>* ts,
+                        std::vector<Value>* vs, bool* columnar);
   // fsyncs the page file and then the index, if anything was written.
   Status Sync();
   // Before closing without a sync: writes the buffered index entries (no

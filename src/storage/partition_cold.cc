@@ -136,13 +136,14 @@ Status Partition::InstallCold(const std::string& tmp_path, uint32_t replaced_id,
   return env_->SyncDir(dir_);
 }
 
-Status Partition::ReadColdPoints(SeriesId series, const PageRef& ref, std::vector<Sample>* out,
+Status Partition::ReadColdPoints(SeriesId series, const PageRef& ref,
+                                 std::vector<Timestamp>* ts, std::vector<Value>* vs,
                                  bool* columnar) {
   *columnar = false;
   ColdFile* c = ref.cold ? cold() : nullptr;
   if (c == nullptr) return Status::OK();
   return c->ReadPoints(
-      series, ColdPage{static_cast<uint32_t>(ref.offset), ref.len, ref.min_t, ref.max_t}, out,
+      series, ColdPage{static_cast<uint32_t>(ref.offset), ref.len, ref.min_t, ref.max_t}, ts, vs,
       columnar);
 }
 

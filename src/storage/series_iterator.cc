@@ -24,32 +24,24 @@ std::vector<std::string> DamageLog::Take() {
 
 bool SeriesIterator::Cursor::Fill() {
   pos = 0;
-  if (use_sorted) {
-    n = 0;
-    while (n < kBatch && sorted_pos < sorted.size()) {
-      ts[n] = sorted[sorted_pos].t;
-      vs[n] = sorted[sorted_pos].v;
-      ++n;
-      ++sorted_pos;
-    }
+  if (use_held) {
+    n = held_given ? 0 : static_cast<uint32_t>(held_t.size());
+    ts = held_t.data();
+    vs = held_v.data();
+    held_given = true;
   } else {
-    n = dec.Decode(ts, vs, kBatch);
+    n = dec.Decode(tbuf, vbuf, kBatch);
   }
   return n > 0;
 }
 
 bool SeriesIterator::Cursor::SeekTo(Timestamp lower) {
   if (pos < n && ts[pos] >= lower) return true;
-  if (use_sorted) {
-    // Skip whole batches by the sorted copy's order.
-    if (n == 0 || ts[n - 1] < lower) {
-      auto p = std::lower_bound(sorted.begin() + static_cast<std::ptrdiff_t>(sorted_pos),
-                                sorted.end(), lower,
-                                [](const Sample& s, Timestamp x) { return s.t < x; });
-      sorted_pos = static_cast<size_t>(p - sorted.begin());
-      return Fill();
-    }
-  } else if (!dec.status().ok() || lower > dec.header().max_t) {
+  if (use_held) {  // one batch in time order
+    pos = static_cast<uint32_t>(std::lower_bound(ts + pos, ts + n, lower) - ts);
+    return pos < n;
+  }
+  if (!dec.status().ok() || lower > dec.header().max_t) {
     n = pos = 0;
     return false;
   }
@@ -83,7 +75,7 @@ void SeriesIterator::Open(Source* src) {
   c->priority = src->priority;
   bool points = false;  // a columnar cold page: its points, in time order
   if (src->part) {
-    Status s = src->part->ReadColdPoints(series_, src->ref, &c->sorted, &points);
+    Status s = src->part->ReadColdPoints(series_, src->ref, &c->held_t, &c->held_v, &points);
     if (s.ok() && !points) s = src->part->ReadPage(series_, src->ref, &c->buf);
     if (pages_read_ != nullptr) pages_read_->fetch_add(1, std::memory_order_relaxed);
     if (!s.ok()) {
@@ -96,14 +88,21 @@ void SeriesIterator::Open(Source* src) {
   if (points) {
     const auto& del = src->deleted;
     if (!del.empty()) {
-      auto deleted = [&del](const Sample& p) {
-        return std::any_of(del.begin(), del.end(),
-                           [&p](const auto& r) { return p.t >= r.first && p.t <= r.second; });
-      };
-      c->sorted.erase(std::remove_if(c->sorted.begin(), c->sorted.end(), deleted),
-                      c->sorted.end());
+      size_t kept = 0;
+      for (size_t i = 0; i < c->held_t.size(); ++i) {
+        const Timestamp t = c->held_t[i];
+        if (std::any_of(del.begin(), del.end(),
+                        [t](const auto& r) { return t >= r.first && t <= r.second; })) {
+          continue;
+        }
+        c->held_t[kept] = t;
+        c->held_v[kept] = c->held_v[i];
+        ++kept;
+      }
+      c->held_t.resize(kept);
+      c->held_v.resize(kept);
     }
-    c->use_sorted = true;
+    c->use_held = true;
   } else {
     c->dec.Reset(c->buf);
   }
@@ -112,10 +111,8 @@ void SeriesIterator::Open(Source* src) {
     // page with deleted ranges goes the same way (sealed pages are sorted
     // already) and loses the deleted points.
     std::vector<Sample> pts;
-    Timestamp ts[Cursor::kBatch];
-    Value vs[Cursor::kBatch];
-    while (uint32_t k = c->dec.Decode(ts, vs, Cursor::kBatch)) {
-      for (uint32_t i = 0; i < k; ++i) pts.push_back(Sample{ts[i], vs[i]});
+    while (uint32_t k = c->dec.Decode(c->tbuf, c->vbuf, Cursor::kBatch)) {
+      for (uint32_t i = 0; i < k; ++i) pts.push_back(Sample{c->tbuf[i], c->vbuf[i]});
     }
     std::stable_sort(pts.begin(), pts.end(),
                      [](const Sample& a, const Sample& b) { return a.t < b.t; });
@@ -126,9 +123,10 @@ void SeriesIterator::Open(Source* src) {
                       [t](const auto& r) { return t >= r.first && t <= r.second; })) {
         continue;
       }
-      c->sorted.push_back(pts[i]);
+      c->held_t.push_back(t);
+      c->held_v.push_back(pts[i].v);
     }
-    c->use_sorted = true;
+    c->use_held = true;
   }
   if (c->Fill() && c->SeekTo(lower_)) {
     active_.push_back(std::move(c));

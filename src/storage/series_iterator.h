@@ -78,21 +78,29 @@ class SeriesIterator final : public SampleIterator {
   size_t NextBatch(Timestamp* t, Value* v, size_t max) override;
 
  private:
-  // One open source: its points are decoded kBatch at a time into ts/vs
-  // (from the page, or from the sorted copy of an arrival-order page), and
-  // the current point is ts[pos], vs[pos].
+  // One open source, its points in batches ts[0, n), vs[0, n), the
+  // current one at pos. A page is decoded kBatch points at a time into
+  // tbuf/vbuf; points held whole (a columnar cold run, or the sorted copy
+  // of an arrival-order page or of a page with deleted ranges) are one
+  // batch, read where they are.
   struct Cursor {
     static constexpr uint32_t kBatch = 64;
+    Cursor() = default;
+    Cursor(const Cursor&) = delete;  // ts/vs may point into the cursor
+    Cursor& operator=(const Cursor&) = delete;
     uint32_t priority = 0;
     std::string buf;
     compress::PageDecoder dec;
-    std::vector<Sample> sorted;  // for arrival-order pages
-    size_t sorted_pos = 0;       // next point of sorted to load into ts/vs
-    bool use_sorted = false;
-    uint32_t pos = 0;            // current point in ts/vs
-    uint32_t n = 0;              // points in ts/vs
-    Timestamp ts[kBatch];
-    Value vs[kBatch];
+    std::vector<Timestamp> held_t;  // points held whole, in time order
+    std::vector<Value> held_v;
+    bool use_held = false;
+    bool held_given = false;     // held_t/held_v were the batch already
+    uint32_t pos = 0;            // current point
+    uint32_t n = 0;              // points in the batch
+    const Timestamp* ts = tbuf;
+    const Value* vs = vbuf;
+    Timestamp tbuf[kBatch];
+    Value vbuf[kBatch];
     Timestamp t() const { return ts[pos]; }
     Value v() const { return vs[pos]; }
     // Loads the next batch and moves to its first point. False when
@@ -101,7 +109,7 @@ class SeriesIterator final : public SampleIterator {
     // Moves to the first point >= lower. False when exhausted.
     bool SeekTo(Timestamp lower);
     bool Advance() { return ++pos < n || Fill(); }
-    Status status() const { return use_sorted ? Status::OK() : dec.status(); }
+    Status status() const { return use_held ? Status::OK() : dec.status(); }
   };
   // Opens source i; adds a cursor if it has a point in range.
   void Open(Source* src);

@@ -33,13 +33,16 @@ void ExpectRoundTrip(const std::vector<Sample>& points, size_t* bytes = nullptr)
   std::string block;
   EncodeColdBlock(points, kStart, &zstd, &block);
   if (bytes != nullptr) *bytes = block.size();
-  std::vector<Sample> got;
-  const Status s = DecodeColdBlock(block, kStart, &zstd, &got);
+  std::vector<Timestamp> ts;
+  std::vector<Value> vs;
+  const Status s = DecodeColdBlock(block, kStart, &zstd, &ts, &vs);
   ASSERT_TRUE(s.ok()) << s.ToString();
-  ASSERT_EQ(got.size(), points.size());
+  ASSERT_EQ(ts.size(), points.size());
+  ASSERT_EQ(vs.size(), points.size());
   for (size_t i = 0; i < points.size(); ++i) {
-    ASSERT_TRUE(got[i].t == points[i].t && got[i].v.BitEquals(points[i].v))
-        << "point " << i << ": want " << Describe(points[i]) << ", got " << Describe(got[i]);
+    ASSERT_TRUE(ts[i] == points[i].t && vs[i].BitEquals(points[i].v))
+        << "point " << i << ": want " << Describe(points[i]) << ", got "
+        << Describe(Sample{ts[i], vs[i]});
   }
 }
 
@@ -158,23 +161,26 @@ TEST(ColdBlock, DamagedBytesFailCleanly) {
   compress::ZstdCodec zstd(3);
   std::string good;
   EncodeColdBlock(p, kStart, &zstd, &good);
-  std::vector<Sample> got;
-  EXPECT_TRUE(DecodeColdBlock("", kStart, &zstd, &got).IsCorruption());
-  EXPECT_TRUE(DecodeColdBlock(good + "x", kStart, &zstd, &got).IsCorruption());
-  EXPECT_TRUE(DecodeColdBlock(good.substr(0, good.size() - 1), kStart, &zstd, &got).IsCorruption());
+  std::vector<Timestamp> ts;
+  std::vector<Value> vs;
+  EXPECT_TRUE(DecodeColdBlock("", kStart, &zstd, &ts, &vs).IsCorruption());
+  EXPECT_TRUE(DecodeColdBlock(good + "x", kStart, &zstd, &ts, &vs).IsCorruption());
+  EXPECT_TRUE(
+      DecodeColdBlock(good.substr(0, good.size() - 1), kStart, &zstd, &ts, &vs).IsCorruption());
   for (int i = 0; i < 5000; ++i) {
     std::string s = good;
     testing::Mutate(&s, &rng);
-    const Status st = DecodeColdBlock(s, kStart, &zstd, &got);
+    const Status st = DecodeColdBlock(s, kStart, &zstd, &ts, &vs);
     EXPECT_TRUE(st.ok() || st.IsCorruption());
     if (st.ok()) {
-      EXPECT_LE(got.size(), kMaxColdBlockPoints);
+      EXPECT_LE(ts.size(), kMaxColdBlockPoints);
+      EXPECT_EQ(ts.size(), vs.size());
     }
   }
   // A point count above the limit is refused before anything is allocated.
   std::string big;
   PutVarint32(&big, kMaxColdBlockPoints + 1);
-  EXPECT_TRUE(DecodeColdBlock(big + good.substr(2), kStart, &zstd, &got).IsCorruption());
+  EXPECT_TRUE(DecodeColdBlock(big + good.substr(2), kStart, &zstd, &ts, &vs).IsCorruption());
 }
 
 }  // namespace

@@ -210,7 +210,8 @@ void FuzzColdFile(const uint8_t* data, size_t size) {
     return;
   }
   std::vector<ColdPage> pages;
-  std::vector<Sample> points;
+  std::vector<Timestamp> ts;
+  std::vector<Value> vs;
   std::string page;
   for (SeriesId id : cold->SeriesIds()) {
     pages.clear();
@@ -218,19 +219,18 @@ void FuzzColdFile(const uint8_t* data, size_t size) {
     for (const ColdPage& p : pages) {
       if (!cold->ReadPage(id, p, &page).ok()) std::abort();  // listed pages must read
       bool columnar = false;
-      if (!cold->ReadPoints(id, p, &points, &columnar).ok()) std::abort();
+      if (!cold->ReadPoints(id, p, &ts, &vs, &columnar).ok()) std::abort();
       // A page of a columnar block is p.len points, else p.len bytes.
-      if ((columnar ? points.size() : page.size()) != p.len) std::abort();
+      if ((columnar ? ts.size() : page.size()) != p.len || ts.size() != vs.size()) std::abort();
       compress::PageIterator it(page);
       size_t n = 0;
       while (it.Next()) {
-        if (columnar && (n >= points.size() || it.t() != points[n].t ||
-                         !it.v().BitEquals(points[n].v))) {
+        if (columnar && (n >= ts.size() || it.t() != ts[n] || !it.v().BitEquals(vs[n]))) {
           std::abort();  // the page holds exactly the points
         }
         ++n;
       }
-      if (columnar && (!it.status().ok() || n != points.size())) std::abort();
+      if (columnar && (!it.status().ok() || n != ts.size())) std::abort();
     }
   }
 }
