@@ -249,11 +249,6 @@ void AddAnnotations(const AnnotationUse& ann, const QuerySpec& spec, const SubPl
   }
 }
 
-// Runs one group and writes its result (if any member has data).
-// Adds the group's figures to *total.
-// cache: null, or the bucket cache with what this query reads under.
-// W is ResultWriter (JSON) or CollectWriter (data); only the former
-// prints cached bucket text.
 // When plan's groups will read raw points (not rollups), asks storage to
 // start reading all of its series from disk at once, in the order the
 // groups will read them: after a restart the disk then serves them in
@@ -271,6 +266,11 @@ void HintRawReads(storage::Storage* st, const rollup::RollupStore* rollups,
   st->WillRead(ids, plan.scan_start_ms, plan.scan_end_ms - 1);
 }
 
+// Runs one group and writes its result (if any member has data).
+// Adds the group's figures to *total.
+// cache: null, or the bucket cache with what this query reads under.
+// W is ResultWriter (JSON) or CollectWriter (data); only the former
+// prints cached bucket text.
 template <typename W>
 Status RunGroup(storage::Storage* st, const rollup::RollupStore* rollups, const CacheUse* cache,
                 const AnnotationUse& ann, const QuerySpec& spec, const SubPlan& plan,
