@@ -338,12 +338,14 @@ bool SeriesDict::Exists(SeriesId id) const {
 }
 
 void SeriesDict::SortByMetric(std::vector<SeriesId>* ids) const {
-  ReaderLock lock(&mu_);
-  auto key = [this](SeriesId id) -> std::pair<uint32_t, SeriesId> {
-    return {Exists(id) ? series_metric_[id] : UINT32_MAX, id};
-  };
-  std::sort(ids->begin(), ids->end(),
-            [&](SeriesId a, SeriesId b) { return key(a) < key(b); });
+  std::vector<std::pair<uint32_t, SeriesId>> keyed;  // (metric uid, id)
+  keyed.reserve(ids->size());
+  {
+    ReaderLock lock(&mu_);  // only to read the uids: new series wait no longer
+    for (SeriesId id : *ids) keyed.emplace_back(Exists(id) ? series_metric_[id] : UINT32_MAX, id);
+  }
+  std::sort(keyed.begin(), keyed.end());
+  for (size_t i = 0; i < keyed.size(); ++i) (*ids)[i] = keyed[i].second;
 }
 
 std::vector<SeriesId> SeriesDict::SeriesOfMetric(std::string_view metric) const {
