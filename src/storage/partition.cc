@@ -451,6 +451,35 @@ void Partition::WillNeed(const std::vector<PageRef>& refs) {
   if (pages != nullptr) pages->WillNeed(&ranges);
 }
 
+uint64_t Partition::WillReadPages(const std::vector<SeriesId>& ids, Timestamp start,
+                                  Timestamp end, uint64_t max_bytes) {
+  std::vector<std::pair<uint64_t, uint32_t>> ranges;
+  uint64_t total = 0;
+  PageFile* pages = nullptr;
+  {
+    MutexLock lock(&mu_);
+    pages = pages_.get();
+    if (pages == nullptr) return 0;
+    for (SeriesId series : ids) {
+      const size_t before = ranges.size();
+      uint64_t bytes = 0;
+      for (uint32_t e = series < last_.size() ? last_[series] : 0; e != 0; e = At(e - 1).prev) {
+        const PageRef r = RefOf(e - 1);
+        if (r.max_t < start || r.min_t > end) continue;
+        ranges.emplace_back(r.offset, r.len);
+        bytes += r.len;
+      }
+      if (total + bytes > max_bytes) {  // this series' pages do not fit
+        ranges.resize(before);
+        break;
+      }
+      total += bytes;
+    }
+  }
+  pages->WillNeed(&ranges);
+  return total;
+}
+
 Status Partition::ReadPage(SeriesId series, const PageRef& ref, std::string* page) {
   if (ref.cold) {
     ColdFile* c = cold();

@@ -112,6 +112,11 @@ class Partition {
   // ColdFile::WillNeed on the cold file, if there is one; returns the bytes
   // asked for.
   uint64_t WillReadCold(const std::vector<SeriesId>& ids, uint64_t max_bytes);
+  // WillNeed for the page-file pages of ids overlapping [start, end], all
+  // in one go, taking series in the order given while their pages fit in
+  // max_bytes. Returns the bytes asked for. Reads only the index.
+  uint64_t WillReadPages(const std::vector<SeriesId>& ids, Timestamp start, Timestamp end,
+                         uint64_t max_bytes);
   // Copies the page at ref into *page, checking its CRC unless an earlier
   // read of the same page did.
   Status ReadPage(SeriesId series, const PageRef& ref, std::string* page);

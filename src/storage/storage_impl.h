@@ -212,7 +212,7 @@ class StorageImpl final : public Storage {
   std::unique_ptr<SampleIterator> NewIterator(SeriesId id, Timestamp start,
                                               Timestamp end) override;
   Status LastPoint(SeriesId id, Sample* out) override;
-  // Compacted partitions: the ids' blocks, at most kWillReadBytes in all.
+  // The ids' cold blocks and page-file pages, at most kWillReadBytes in all.
   void WillRead(const std::vector<SeriesId>& ids, Timestamp start, Timestamp end) override;
   std::vector<SeriesId> SeriesOfMetric(std::string_view metric) override;
   std::vector<SeriesId> SeriesWithTag(std::string_view key, std::string_view value) override;

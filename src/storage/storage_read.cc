@@ -87,6 +87,7 @@ void StorageImpl::WillRead(const std::vector<SeriesId>& ids, Timestamp start, Ti
   uint64_t left = kWillReadBytes;
   for (auto& part : partitions_->Overlapping(start, end)) {
     left -= part->WillReadCold(ids, left);
+    left -= part->WillReadPages(ids, start, end, left);
     if (left == 0) return;
   }
 }

@@ -40,6 +40,10 @@ class FaultInjectionEnv final : public Env {
   uint64_t failed_writes() const { return state_->failed.load(); }
   // Number of file syncs on paths containing the filter so far.
   uint64_t syncs() const { return state_->syncs.load(); }
+  // Read-ahead hints (File::WillNeed) on paths containing the filter so
+  // far: calls and bytes.
+  uint64_t will_need_calls() const { return state_->will_need_calls.load(); }
+  uint64_t will_need_bytes() const { return state_->will_need_bytes.load(); }
 
   Status OpenFile(const std::string& path, std::unique_ptr<File>* out) override {
     if (OpenFails(path)) return Status::IOError(path, "Too many open files");
@@ -103,6 +107,8 @@ class FaultInjectionEnv final : public Env {
     std::atomic<bool> fail_open{false};
     std::atomic<uint64_t> failed{0};
     std::atomic<uint64_t> syncs{0};
+    std::atomic<uint64_t> will_need_calls{0};
+    std::atomic<uint64_t> will_need_bytes{0};
     std::atomic<int64_t> clock_offset{0};
     std::string filter;
     bool Applies(const std::string& path) const {
@@ -145,6 +151,13 @@ class FaultInjectionEnv final : public Env {
       return f_->Map(o, l, out);
     }
     const std::string& path() const override { return f_->path(); }
+    void WillNeed(uint64_t offset, uint64_t len) override {
+      if (st_->Applies(f_->path())) {
+        st_->will_need_calls.fetch_add(1);
+        st_->will_need_bytes.fetch_add(len);
+      }
+      f_->WillNeed(offset, len);
+    }
 
    private:
     Status Fail(const char* why) {

@@ -10,6 +10,7 @@
 #include <random>
 #include <tuple>
 
+#include "common/fault_env.h"
 #include "storage/cold_file.h"
 #include "storage/fuzz_targets.h"
 #include "storage/storage_impl.h"
@@ -503,6 +504,47 @@ TEST_F(Compaction, PutsTheSeriesOfAMetricSideBySide) {
     ASSERT_EQ(got.size(), 100u);
     EXPECT_TRUE(got[99].v.BitEquals(Value::Int(id * 1000 + 99)));
   }
+}
+
+// WillRead asks for the blocks of a compacted partition and the pages of a
+// page file at once, only those of the series and range asked for, within
+// its byte budget; and reads are the same with or without it.
+TEST_F(Compaction, WillReadHintsColdBlocksAndPagesOfTheSeriesAskedFor) {
+  Fill();  // hour 0: compacted below
+  ASSERT_TRUE(db_->TEST_Compact(t0_ + kHour).ok());
+  for (int i = 0; i < 360; ++i) {  // hour 1: page file
+    Put(a_, t0_ + kHour + i * 10000, Value::Int(i));
+    Put(b_, t0_ + kHour + i * 10000, Value::Int(-i));
+  }
+  ASSERT_TRUE(db_->TEST_FlushAll().ok());
+  const auto a = ReadAll(db_.get(), a_), b = ReadAll(db_.get(), b_);
+  db_.reset();
+  auto env = std::make_unique<sundial::testing::FaultInjectionEnv>(NewPosixEnv());
+  sundial::testing::FaultInjectionEnv* f = env.get();
+  ASSERT_TRUE(StorageImpl::Open(options_, std::move(env), &db_).ok());
+
+  f->SetFilter("/cold");
+  db_->WillRead({a_, b_}, t0_, t0_ + 2 * kHour - 1);
+  EXPECT_EQ(f->will_need_calls(), 1u);  // the two blocks lie side by side
+  const uint64_t cold_bytes = f->will_need_bytes();
+  EXPECT_GT(cold_bytes, 0u);
+  f->SetFilter("/pages");
+  db_->WillRead({a_, b_}, t0_, t0_ + 2 * kHour - 1);
+  EXPECT_GE(f->will_need_calls(), 1u);
+  const uint64_t page_bytes = f->will_need_bytes();
+  EXPECT_GT(page_bytes, 0u);
+  // One series asks for less; a range before the data and an unknown
+  // series ask for nothing.
+  db_->WillRead({a_}, t0_ + kHour, t0_ + 2 * kHour - 1);
+  EXPECT_GT(f->will_need_bytes() - page_bytes, 0u);
+  EXPECT_LT(f->will_need_bytes() - page_bytes, page_bytes);
+  const uint64_t calls = f->will_need_calls();
+  db_->WillRead({a_, b_}, 0, t0_ - 1);
+  db_->WillRead({b_ + 100}, t0_, t0_ + 2 * kHour - 1);
+  EXPECT_EQ(f->will_need_calls(), calls);
+
+  EXPECT_EQ(Text(ReadAll(db_.get(), a_)), Text(a));
+  EXPECT_EQ(Text(ReadAll(db_.get(), b_)), Text(b));
 }
 
 TEST_F(Compaction, ShrinksRealisticData) {
