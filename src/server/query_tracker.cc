@@ -12,7 +12,9 @@ namespace sundial::server {
 namespace {
 
 // Forwards everything to the connection's responder and tells the tracker
-// once the reply is complete.
+// when the reply is complete: just before its last bytes are handed on, so
+// that a client that asks /api/stats/query once it has the answer finds the
+// query completed, not running.
 class TrackingResponder final : public http::Responder {
  public:
   TrackingResponder(QueryTracker* tracker, uint64_t id, http::ResponderPtr inner)
@@ -20,9 +22,8 @@ class TrackingResponder final : public http::Responder {
   ~TrackingResponder() override { Done(500); }
 
   void Send(http::Reply reply) override {
-    const int status = reply.status;
+    Done(reply.status);
     inner_->Send(std::move(reply));
-    Done(status);
   }
   void StartChunked(http::Reply head) override {
     status_ = head.status;
@@ -32,8 +33,8 @@ class TrackingResponder final : public http::Responder {
     inner_->WriteChunk(std::move(data), std::move(on_written));
   }
   void Finish() override {
-    inner_->Finish();
     Done(status_);
+    inner_->Finish();
   }
   bool cancelled() const override { return inner_->cancelled(); }
 

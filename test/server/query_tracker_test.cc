@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include <nlohmann/json.hpp>
 
 namespace sundial::server {
@@ -10,13 +12,20 @@ namespace {
 // Records what reaches the connection.
 class FakeResponder final : public http::Responder {
  public:
-  void Send(http::Reply reply) override { sent = reply.status; }
+  void Send(http::Reply reply) override {
+    sent = reply.status;
+    if (on_last_bytes) on_last_bytes();
+  }
   void StartChunked(http::Reply head) override { sent = head.status; }
   void WriteChunk(std::string, std::function<void(bool)>) override {}
-  void Finish() override { finished = true; }
+  void Finish() override {
+    finished = true;
+    if (on_last_bytes) on_last_bytes();
+  }
   bool cancelled() const override { return false; }
   int sent = 0;
   bool finished = false;
+  std::function<void()> on_last_bytes;  // when the answer's end goes out
 };
 
 http::Request Query(std::string body) {
@@ -47,6 +56,29 @@ TEST(QueryTracker, RunningUntilSentThenCompleted) {
   EXPECT_EQ(j["completed"][0]["httpResponse"]["code"], 400);
   EXPECT_EQ(j["completed"][0]["httpResponse"]["reasonPhrase"], "Bad Request");
   EXPECT_EQ(j["executed"], 1);
+}
+
+// A client that reads /api/stats/query as soon as it has its answer (on
+// another connection, served by another thread) finds the query completed:
+// the tracker is told before the answer's last bytes go out.
+TEST(QueryTracker, CompletedBeforeTheAnswerLeaves) {
+  QueryTracker t;
+  auto inner = std::make_shared<FakeResponder>();
+  size_t running_then = 99, completed_then = 99;
+  inner->on_last_bytes = [&] {
+    const auto j = nlohmann::json::parse(t.Json());
+    running_then = j["running"].size();
+    completed_then = j["completed"].size();
+  };
+  t.Track(Query("a"), inner)->Send(http::Reply::Json("[]"));
+  EXPECT_EQ(running_then, 0u);
+  EXPECT_EQ(completed_then, 1u);
+  http::ResponderPtr r = t.Track(Query("b"), inner);
+  r->StartChunked(http::Reply::Json("["));
+  r->WriteChunk("]", nullptr);
+  r->Finish();
+  EXPECT_EQ(running_then, 0u);
+  EXPECT_EQ(completed_then, 2u);
 }
 
 TEST(QueryTracker, StreamedAndDroppedRepliesComplete) {
