@@ -58,7 +58,26 @@ def start_browser():
 
 
 def wait(d, fn, what):
-    return WebDriverWait(d, WAIT).until(lambda _: fn(), message=f"timed out waiting for {what}")
+    """Waits until fn() is truthy. The status view rebuilds its tables on
+    every refresh, so an element found a moment ago may be gone: a stale
+    reference counts as "not yet" and fn is tried again."""
+    return WebDriverWait(d, WAIT, ignored_exceptions=(StaleElementReferenceException,)).until(
+        lambda _: fn(), message=f"timed out waiting for {what}")
+
+
+# One snapshot of the status view, read in a single script call so that a
+# refresh cannot replace the table between two reads.
+STATUS_SNAPSHOT = """
+const text = id => { const e = document.getElementById(id); return e ? e.textContent : null; };
+return {
+  version: text('st-version'), series: text('st-series'), uptime: text('st-uptime'),
+  points_rate: text('st-points-rate'), points_out_rate: text('st-points-out-rate'),
+  relay_shown: (() => { const e = document.getElementById('relay-section');
+                        return !!e && !e.hidden && e.offsetParent !== null; })(),
+  relay_rows: Array.from(document.querySelectorAll('#relay-table tbody tr'))
+      .map(tr => Array.from(tr.querySelectorAll('td')).map(td => td.innerText)),
+};
+"""
 
 
 def severe_logs(d):
@@ -201,17 +220,18 @@ def main():
         # 6. The status view.
         d.find_element(By.ID, "tab-status").click()
         wait(d, lambda: d.find_elements(By.ID, "st-version"), "the status table")
-        wait(d, lambda: "measuring" not in d.find_element(By.ID, "st-points-rate").text, "a rate")
-        obs["status_version"] = d.find_element(By.ID, "st-version").text
-        obs["status_series"] = d.find_element(By.ID, "st-series").text
-        obs["status_uptime"] = d.find_element(By.ID, "st-uptime").text
-        obs["status_points_rate"] = d.find_element(By.ID, "st-points-rate").text
-        obs["status_points_out_rate"] = d.find_element(By.ID, "st-points-out-rate").text
+        wait(d, lambda: "measuring" not in (d.execute_script(STATUS_SNAPSHOT)["points_rate"] or "measuring"),
+             "a rate")
         # The relay table (the test's server relays to a dead port).
         wait(d, lambda: d.find_elements(By.ID, "st-relay-0"), "the relay table")
-        obs["relay_section_shown"] = d.find_element(By.ID, "relay-section").is_displayed()
-        obs["relay_rows"] = [[td.text for td in tr.find_elements(By.TAG_NAME, "td")]
-                             for tr in d.find_elements(By.CSS_SELECTOR, "#relay-table tbody tr")]
+        st = d.execute_script(STATUS_SNAPSHOT)
+        obs["status_version"] = st["version"]
+        obs["status_series"] = st["series"]
+        obs["status_uptime"] = st["uptime"]
+        obs["status_points_rate"] = st["points_rate"]
+        obs["status_points_out_rate"] = st["points_out_rate"]
+        obs["relay_section_shown"] = st["relay_shown"]
+        obs["relay_rows"] = st["relay_rows"]
         d.save_screenshot(os.path.join(out_dir, "ui-status.png"))
         obs["console_errors_status"] = severe_logs(d)
 
