@@ -249,12 +249,19 @@ void AddAnnotations(const AnnotationUse& ann, const QuerySpec& spec, const SubPl
   }
 }
 
+// Read-ahead one request may ask storage for, over all its sub-queries:
+// enough for a dashboard panel's series over days of compacted data,
+// small beside the page cache of a 512 MB machine.
+constexpr uint64_t kReadAheadBytes = 8u << 20;
+
 // When plan's groups will read raw points (not rollups), asks storage to
 // start reading all of its series from disk at once, in the order the
 // groups will read them: after a restart the disk then serves them in
-// parallel rather than one group's reads after another's.
+// parallel rather than one group's reads after another's. *left is the
+// request's read-ahead still unspent; the hint spends from it.
 void HintRawReads(storage::Storage* st, const rollup::RollupStore* rollups,
-                  const QuerySpec& spec, const SubPlan& plan) {
+                  const QuerySpec& spec, const SubPlan& plan, uint64_t* left) {
+  if (*left == 0) return;
   const DownsampleContext ctx{&plan.q->downsample, &spec.tz, spec.start_ms, spec.end_ms,
                               plan.scan_start_ms, plan.scan_end_ms};
   if (rollups != nullptr && RollupEligible(*plan.q, ctx)) return;
@@ -263,7 +270,7 @@ void HintRawReads(storage::Storage* st, const rollup::RollupStore* rollups,
   for (const std::vector<size_t>& g : plan.groups) {
     for (size_t m : g) ids.push_back(plan.series[m].id);
   }
-  st->WillRead(ids, plan.scan_start_ms, plan.scan_end_ms - 1);
+  *left -= std::min(*left, st->WillRead(ids, plan.scan_start_ms, plan.scan_end_ms - 1, *left));
 }
 
 // Runs one group and writes its result (if any member has data).
@@ -507,8 +514,9 @@ Status QueryEngine::Run(const QuerySpec& spec, const SmallQueryBound* bound,
       if (points != nullptr) *points = total.emitted;
     }
   } report{total, points};
+  uint64_t read_ahead = kReadAheadBytes;
   for (const SubPlan& plan : plans) {
-    HintRawReads(storage_, rollups_, spec, plan);
+    HintRawReads(storage_, rollups_, spec, plan, &read_ahead);
     for (const std::vector<size_t>& g : plan.groups) {
       const Status s = RunGroup(storage_, rollups_, cache_ != nullptr ? &cache : nullptr, ann, spec,
                                 plan, g, &budget, &w, &total);
@@ -584,8 +592,9 @@ Status QueryEngine::Collect(const QuerySpec& spec, const QueryLimits& limits,
   const CacheUse cache = UseCache(cache_, storage_, &collected);
   CollectWriter w(out, &budget);
   ResultStats total;
+  uint64_t read_ahead = kReadAheadBytes;
   for (const SubPlan& plan : plans) {
-    HintRawReads(storage_, rollups_, spec, plan);
+    HintRawReads(storage_, rollups_, spec, plan, &read_ahead);
     for (const std::vector<size_t>& g : plan.groups) {
       const Status s = RunGroup(storage_, rollups_, cache_ != nullptr ? &cache : nullptr,
                                 AnnotationUse(), spec,

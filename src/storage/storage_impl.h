@@ -212,8 +212,9 @@ class StorageImpl final : public Storage {
   std::unique_ptr<SampleIterator> NewIterator(SeriesId id, Timestamp start,
                                               Timestamp end) override;
   Status LastPoint(SeriesId id, Sample* out) override;
-  // The ids' cold blocks and page-file pages, at most kWillReadBytes in all.
-  void WillRead(const std::vector<SeriesId>& ids, Timestamp start, Timestamp end) override;
+  // The ids' cold blocks and page-file pages, at most max_bytes in all.
+  uint64_t WillRead(const std::vector<SeriesId>& ids, Timestamp start, Timestamp end,
+                    uint64_t max_bytes) override;
   std::vector<SeriesId> SeriesOfMetric(std::string_view metric) override;
   std::vector<SeriesId> SeriesWithTag(std::string_view key, std::string_view value) override;
   std::vector<SeriesId> SeriesOfMetricWithTag(std::string_view metric, std::string_view key,

@@ -75,21 +75,16 @@ std::unique_ptr<SampleIterator> StorageImpl::NewIterator(SeriesId id, Timestamp 
                                           &damage_, &pages_read_);
 }
 
-namespace {
-// Read-ahead asked for by one WillRead: enough for a dashboard panel's
-// series over days of compacted data, small beside the page cache of a
-// 512 MB machine.
-constexpr uint64_t kWillReadBytes = 8u << 20;
-}  // namespace
-
-void StorageImpl::WillRead(const std::vector<SeriesId>& ids, Timestamp start, Timestamp end) {
-  if (ids.empty() || start > end) return;
-  uint64_t left = kWillReadBytes;
+uint64_t StorageImpl::WillRead(const std::vector<SeriesId>& ids, Timestamp start, Timestamp end,
+                               uint64_t max_bytes) {
+  if (ids.empty() || start > end || max_bytes == 0) return 0;
+  uint64_t left = max_bytes;
   for (auto& part : partitions_->Overlapping(start, end)) {
     left -= part->WillReadCold(ids, left);
-    left -= part->WillReadPages(ids, start, end, left);
-    if (left == 0) return;
+    if (left > 0) left -= part->WillReadPages(ids, start, end, left);
+    if (left == 0) break;
   }
+  return max_bytes - left;
 }
 
 Status StorageImpl::LastPoint(SeriesId id, Sample* out) {

@@ -82,16 +82,21 @@ class MemStorage final : public storage::Storage {
     return std::make_unique<VecIterator>(std::move(pts));
   }
 
-  // Records each hint: (ids, start, end).
-  void WillRead(const std::vector<SeriesId>& ids, Timestamp start, Timestamp end) override {
+  // Records each hint: (ids, start, end, max_bytes). Answers that it asked
+  // for will_read_bytes of them (at most max_bytes).
+  uint64_t WillRead(const std::vector<SeriesId>& ids, Timestamp start, Timestamp end,
+                    uint64_t max_bytes) override {
     std::lock_guard<std::mutex> l(mu_);
-    will_read.push_back({ids, start, end});
+    will_read.push_back({ids, start, end, max_bytes});
+    return std::min(max_bytes, will_read_bytes);
   }
   struct WillReadCall {
     std::vector<SeriesId> ids;
     Timestamp start, end;
+    uint64_t max_bytes;
   };
   std::vector<WillReadCall> will_read;
+  uint64_t will_read_bytes = 0;
 
   Status LastPoint(SeriesId id, Sample* out) override {
     std::lock_guard<std::mutex> l(mu_);

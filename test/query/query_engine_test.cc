@@ -192,6 +192,27 @@ TEST_F(QueryEngineTest, HintsStorageWithTheSeriesOfEachSubQuery) {
   EXPECT_EQ(st_.will_read[1].ids, (std::vector<SeriesId>{c}));
 }
 
+// The read-ahead of one request is one budget over all its sub-queries:
+// what a hint spent is not offered again, and once it is gone the
+// remaining sub-queries ask for none.
+TEST_F(QueryEngineTest, ReadAheadIsOneBudgetPerRequest) {
+  const SeriesId a = Add("m", {{"host", "a"}});
+  PutI(a, T, 1);
+  st_.will_read_bytes = 5u << 20;  // each hint spends 5 MiB if it may
+  std::vector<std::pair<std::string, std::string>> params = {
+      {"start", std::to_string(T)}, {"end", std::to_string(T + 3599)}};
+  for (const char* agg : {"sum", "max", "min", "avg"}) params.push_back({"m", std::string(agg) + ":m"});
+  ASSERT_NE(Run(params).find(K(T) + ":1"), std::string::npos);
+  ASSERT_EQ(st_.will_read.size(), 2u);  // the third and fourth find it spent
+  EXPECT_EQ(st_.will_read[0].max_bytes, 8u << 20);
+  EXPECT_EQ(st_.will_read[1].max_bytes, 3u << 20);
+  // A new request has the whole budget again.
+  st_.will_read.clear();
+  ASSERT_NE(Run(params).find(K(T) + ":1"), std::string::npos);
+  ASSERT_EQ(st_.will_read.size(), 2u);
+  EXPECT_EQ(st_.will_read[0].max_bytes, 8u << 20);
+}
+
 TEST_F(QueryEngineTest, UnknownNamesAndEmptyResults) {
   PutI(Add("m", {{"host", "a"}}), T, 1);
   Add("empty", {{"host", "a"}});

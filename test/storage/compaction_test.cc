@@ -523,24 +523,37 @@ TEST_F(Compaction, WillReadHintsColdBlocksAndPagesOfTheSeriesAskedFor) {
   sundial::testing::FaultInjectionEnv* f = env.get();
   ASSERT_TRUE(StorageImpl::Open(options_, std::move(env), &db_).ok());
 
+  constexpr uint64_t kBudget = 8u << 20;
   f->SetFilter("/cold");
-  db_->WillRead({a_, b_}, t0_, t0_ + 2 * kHour - 1);
+  const uint64_t asked = db_->WillRead({a_, b_}, t0_, t0_ + 2 * kHour - 1, kBudget);
   EXPECT_EQ(f->will_need_calls(), 1u);  // the two blocks lie side by side
   const uint64_t cold_bytes = f->will_need_bytes();
   EXPECT_GT(cold_bytes, 0u);
+  EXPECT_GE(asked, cold_bytes);  // and the page file's pages
+  // A budget that holds one block buys that one; none buys nothing.
+  const uint64_t block_a = db_->WillRead({a_}, t0_, t0_ + kHour - 1, kBudget);
+  EXPECT_GT(block_a, 0u);
+  EXPECT_LT(block_a, cold_bytes);
+  EXPECT_EQ(db_->WillRead({a_, b_}, t0_, t0_ + kHour - 1, block_a), block_a);
+  EXPECT_EQ(f->will_need_calls(), 3u);
+  EXPECT_EQ(f->will_need_bytes(), cold_bytes + 2 * block_a);  // b's block did not fit
+  EXPECT_EQ(db_->WillRead({a_, b_}, t0_, t0_ + 2 * kHour - 1, 0), 0u);
+  EXPECT_EQ(f->will_need_calls(), 3u);
   f->SetFilter("/pages");
-  db_->WillRead({a_, b_}, t0_, t0_ + 2 * kHour - 1);
-  EXPECT_GE(f->will_need_calls(), 1u);
-  const uint64_t page_bytes = f->will_need_bytes();
+  const uint64_t base = f->will_need_bytes();
+  db_->WillRead({a_, b_}, t0_, t0_ + 2 * kHour - 1, kBudget);
+  EXPECT_GE(f->will_need_calls(), 4u);
+  const uint64_t page_bytes = f->will_need_bytes() - base;
   EXPECT_GT(page_bytes, 0u);
   // One series asks for less; a range before the data and an unknown
   // series ask for nothing.
-  db_->WillRead({a_}, t0_ + kHour, t0_ + 2 * kHour - 1);
-  EXPECT_GT(f->will_need_bytes() - page_bytes, 0u);
-  EXPECT_LT(f->will_need_bytes() - page_bytes, page_bytes);
+  db_->WillRead({a_}, t0_ + kHour, t0_ + 2 * kHour - 1, kBudget);
+  const uint64_t one = f->will_need_bytes() - base - page_bytes;
+  EXPECT_GT(one, 0u);
+  EXPECT_LT(one, page_bytes);
   const uint64_t calls = f->will_need_calls();
-  db_->WillRead({a_, b_}, 0, t0_ - 1);
-  db_->WillRead({b_ + 100}, t0_, t0_ + 2 * kHour - 1);
+  EXPECT_EQ(db_->WillRead({a_, b_}, 0, t0_ - 1, kBudget), 0u);
+  EXPECT_EQ(db_->WillRead({b_ + 100}, t0_, t0_ + 2 * kHour - 1, kBudget), 0u);
   EXPECT_EQ(f->will_need_calls(), calls);
 
   EXPECT_EQ(Text(ReadAll(db_.get(), a_)), Text(a));

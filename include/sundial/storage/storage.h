@@ -274,10 +274,15 @@ class Storage {
 
   // A hint that the points of ids over [start, end] are about to be read,
   // in that order: an engine may start reading them from disk ahead (all
-  // at once, so that the disk works on them in parallel), up to a bounded
-  // number of bytes. Results never depend on it.
-  virtual void WillRead(const std::vector<SeriesId>& /*ids*/, Timestamp /*start*/,
-                        Timestamp /*end*/) {}
+  // at once, so that the disk works on them in parallel), at most
+  // max_bytes of them (small gaps between two stretches may be read
+  // along). Returns the bytes of them it asked for, <= max_bytes, so that
+  // a caller can spread one budget over several hints. Results never
+  // depend on it.
+  virtual uint64_t WillRead(const std::vector<SeriesId>& /*ids*/, Timestamp /*start*/,
+                            Timestamp /*end*/, uint64_t /*max_bytes*/) {
+    return 0;
+  }
 
   // Series ids of a metric, ascending. Empty if the metric is unknown.
   virtual std::vector<SeriesId> SeriesOfMetric(std::string_view metric) = 0;
