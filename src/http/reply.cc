@@ -89,6 +89,7 @@ std::string_view StatusReason(int status) {
     case 501: return "Not Implemented";
     case 503: return "Service Unavailable";
     case 505: return "HTTP Version Not Supported";
+    case 507: return "Insufficient Storage";
     default: return "Unknown";
   }
 }

@@ -166,6 +166,11 @@ const std::vector<OptionSpec> kOptionTable = {
      [](std::string_view v, Options* o) {
        return Uint32(v, 0, 4096, &o->storage.max_snapshots);
      }},
+    {"storage.meta_max_bytes", "32MiB",
+     "annotations and UID/TS meta are held in memory; changes beyond this much answer 507 (0 = no limit)",
+     [](std::string_view v, Options* o) {
+       return ParseBytes(v, 0, 1ull << 40, &o->meta_max_bytes);
+     }},
     {"storage.max_open_files", "256",
      "file descriptors partition files may hold at once (idle ones are closed and reopened on use)",
      [](std::string_view v, Options* o) {

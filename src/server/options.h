@@ -93,6 +93,7 @@ struct Options {
     return o;
   }();
   storage::StorageOptions storage;
+  uint64_t meta_max_bytes = 0;  // annotations and UID/TS meta (MetaStore); 0 = unbounded
   ingest::IngestOptions ingest;
   QueryOptions query;
   RollupServerOptions rollup;

@@ -69,7 +69,8 @@ Status Server::Start() {
   meta_env_ = NewPosixEnv();
   std::vector<std::string> meta_warnings;
   const Status meta_status = storage::MetaStore::Open(meta_env_.get(), options_.storage.data_dir,
-                                                     &meta_, &meta_warnings);
+                                                     &meta_, &meta_warnings,
+                                                     options_.meta_max_bytes);
   for (const std::string& warning : meta_warnings) spdlog::warn("recovery: {}", warning);
   if (meta_status.ok()) {
     annotations_ = std::make_unique<query::AnnotationStore>(meta_.get());

@@ -18,6 +18,10 @@ http::Reply StatusReply(const Status& s) {
     case Status::Code::kInvalidArgument: code = 400; break;
     case Status::Code::kNotFound: code = 404; break;
     case Status::Code::kUnavailable: code = 503; break;
+    case Status::Code::kResourceExhausted:  // the MetaStore's bound
+      return http::Reply::Error(507, "meta data store is full",
+                                s.message() + "; delete annotations or meta data, or raise "
+                                              "storage.meta_max_bytes");
     default: break;
   }
   return CodedErrorReply(code, s, "request");

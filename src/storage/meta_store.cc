@@ -44,39 +44,70 @@ bool DecodeMetaRecord(uint8_t type, std::string_view payload, MetaStore::Op* op)
   return true;
 }
 
-MetaStore::MetaStore(Env* env, std::string dir)
-    : env_(env), dir_(std::move(dir)), path_(dir_ + "/" + std::string(kFileName)) {}
+MetaStore::MetaStore(Env* env, std::string dir, uint64_t max_bytes)
+    : env_(env),
+      dir_(std::move(dir)),
+      path_(dir_ + "/" + std::string(kFileName)),
+      max_bytes_(max_bytes) {}
 
 Status MetaStore::Open(Env* env, const std::string& dir, std::unique_ptr<MetaStore>* out,
-                       std::vector<std::string>* warnings) {
-  std::unique_ptr<MetaStore> store(new MetaStore(env, dir));
+                       std::vector<std::string>* warnings, uint64_t max_bytes) {
+  std::unique_ptr<MetaStore> store(new MetaStore(env, dir, max_bytes));
   {
     MutexLock l(&store->mu_);
     SUNDIAL_RETURN_IF_ERROR(store->Load(warnings));
+    if (max_bytes != 0 && store->live_bytes_ > max_bytes) {
+      warnings->push_back(store->path_ + ": holds " + std::to_string(store->live_bytes_) +
+                          " bytes, over its bound of " + std::to_string(max_bytes) +
+                          "; changes that add data are refused until some are deleted");
+    }
   }
   *out = std::move(store);
   return Status::OK();
 }
 
-void MetaStore::ApplyToMap(const Op& op, std::map<std::string, std::string, std::less<>>* m,
-                           size_t* dead) {
-  auto it = m->find(op.key);
+namespace {
+uint64_t EntryBytes(std::string_view key, std::string_view value) {
+  return key.size() + value.size() + MetaStore::kEntryBytes;
+}
+}  // namespace
+
+void MetaStore::ApplyToMap(const Op& op) {
+  auto it = map_.find(op.key);
   if (op.erase) {
     // The delete record and the put it cancels are both dead.
-    if (it != m->end()) {
-      m->erase(it);
-      *dead += 2;
+    if (it != map_.end()) {
+      live_bytes_ -= EntryBytes(it->first, it->second);
+      map_.erase(it);
+      dead_ += 2;
     } else {
-      *dead += 1;
+      dead_ += 1;
     }
     return;
   }
-  if (it != m->end()) {
+  if (it != map_.end()) {
+    live_bytes_ -= it->second.size();
+    live_bytes_ += op.value.size();
     it->second = op.value;
-    *dead += 1;
+    dead_ += 1;
   } else {
-    m->emplace(op.key, op.value);
+    live_bytes_ += EntryBytes(op.key, op.value);
+    map_.emplace(op.key, op.value);
   }
+}
+
+uint64_t MetaStore::LiveBytesAfter(const std::vector<Op>& ops) const {
+  // The entry bytes of each key the ops touch, as the batch leaves it
+  // (0: absent); keys a batch repeats count once, with their last op.
+  std::map<std::string_view, uint64_t> after;
+  for (const Op& op : ops) after[op.key] = op.erase ? 0 : EntryBytes(op.key, op.value);
+  uint64_t live = live_bytes_;
+  for (const auto& [key, bytes] : after) {
+    auto it = map_.find(key);
+    if (it != map_.end()) live -= EntryBytes(it->first, it->second);
+    live += bytes;
+  }
+  return live;
 }
 
 Status MetaStore::Load(std::vector<std::string>* warnings) {
@@ -105,7 +136,7 @@ Status MetaStore::Load(std::vector<std::string>* warnings) {
         damaged = true;
         continue;
       }
-      ApplyToMap(op, &map_, &dead_);
+      ApplyToMap(op);
     }
     SUNDIAL_RETURN_IF_ERROR(reader.status());
     for (const auto& w : reader.skipped()) warnings->push_back(w);
@@ -173,6 +204,14 @@ Status MetaStore::Apply(const std::vector<Op>& ops) {
   }
   if (data.empty()) return Status::OK();
   MutexLock l(&mu_);
+  if (max_bytes_ != 0) {
+    const uint64_t after = LiveBytesAfter(ops);
+    if (after > max_bytes_ && after > live_bytes_) {
+      return Status::ResourceExhausted("meta data store is full: the change would take it to " +
+                                       std::to_string(after) + " bytes, over its bound of " +
+                                       std::to_string(max_bytes_));
+    }
+  }
   Status s = file_->Write(file_end_, data.data(), data.size());
   if (s.ok()) s = file_->Sync();
   if (!s.ok()) {
@@ -180,7 +219,7 @@ Status MetaStore::Apply(const std::vector<Op>& ops) {
     return s.WithContext("meta store");
   }
   file_end_ += data.size();
-  for (const Op& op : ops) ApplyToMap(op, &map_, &dead_);
+  for (const Op& op : ops) ApplyToMap(op);
   if (dead_ >= kCompactMinDead && dead_ > map_.size()) {
     // The change is durable already; a failed rewrite only leaves the
     // longer log in place (the rename is atomic).
@@ -233,6 +272,11 @@ bool MetaStore::Any(std::string_view begin, std::string_view end) const {
 size_t MetaStore::size() const {
   MutexLock l(&mu_);
   return map_.size();
+}
+
+uint64_t MetaStore::live_bytes() const {
+  MutexLock l(&mu_);
+  return live_bytes_;
 }
 
 size_t MetaStore::dead_records() const {

@@ -206,6 +206,51 @@ def test_annotations_survive_restart_and_kill9(server):
                                                 "description": "again"})
 
 
+def test_annotations_are_bounded_by_meta_max_bytes(server_factory):
+    """Annotations live in memory, so storage.meta_max_bytes bounds them: a
+    client that keeps posting big ones gets 507 once the store is full,
+    never an exhausted server. What is stored stays readable; deleting
+    makes room again; the bound and the data hold across a restart."""
+    server = server_factory(args=["--storage-meta-max-bytes", "64KiB"])
+    notes = "n" * 8000  # about 8 KB per annotation
+    stored = []
+    status = 200
+    for i in range(100):  # bounded: 64 KiB holds about 8 of them
+        status, _, body = req(server, "POST", "/api/annotation",
+                              {"startTime": T0 + i, "description": f"a{i}", "notes": notes})
+        if status != 200:
+            break
+        stored.append(i)
+    assert status == 507, body
+    assert 5 <= len(stored) <= 8, stored
+    assert body["error"]["code"] == 507
+    assert body["error"]["message"] == "meta data store is full", body
+    assert "over its bound of 65536" in body["error"]["details"], body
+    assert "storage.meta_max_bytes" in body["error"]["details"], body
+    # A bulk write that would overflow is refused whole.
+    status, _, body = req(server, "POST", "/api/annotation/bulk",
+                          [{"startTime": T0 + 500, "description": "small"},
+                           {"startTime": T0 + 501, "description": "big", "notes": notes}])
+    assert status == 507, body
+    status, _, _ = req(server, "GET", q("/api/annotation", start_time=T0 + 500))
+    assert status == 404
+    # Everything stored is still there; a delete makes room for one more.
+    for i in stored:
+        status, _, body = req(server, "GET", q("/api/annotation", start_time=T0 + i))
+        assert status == 200 and body["description"] == f"a{i}", body
+    status, _, _ = req(server, "DELETE", q("/api/annotation", start_time=T0 + stored[0]))
+    assert status == 204
+    status, _, body = req(server, "POST", "/api/annotation",
+                          {"startTime": T0 + 1000, "description": "room again", "notes": notes})
+    assert status == 200, body
+    server.restart(args=["--storage-meta-max-bytes", "64KiB"])
+    status, _, body = req(server, "GET", q("/api/annotation", start_time=T0 + 1000))
+    assert status == 200 and body["description"] == "room again"
+    status, _, body = req(server, "POST", "/api/annotation",
+                          {"startTime": T0 + 1001, "description": "over", "notes": notes})
+    assert status == 507, body
+
+
 # ---- /api/query/last errors ----
 
 def test_query_last_unknown_names(server):

@@ -202,6 +202,76 @@ TEST(MetaStore, DecodeRejectsMalformedRecords) {
   EXPECT_FALSE(op.erase);
 }
 
+// live_bytes() is the keys, values and kEntryBytes of each live entry, kept
+// through puts, overwrites, deletes, batches that repeat a key, and reopen.
+TEST(MetaStore, LiveBytesCountTheLiveEntries) {
+  TempDir dir;
+  auto env = NewPosixEnv();
+  constexpr uint64_t E = MetaStore::kEntryBytes;
+  auto m = OpenOrDie(env.get(), dir.path());
+  EXPECT_EQ(m->live_bytes(), 0u);
+  ASSERT_TRUE(m->Put("ab", "12345").ok());
+  EXPECT_EQ(m->live_bytes(), 2 + 5 + E);
+  ASSERT_TRUE(m->Put("ab", "1").ok());
+  EXPECT_EQ(m->live_bytes(), 2 + 1 + E);
+  ASSERT_TRUE(m->Apply({{"c", "xx", false}, {"c", "xxxx", false}, {"ab", "", true}}).ok());
+  EXPECT_EQ(m->live_bytes(), 1 + 4 + E);
+  ASSERT_TRUE(m->Delete("zz").ok());  // absent: nothing changes
+  EXPECT_EQ(m->live_bytes(), 1 + 4 + E);
+  m = OpenOrDie(env.get(), dir.path());
+  EXPECT_EQ(m->live_bytes(), 1 + 4 + E);
+}
+
+// With max_bytes, a change that would take the live bytes above it is
+// refused whole (ResourceExhausted, nothing applied or written); one that
+// shrinks always passes, also when the store is over its bound already.
+TEST(MetaStore, MaxBytesRefusesGrowthBeyondIt) {
+  TempDir dir;
+  auto env = NewPosixEnv();
+  constexpr uint64_t E = MetaStore::kEntryBytes;
+  const std::string v100(100, 'v');
+  {
+    std::vector<std::string> w;
+    std::unique_ptr<MetaStore> m;
+    ASSERT_TRUE(MetaStore::Open(env.get(), dir.path(), &m, &w, 3 * (2 + 100 + E)).ok());
+    EXPECT_EQ(m->max_bytes(), 3 * (2 + 100 + E));
+    ASSERT_TRUE(m->Put("k1", v100).ok());
+    ASSERT_TRUE(m->Apply({{"k2", v100, false}, {"k3", v100, false}}).ok());  // exactly full
+    const uint64_t file_size = ReadAllFile(env.get(), dir.path() + "/meta.log").size();
+    Status s = m->Put("k4", "");
+    EXPECT_TRUE(s.IsResourceExhausted()) << s.ToString();
+    EXPECT_NE(s.message().find("over its bound of " + std::to_string(3 * (2 + 100 + E))),
+              std::string::npos) << s.ToString();
+    s = m->Put("k1", v100 + "v");  // a bigger value is growth too
+    EXPECT_TRUE(s.IsResourceExhausted()) << s.ToString();
+    // A batch is refused whole, even when its first op alone would fit.
+    s = m->Apply({{"k1", "", true}, {"k5", v100, false}, {"k6", v100, false}});
+    EXPECT_TRUE(s.IsResourceExhausted()) << s.ToString();
+    std::string got;
+    EXPECT_TRUE(m->Get("k1", &got));
+    EXPECT_FALSE(m->Get("k5", &got));
+    EXPECT_EQ(ReadAllFile(env.get(), dir.path() + "/meta.log").size(), file_size);
+    // Same size, smaller, deletes: fine.
+    ASSERT_TRUE(m->Put("k1", std::string(100, 'w')).ok());
+    ASSERT_TRUE(m->Put("k2", "short").ok());
+    ASSERT_TRUE(m->Delete("k3").ok());
+    ASSERT_TRUE(m->Put("k4", "x").ok());  // room freed by k3
+    EXPECT_EQ(m->size(), 3u);
+  }
+  // Reopened with a lower bound: loaded whole with a warning; it may only
+  // shrink until it is under the bound again.
+  std::vector<std::string> w;
+  std::unique_ptr<MetaStore> m;
+  ASSERT_TRUE(MetaStore::Open(env.get(), dir.path(), &m, &w, E).ok());
+  EXPECT_EQ(m->size(), 3u);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_NE(w[0].find("over its bound"), std::string::npos) << w[0];
+  EXPECT_TRUE(m->Put("k9", "").IsResourceExhausted());
+  ASSERT_TRUE(m->Delete("k1").ok());
+  ASSERT_TRUE(m->Put("k2", "").ok());
+  EXPECT_TRUE(m->Put("k2", "longer than before").IsResourceExhausted());
+}
+
 TEST(MetaStore, RandomOpsMatchAMap) {
   const uint64_t seed = testing::TestSeed(42);
   std::mt19937_64 rng(seed);

@@ -24,6 +24,12 @@
 // batch is written in one write call and replayed all-or-nothing per record
 // (each record has its own CRC; a crash can keep a prefix of a batch).
 //
+// Memory: the live map is held whole, so its size is bounded: a change
+// that would take the live bytes (live_bytes(): keys plus values plus
+// kEntryBytes per entry) above max_bytes is refused. Changes that shrink
+// it always pass, so a store over its bound (max_bytes lowered, or a log
+// written by a store without one) can be cleaned up.
+//
 // Snapshots: as a SnapshotSource it hands Storage::Snapshot() its live map
 // encoded as a fresh meta.log (what Rewrite() writes), so a snapshot holds
 // every change applied before the capture and no dead records.
@@ -52,6 +58,9 @@ class MetaStore final : public SnapshotSource {
   static constexpr size_t kCompactMinDead = 1024;
   static constexpr size_t kMaxKeyBytes = 4096;
   static constexpr size_t kMaxValueBytes = 1u << 20;
+  // What one live entry costs in memory besides its key and value bytes
+  // (a map node and two strings on a 64-bit machine), for live_bytes().
+  static constexpr uint64_t kEntryBytes = 96;
 
   // One change of a batch: erase == false puts key=value, true deletes key.
   struct Op {
@@ -62,8 +71,10 @@ class MetaStore final : public SnapshotSource {
 
   // Opens (creating if needed) dir/meta.log through env (borrowed; must
   // outlive the store). Warnings about skipped damage go to *warnings.
+  // max_bytes bounds live_bytes() (0: no bound); a log that holds more is
+  // still loaded whole, with a warning.
   static Status Open(Env* env, const std::string& dir, std::unique_ptr<MetaStore>* out,
-                     std::vector<std::string>* warnings);
+                     std::vector<std::string>* warnings, uint64_t max_bytes = 0);
 
   MetaStore(const MetaStore&) = delete;
   MetaStore& operator=(const MetaStore&) = delete;
@@ -71,7 +82,9 @@ class MetaStore final : public SnapshotSource {
   // Applies ops in order and makes them durable. InvalidArgument if a key is
   // empty or longer than kMaxKeyBytes or a value longer than kMaxValueBytes
   // (then nothing is applied); IOError if the write or fsync failed (then
-  // nothing is applied in memory and the file is cut back).
+  // nothing is applied in memory and the file is cut back);
+  // ResourceExhausted, applying nothing, if the ops would take
+  // live_bytes() above max_bytes and above what it is now.
   Status Apply(const std::vector<Op>& ops);
   Status Put(std::string key, std::string value);
   Status Delete(std::string key);
@@ -88,6 +101,9 @@ class MetaStore final : public SnapshotSource {
   std::vector<std::pair<std::string, std::string>> Prefix(std::string_view prefix) const;
 
   size_t size() const;
+  // Memory the live map accounts for: keys, values and kEntryBytes each.
+  uint64_t live_bytes() const;
+  uint64_t max_bytes() const { return max_bytes_; }
   // Records in the file that a later record overrode (for tests and stats).
   size_t dead_records() const;
   // Times the file was rewritten since Open (for tests).
@@ -99,23 +115,27 @@ class MetaStore final : public SnapshotSource {
   Status CaptureSnapshot(std::string* contents) override;
 
  private:
-  MetaStore(Env* env, std::string dir);
+  MetaStore(Env* env, std::string dir, uint64_t max_bytes);
   Status Load(std::vector<std::string>* warnings) REQUIRES(mu_);
   // The live map as a complete log file.
   std::string EncodeLiveMap() const REQUIRES(mu_);
   // Writes the live map to a fresh file and renames it over the log.
   Status Rewrite() REQUIRES(mu_);
-  static void ApplyToMap(const Op& op, std::map<std::string, std::string, std::less<>>* m,
-                         size_t* dead);
+  // Applies op to map_, counting dead records and keeping live_bytes_.
+  void ApplyToMap(const Op& op) REQUIRES(mu_);
+  // live_bytes_ once ops are applied.
+  uint64_t LiveBytesAfter(const std::vector<Op>& ops) const REQUIRES(mu_);
 
   Env* const env_;
   const std::string dir_;
   const std::string path_;
+  const uint64_t max_bytes_;
   mutable Mutex mu_;
   std::unique_ptr<File> file_ GUARDED_BY(mu_);
   uint64_t file_end_ GUARDED_BY(mu_) = 0;
   std::map<std::string, std::string, std::less<>> map_ GUARDED_BY(mu_);
   size_t dead_ GUARDED_BY(mu_) = 0;
+  uint64_t live_bytes_ GUARDED_BY(mu_) = 0;
   uint64_t rewrites_ GUARDED_BY(mu_) = 0;
 };
 
