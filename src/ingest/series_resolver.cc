@@ -30,6 +30,13 @@ bool SeriesResolver::Resolve(std::string_view metric, const storage::TagRef* tag
     }
   }
   const Status s = storage_->ResolveSeries(metric, tags, num_tags, id);
+  if (s.IsResourceExhausted()) {
+    // The series limit: this point is refused like a bad one, and the
+    // other points of the request (known series) are still stored.
+    error->kind = PutErrorKind::kIllegalArgument;
+    error->message = s.message();
+    return false;
+  }
   if (!s.ok()) {
     error->kind = PutErrorKind::kStorage;
     error->message = s.ToString();

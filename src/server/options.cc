@@ -1,8 +1,10 @@
 #include "options.h"
 
+#include <algorithm>
 #include <limits>
 
 #include "option_values.h"
+#include "sundial/common/memory.h"
 
 namespace sundial::server {
 
@@ -165,6 +167,15 @@ const std::vector<OptionSpec> kOptionTable = {
      "POST /api/snapshot answers 409 while this many snapshots exist (0 = snapshots off)",
      [](std::string_view v, Options* o) {
        return Uint32(v, 0, 4096, &o->storage.max_snapshots);
+     }},
+    {"storage.max_series", "auto",
+     "series that may exist; a point of a new series beyond them is refused like a bad point (auto = one per 2 KiB of physical memory; 0 = no limit)",
+     [](std::string_view v, Options* o) {
+       if (v == "auto") {
+         o->storage.max_series = std::max<uint64_t>(PhysicalMemoryBytes() / 2048, 10000);
+         return Status::OK();
+       }
+       return ParseUint(v, 0, 1ull << 32, &o->storage.max_series);
      }},
     {"storage.meta_max_bytes", "32MiB",
      "annotations and UID/TS meta are held in memory; changes beyond this much answer 507 (0 = no limit)",

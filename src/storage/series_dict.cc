@@ -36,8 +36,10 @@ void SortByKey(Pair* pairs, size_t n) {
 
 }  // namespace
 
-SeriesDict::SeriesDict(Env* env, std::string path, std::function<void(SeriesId)> on_create)
-    : env_(env), path_(std::move(path)), on_create_(std::move(on_create)) {}
+SeriesDict::SeriesDict(Env* env, std::string path, std::function<void(SeriesId)> on_create,
+                       uint64_t max_series)
+    : env_(env), path_(std::move(path)), on_create_(std::move(on_create)),
+      max_series_(max_series) {}
 
 Status SeriesDict::Open(std::vector<std::string>* warnings) {
   WriterLock lock(&mu_);
@@ -293,6 +295,11 @@ Status SeriesDict::CreateLocked(std::string_view metric, const TagRef* tags, siz
   }
   const SeriesId new_id = id_limit_.load(std::memory_order_relaxed);
   if (new_id == kInvalidSeriesId) return Status::ResourceExhausted("series ids exhausted");
+  if (max_series_ != 0 && series_count() >= max_series_) {
+    return Status::ResourceExhausted("too many series: " + std::to_string(series_count()) +
+                                     " exist (max_series = " + std::to_string(max_series_) +
+                                     "); this one is not created");
+  }
   std::string payload;
   PutVarint32(&payload, new_id);
   PutVarint32(&payload, metric_uid);

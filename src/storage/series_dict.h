@@ -45,7 +45,10 @@ class SeriesDict {
  public:
   // on_create runs under the dictionary's writer lock for every series that
   // becomes known (at Open and when created), before its id is handed out.
-  SeriesDict(Env* env, std::string path, std::function<void(SeriesId)> on_create);
+  // max_series: Resolve creates no series while this many exist (0: no
+  // limit); a log holding more is still loaded whole.
+  SeriesDict(Env* env, std::string path, std::function<void(SeriesId)> on_create,
+             uint64_t max_series = 0);
   SeriesDict(const SeriesDict&) = delete;
   SeriesDict& operator=(const SeriesDict&) = delete;
 
@@ -54,7 +57,8 @@ class SeriesDict {
   Status Open(std::vector<std::string>* warnings);
 
   // Finds or creates metric{tags}. *created tells which. Creating writes the
-  // log (one write); on a write error nothing changes.
+  // log (one write); on a write error nothing changes. ResourceExhausted
+  // ("too many series ...") when creating would pass max_series.
   Status Resolve(std::string_view metric, const TagRef* tags, size_t num_tags, SeriesId* id,
                  bool* created);
 
@@ -125,6 +129,7 @@ class SeriesDict {
   Env* const env_;
   const std::string path_;
   const std::function<void(SeriesId)> on_create_;
+  const uint64_t max_series_;
 
   mutable SharedMutex mu_;
   // Set by Open (under mu_), never replaced: Sync() fsyncs it without mu_.

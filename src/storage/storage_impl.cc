@@ -88,7 +88,8 @@ Status StorageImpl::Recover() {
   RemovePartialSnapshots();  // a crash during a snapshot leaves one
   std::vector<std::string> warnings;
   dict_ = std::make_unique<SeriesDict>(env_.get(), dir + "/series.log",
-                                       [this](SeriesId id) { series_.Create(id); });
+                                       [this](SeriesId id) { series_.Create(id); },
+                                       options_.max_series);
   SUNDIAL_RETURN_IF_ERROR(dict_->Open(&warnings));
   file_cache_ = std::make_unique<FileCacheEnv>(env_.get(), dir + "/part/",
                                                options_.max_open_files);

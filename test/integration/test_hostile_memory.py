@@ -85,3 +85,56 @@ def test_lookup_and_suggest_stay_bounded_with_many_series(server, sundiald_path)
     if not asan:
         assert final <= after_ingest + 16, (after_ingest, final)
     hostile.assert_healthy(server)
+
+
+def test_series_limit_refuses_only_new_series(server_factory):
+    """A client that makes up tag values (a request id, a timestamp) creates
+    a series per point, each costing memory for good. storage.max_series
+    bounds them: past it a point of a new series is refused like a bad
+    point, on every protocol, while points of known series still go in."""
+    import remote_write_codec as rw
+    limit = 20
+    server = server_factory(args=["--storage-max-series", str(limit)])
+    t0 = int(time.time()) - 60
+    refusal = f"too many series: {limit} exist (max_series = {limit}); this one is not created"
+
+    # telnet: 25 series; the last 5 are refused, each with its own error.
+    t = server.telnet()
+    t.send("".join(f"put hostile.m {t0} {i} req=r{i}\n" for i in range(25)) + "version\n")
+    out = t.read_until("Built on", timeout=30)
+    errors = [l for l in out.splitlines() if l.startswith("put:")]
+    assert errors == [f"put: illegal argument: {refusal}"] * 5, out
+
+    # HTTP /api/put: a known series is stored, a new one is refused.
+    c = server.http()
+    status, _, data = c.post("/api/put?details", json.dumps([
+        {"metric": "hostile.m", "timestamp": t0 + 1, "value": 7, "tags": {"req": "r0"}},
+        {"metric": "hostile.m", "timestamp": t0 + 1, "value": 8, "tags": {"req": "new"}}]),
+        {"Content-Type": "application/json"})
+    body = json.loads(data)
+    assert status == 400 and body["success"] == 1 and body["failed"] == 1, body
+    assert refusal in body["errors"][0]["error"], body
+
+    # InfluxDB line protocol (series <measurement>.<field>): a partial write.
+    status, _, data = c.post("/write?db=x&precision=s",
+                             f"hostile,req=r1 m=9 {t0 + 2}\nhostile,req=new m=1 {t0 + 2}\n")
+    assert status == 400 and b"too many series" in data and b"dropped=1" in data, data
+
+    # Prometheus remote_write: the new series is refused and named, the
+    # known one stored (a 400, which Prometheus does not retry forever).
+    status, _, data = c.post("/api/v1/write", rw.body([
+        ({"__name__": "hostile.m", "req": "r2"}, [(10, (t0 + 3) * 1000)]),
+        ({"__name__": "hostile.m", "req": "new"}, [(1, (t0 + 3) * 1000)])]), rw.HEADERS)
+    assert status == 400 and b"too many series" in data, data
+    assert b"the other series were stored (1 samples)" in data, data
+
+    # The known series took every point meant for them.
+    status, res = c.get_json(f"/api/query?start={t0 - 1}&m=sum:hostile.m%7Breq=r0%7Cr2%7D")
+    assert status == 200, res
+    dps = {r["tags"]["req"]: r["dps"] for r in res}
+    assert dps["r0"] == {str(t0): 0, str(t0 + 1): 7}, dps
+    assert dps["r2"] == {str(t0): 2, str(t0 + 3): 10}, dps
+    status, res = c.get_json(f"/api/query?start={t0 - 1}&m=sum:hostile.m%7Breq=r1%7D")
+    assert status == 200 and res[0]["dps"] == {str(t0): 1, str(t0 + 2): 9}, res
+    status, names = c.get_json("/api/suggest?type=tagv&q=new&max=5")
+    assert status == 200 and names == [], names

@@ -104,6 +104,55 @@ TEST(SeriesDict, GetSeriesKeySortsManyTagsAndLendsNames) {
   for (const auto& [k, v] : key.tags) EXPECT_EQ("v" + k.substr(1), v);
 }
 
+// With max_series, no series is created once that many exist: the new
+// one gets ResourceExhausted and nothing is written, while known series
+// still resolve; a reopened dictionary counts the loaded ones.
+TEST(SeriesDict, MaxSeriesStopsCreatingNewSeries) {
+  testing::TempDir dir;
+  auto env = NewPosixEnv();
+  const std::string path = dir.path() + "/series.log";
+  std::vector<std::string> w;
+  SeriesId first = kInvalidSeriesId;
+  {
+    SeriesDict d(env.get(), path, nullptr, 3);
+    ASSERT_TRUE(d.Open(&w).ok());
+    bool created;
+    SeriesId id;
+    for (int i = 0; i < 3; ++i) {
+      const std::string v = "h" + std::to_string(i);
+      TagRef tags[] = {{"host", v}};
+      ASSERT_TRUE(d.Resolve("cpu", tags, 1, &id, &created).ok());
+      EXPECT_TRUE(created);
+      if (i == 0) first = id;
+    }
+    uint64_t size = 0;
+    ASSERT_TRUE(env->GetFileSize(path, &size).ok());
+    TagRef fourth[] = {{"host", "h3"}};
+    const Status s = d.Resolve("cpu", fourth, 1, &id, &created);
+    EXPECT_TRUE(s.IsResourceExhausted()) << s.ToString();
+    EXPECT_NE(s.message().find("too many series: 3 exist (max_series = 3)"), std::string::npos)
+        << s.ToString();
+    uint64_t after = 0;
+    ASSERT_TRUE(env->GetFileSize(path, &after).ok());
+    EXPECT_EQ(after, size);
+    EXPECT_TRUE(d.SeriesOfMetric("cpu").size() == 3u);
+    TagRef known[] = {{"host", "h0"}};
+    ASSERT_TRUE(d.Resolve("cpu", known, 1, &id, &created).ok());
+    EXPECT_FALSE(created);
+    EXPECT_EQ(id, first);
+  }
+  // Reopened with a lower limit: all three load; none can be added.
+  SeriesDict d(env.get(), path, nullptr, 2);
+  ASSERT_TRUE(d.Open(&w).ok());
+  EXPECT_EQ(d.series_count(), 3u);
+  bool created;
+  SeriesId id;
+  TagRef fifth[] = {{"host", "h4"}};
+  EXPECT_TRUE(d.Resolve("cpu", fifth, 1, &id, &created).IsResourceExhausted());
+  TagRef known[] = {{"host", "h2"}};
+  EXPECT_TRUE(d.Resolve("cpu", known, 1, &id, &created).ok());
+}
+
 TEST(SeriesDict, AssignNameWithoutASeriesIsDurable) {
   testing::TempDir dir;
   auto env = NewPosixEnv();

@@ -10,7 +10,12 @@
 // 100 MB of heap), so call it from a background thread, not per request.
 #pragma once
 
+#include <cstdint>
+
 namespace sundial {
+
+// The machine's physical memory in bytes (sysconf); 0 if unknown.
+uint64_t PhysicalMemoryBytes();
 
 // Returns whole free pages of every malloc arena to the OS
 // (glibc malloc_trim). A no-op where the C library has no such call.

@@ -76,6 +76,11 @@ struct StorageOptions {
   // Snapshot() refuses (ResourceExhausted) while this many finished
   // snapshots exist; 0 turns snapshots off.
   uint32_t max_snapshots = 8;
+  // ResolveSeries creates no series while this many exist: it answers
+  // ResourceExhausted ("too many series ..."); known series still resolve.
+  // Each series costs memory for as long as it exists, so this bounds what
+  // a client that makes up tag values can take. 0: no limit.
+  uint64_t max_series = 0;
   // File descriptors the partition files may hold at once (an LRU: idle
   // files are closed and reopened on use), whatever the number of
   // partitions. With the WAL, the dictionary and rollups the engine stays
