@@ -477,6 +477,13 @@ Status SeriesDict::AssignName(NameKind kind, std::string_view name, uint32_t* ui
   *created = false;
   *uid = names(kind).Find(name);
   if (*uid != 0) return Status::OK();
+  // Names made here belong to no series, so max_series does not bound them
+  // through the series; it bounds each kind's names instead.
+  if (max_series_ != 0 && names(kind).size() >= max_series_) {
+    return Status::ResourceExhausted("too many names: " + std::to_string(names(kind).size()) +
+                                     " of this kind exist (max_series = " +
+                                     std::to_string(max_series_) + ")");
+  }
   const uint32_t fresh = names(kind).next_uid();
   std::string payload(1, static_cast<char>(kind));
   PutVarint32(&payload, fresh);

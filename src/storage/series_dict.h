@@ -46,7 +46,8 @@ class SeriesDict {
   // on_create runs under the dictionary's writer lock for every series that
   // becomes known (at Open and when created), before its id is handed out.
   // max_series: Resolve creates no series while this many exist (0: no
-  // limit); a log holding more is still loaded whole.
+  // limit); a log holding more is still loaded whole. AssignName stops at
+  // max_series names of a kind.
   SeriesDict(Env* env, std::string path, std::function<void(SeriesId)> on_create,
              uint64_t max_series = 0);
   SeriesDict(const SeriesDict&) = delete;

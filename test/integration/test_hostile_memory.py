@@ -138,3 +138,12 @@ def test_series_limit_refuses_only_new_series(server_factory):
     assert status == 200 and res[0]["dps"] == {str(t0): 1, str(t0 + 2): 9}, res
     status, names = c.get_json("/api/suggest?type=tagv&q=new&max=5")
     assert status == 200 and names == [], names
+
+    # /api/uid/assign makes names without series: at most max_series of a
+    # kind (tag values here: r0..r19 and the influx/remote ones exist).
+    status, _, data = c.post("/api/uid/assign", json.dumps(
+        {"tagv": [f"assigned{i}" for i in range(limit)]}), {"Content-Type": "application/json"})
+    body = json.loads(data)
+    assert status == 400, body
+    assert any("too many names" in e for e in body["tagv_errors"].values()), body
+    assert len(body["tagv"]) + len(body["tagv_errors"]) == limit, body

@@ -153,6 +153,30 @@ TEST(SeriesDict, MaxSeriesStopsCreatingNewSeries) {
   EXPECT_TRUE(d.Resolve("cpu", known, 1, &id, &created).ok());
 }
 
+// Names assigned without a series stop at max_series per kind; a known
+// name still answers, and other kinds have their own count.
+TEST(SeriesDict, MaxSeriesBoundsAssignedNamesPerKind) {
+  testing::TempDir dir;
+  auto env = NewPosixEnv();
+  SeriesDict d(env.get(), dir.path() + "/series.log", nullptr, 2);
+  std::vector<std::string> w;
+  ASSERT_TRUE(d.Open(&w).ok());
+  uint32_t uid = 0;
+  bool created = false;
+  ASSERT_TRUE(d.AssignName(NameKind::kTagValue, "a", &uid, &created).ok());
+  ASSERT_TRUE(d.AssignName(NameKind::kTagValue, "b", &uid, &created).ok());
+  const Status s = d.AssignName(NameKind::kTagValue, "c", &uid, &created);
+  EXPECT_TRUE(s.IsResourceExhausted()) << s.ToString();
+  EXPECT_NE(s.message().find("too many names: 2 of this kind exist (max_series = 2)"),
+            std::string::npos)
+      << s.ToString();
+  EXPECT_TRUE(d.LookupUid(NameKind::kTagValue, "c", &uid).IsNotFound());
+  ASSERT_TRUE(d.AssignName(NameKind::kTagValue, "a", &uid, &created).ok());
+  EXPECT_FALSE(created);
+  ASSERT_TRUE(d.AssignName(NameKind::kMetric, "m", &uid, &created).ok());
+  EXPECT_TRUE(created);
+}
+
 TEST(SeriesDict, AssignNameWithoutASeriesIsDurable) {
   testing::TempDir dir;
   auto env = NewPosixEnv();

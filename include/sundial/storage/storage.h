@@ -78,6 +78,7 @@ struct StorageOptions {
   uint32_t max_snapshots = 8;
   // ResolveSeries creates no series while this many exist: it answers
   // ResourceExhausted ("too many series ..."); known series still resolve.
+  // AssignName (names without a series) stops at this many names per kind.
   // Each series costs memory for as long as it exists, so this bounds what
   // a client that makes up tag values can take. 0: no limit.
   uint64_t max_series = 0;
@@ -322,7 +323,9 @@ class Storage {
   virtual Status LookupUid(NameKind kind, std::string_view name, uint32_t* uid) = 0;
   // Interns name without creating a series (/api/uid/assign): *uid is its
   // uid and *created says whether it was new. The new name is synced before
-  // this returns. Engines that cannot return InvalidArgument.
+  // this returns. ResourceExhausted when the kind already has
+  // StorageOptions::max_series names. Engines that cannot return
+  // InvalidArgument.
   virtual Status AssignName(NameKind /*kind*/, std::string_view /*name*/, uint32_t* /*uid*/,
                             bool* /*created*/) {
     return Status::InvalidArgument("assigning names is not supported");
