@@ -97,7 +97,7 @@ stage_fuzz() {
   # sundial_libs: every module compiled by clang, so -Wthread-safety
   # -Werror checks the GUARDED_BY/REQUIRES annotations of all of them.
   cmake --build build-fuzz -j "$jobs" --target sundial_libs sundial_fuzzers || return 1
-  local name binary seeds failed=0 corpus
+  local name binary seeds failed=0 corpus artifact
   mkdir -p build-fuzz/artifacts
   while IFS=$'\t' read -r name binary seeds; do
     corpus=$(mktemp -d "${TMPDIR:-/tmp}/sundial-fuzz-$name.XXXXXX")
@@ -107,6 +107,12 @@ stage_fuzz() {
         -print_final_stats=1 -artifact_prefix="build-fuzz/artifacts/$name-" \
         "$corpus" ${seeds:+"$seeds"} </dev/null 2>&1 | tail -n 40; then
       echo "-- $name FAILED; reproducer in build-fuzz/artifacts/$name-*"
+      # The reproducer itself, so that a CI log alone is enough to replay it.
+      for artifact in build-fuzz/artifacts/"$name"-*; do
+        [ -f "$artifact" ] || continue
+        echo "-- reproducer $artifact ($(stat -c %s "$artifact") bytes)," \
+             "base64 of its first 4 KiB: $(head -c 4096 "$artifact" | base64 -w 0)"
+      done
       failed=1
     fi
     rm -rf "$corpus"
@@ -133,7 +139,7 @@ trap 'rm -rf "$logs"' EXIT
 # failure_digest <stage>: the lines of a stage's log that name a failure
 # (ctest, pytest, gtest, sanitizers, compilers), at most 60 of them.
 failure_digest() {
-  grep -E -a '(\*\*\*Failed|\*\*\*Timeout|\*\*\*Exception| Failed +[0-9.]+ sec|^FAILED |^ERROR |\[  FAILED  \]|^E  +|error:|ERROR: AddressSanitizer|runtime error:|tests FAILED|[0-9]+ failed)' \
+  grep -E -a '(\*\*\*Failed|\*\*\*Timeout|\*\*\*Exception| Failed +[0-9.]+ sec|^FAILED:? |^ERROR |\[  FAILED  \]|^E  +|error:|ERROR: AddressSanitizer|ERROR: libFuzzer|SUMMARY: |deadly signal|^-- .* FAILED|^-- reproducer|runtime error:|tests FAILED|[0-9]+ failed)' \
       "$logs/$1.log" | grep -v -E '^\s*$' | tail -n 60
 }
 

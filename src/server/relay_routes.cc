@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "routes.h"
+#include "server_json.h"
 #include "stats_report.h"
 #include "sundial/relay/relay.h"
 
@@ -85,7 +86,7 @@ std::string RelayStatusJson(const relay::Relay* relay) {
     }
   }
   nlohmann::json out = {{"enabled", relay != nullptr}, {"targets", targets}};
-  return out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return DumpJson(out);
 }
 
 void RegisterRelayRoutes(ServiceContext* ctx, http::Router* router) {

@@ -32,4 +32,8 @@ Status BadJson() {
                                  query::kDetailsSeparator + "Malformed JSON in the request body");
 }
 
+std::string DumpJson(const nlohmann::json& j) {
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 }  // namespace sundial::server

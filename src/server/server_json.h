@@ -1,11 +1,15 @@
 // Helpers shared by the metadata endpoints (annotation_routes.cc,
-// uid_routes.cc, stats_routes.cc): Status to OpenTSDB error replies and
-// running a handler on the worker pool.
+// uid_routes.cc, stats_routes.cc, relay_routes.cc): Status to OpenTSDB error
+// replies, JSON text that cannot throw, and running a handler on the worker
+// pool.
 //
 // Thread-safety: pure functions; handlers run on worker threads.
 #pragma once
 
+#include <string>
 #include <utility>
+
+#include <nlohmann/json.hpp>
 
 #include "service_context.h"
 #include "sundial/common/status.h"
@@ -29,6 +33,12 @@ http::Reply StatusReply(const Status& s);
 
 // 400 "Unable to parse the given JSON" as OpenTSDB's serializer says it.
 Status BadJson();
+
+// The compact text of j. Bytes that are not UTF-8 become U+FFFD instead of
+// throwing: names may hold them (ingest takes such bytes as Latin-1, as
+// OpenTSDB does), and so may percent-decoded query-string values, and an
+// exception on a worker thread would end the process.
+std::string DumpJson(const nlohmann::json& j);
 
 // A handler that runs fn(ctx, request, responder) on the worker pool, or
 // answers 503 while the metadata store is not open.

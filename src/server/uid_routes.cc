@@ -207,7 +207,7 @@ Status UpdateFields(ServiceContext* ctx, const Request& req, const std::string& 
   }
   Json stored = req.method == Method::kPut ? Json::object() : StoredFields(ctx, key);
   for (auto it = given.begin(); it != given.end(); ++it) stored[it.key()] = it.value();
-  return ctx->meta->Put(key, stored.dump());
+  return ctx->meta->Put(key, DumpJson(stored));
 }
 
 // Runs UpdateFields for a POST/PUT/DELETE and sends the replies that end
@@ -281,7 +281,7 @@ void HandleUidMeta(ServiceContext* ctx, const Request& req, const ResponderPtr& 
     const std::string key = "U" + std::to_string(static_cast<int>(kind)) + query::UidHex(uid);
     if (AnsweredUpdate(ctx, req, key, UidFields(), resp)) return;
   }
-  resp->Send(Reply::Json(UidMetaJson(ctx, kind, uid, name).dump()));
+  resp->Send(Reply::Json(DumpJson(UidMetaJson(ctx, kind, uid, name))));
 }
 
 // ---- /api/uid/tsmeta ----
@@ -368,7 +368,7 @@ void TsMetaByQuery(ServiceContext* ctx, std::string_view m, const ResponderPtr& 
     }
     if (ok) out.push_back(TsMetaJson(ctx, query::TsuidOf(key), id, key));
   }
-  resp->Send(Reply::Json(out.dump()));
+  resp->Send(Reply::Json(DumpJson(out)));
 }
 
 void HandleTsMeta(ServiceContext* ctx, const Request& req, const ResponderPtr& resp) {
@@ -393,7 +393,7 @@ void HandleTsMeta(ServiceContext* ctx, const Request& req, const ResponderPtr& r
   if (req.method != Method::kGet) {
     if (AnsweredUpdate(ctx, req, "T" + tsuid, TsFields(), resp)) return;
   }
-  resp->Send(Reply::Json(TsMetaJson(ctx, tsuid, id, key).dump()));
+  resp->Send(Reply::Json(DumpJson(TsMetaJson(ctx, tsuid, id, key))));
 }
 
 // ---- /api/uid/rename ----

@@ -358,6 +358,33 @@ def test_uid_meta_and_ts_meta(server):
     assert status == 204
 
 
+def test_uid_routes_answer_bytes_that_are_not_utf8(server):
+    """Names may hold bytes that are not UTF-8 (ingest reads them as Latin-1,
+    as OpenTSDB does), and so may percent-decoded query-string fields. The
+    UID routes answer them as U+FFFD; before, the JSON writer threw on a
+    worker thread and the server died."""
+    t = server.telnet()
+    t.send(b"put bad\xffmetric %d 1 host=web\xff01\nversion\n" % T0)
+    t.read_until("\n")  # version's first line: the put was taken
+    t.close()
+    status, _, body = req(server, "GET", "/api/uid/uidmeta?uid=000001&type=metric")
+    assert status == 200 and body["name"] == "bad\ufffdmetric"
+    # A field given in the query string, not UTF-8 after percent-decoding.
+    status, _, body = req(server, "POST", "/api/uid/uidmeta?uid=000001&type=metric"
+                                          "&display_name=CPU%FF")
+    assert status == 200 and body["displayName"] == "CPU\ufffd"
+    status, _, body = req(server, "GET", "/api/uid/uidmeta?uid=000001&type=metric")
+    assert status == 200 and body["displayName"] == "CPU\ufffd"
+    status, _, body = req(server, "POST", "/api/uid/tsmeta?tsuid=" + TSUID + "&notes=n%FE")
+    assert status == 200 and body["notes"] == "n\ufffd"
+    assert [t["name"] for t in body["tags"]] == ["host", "web\ufffd01"]
+    status, _, body = req(server, "GET", "/api/uid/tsmeta?m=bad%FFmetric")
+    assert status == 200 and [m["tsuid"] for m in body] == [TSUID]
+    status, _, body = req(server, "GET", "/api/uid/assign?metric=new%FFname")
+    assert status == 200 and body == {"metric": {"new\ufffdname": "000002"}}
+    assert req(server, "GET", "/api/version")[0] == 200
+
+
 def test_uid_rename_keeps_data_and_survives_kill9(server):
     load(server)
     status, _, body = req(server, "GET", "/api/uid/rename?metric=sys.cpu.user&name=sys.cpu.usr")
