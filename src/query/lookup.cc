@@ -153,7 +153,7 @@ Status ParseLookupJson(std::string_view body, LookupRequest* out) {
   }
   LookupRequest r;
   if (j.contains("metric") && j["metric"].is_string()) r.metric = j["metric"].get<std::string>();
-  if (j.contains("limit") && j["limit"].is_number()) r.limit = j["limit"].get<int64_t>();
+  if (j.contains("limit") && j["limit"].is_number_integer()) r.limit = j["limit"].get<int64_t>();
   if (j.contains("tags") && j["tags"].is_array()) {
     for (const Json& t : j["tags"]) {
       if (!t.is_object()) continue;
@@ -272,7 +272,7 @@ Status ParseLastJson(std::string_view body, LastRequest* out) {
   }
   LastRequest r;
   if (j.contains("resolveNames") && j["resolveNames"].is_boolean()) r.resolve = j["resolveNames"].get<bool>();
-  if (j.contains("backScan") && j["backScan"].is_number()) r.back_scan_hours = j["backScan"].get<int64_t>();
+  if (j.contains("backScan") && j["backScan"].is_number_integer()) r.back_scan_hours = j["backScan"].get<int64_t>();
   if (j.contains("queries") && j["queries"].is_array()) {
     for (const Json& q : j["queries"]) {
       if (!q.is_object()) continue;

@@ -1,5 +1,6 @@
 #include "server_json.h"
 
+#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 #include <string>
 

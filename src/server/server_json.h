@@ -9,7 +9,7 @@
 #include <string>
 #include <utility>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "service_context.h"
 #include "sundial/common/status.h"
