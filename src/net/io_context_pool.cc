@@ -1,4 +1,8 @@
 #include "sundial/net/io_context_pool.h"
+
+#include <exception>
+#include <utility>
+
 #include "sundial/common/thread_name.h"
 
 namespace sundial::net {
@@ -24,10 +28,31 @@ void RunBusyPolling(asio::io_context* c, std::chrono::microseconds spin) {
   }
 }
 
+// Runs c until it is stopped; an exception out of a handler goes to
+// on_exception and the context runs on.
+void RunContext(asio::io_context* c, std::chrono::microseconds spin,
+                const IoContextPool::ExceptionHandler& on_exception) {
+  for (;;) {
+    try {
+      if (spin.count() > 0) {
+        RunBusyPolling(c, spin);
+      } else {
+        c->run();
+      }
+      return;  // stopped, or out of work
+    } catch (const std::exception& e) {
+      if (on_exception) on_exception(e.what());
+    } catch (...) {
+      if (on_exception) on_exception("an exception that is not a std::exception");
+    }
+  }
+}
+
 }  // namespace
 
-IoContextPool::IoContextPool(size_t num_threads, std::chrono::microseconds busy_poll)
-    : busy_poll_(busy_poll) {
+IoContextPool::IoContextPool(size_t num_threads, std::chrono::microseconds busy_poll,
+                             ExceptionHandler on_exception)
+    : busy_poll_(busy_poll), on_exception_(std::move(on_exception)) {
   if (num_threads == 0) {
     num_threads = std::thread::hardware_concurrency();
     if (num_threads == 0) num_threads = 1;
@@ -47,17 +72,10 @@ IoContextPool::~IoContextPool() {
 void IoContextPool::Start() {
   for (auto& ctx : contexts_) {
     asio::io_context* c = ctx.get();
-    if (busy_poll_.count() > 0) {
-      threads_.emplace_back([c, spin = busy_poll_] {
-        SetThreadName("sd-io");
-        RunBusyPolling(c, spin);
-      });
-    } else {
-      threads_.emplace_back([c] {
-        SetThreadName("sd-io");
-        c->run();
-      });
-    }
+    threads_.emplace_back([this, c] {
+      SetThreadName("sd-io");
+      RunContext(c, busy_poll_, on_exception_);
+    });
   }
 }
 

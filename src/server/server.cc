@@ -108,8 +108,10 @@ Status Server::Start() {
   RegisterRoutes(&ctx_, &router_);
   put_factory_ = NewPutLineSinkFactory(&ctx_);
 
-  io_pool_ = std::make_unique<net::IoContextPool>(options_.io_threads,
-                                                  BusyPoll(options_.io_busy_poll_us));
+  io_pool_ = std::make_unique<net::IoContextPool>(
+      options_.io_threads, BusyPoll(options_.io_busy_poll_us), [](const char* what) {
+        spdlog::error("an I/O handler failed ({}); its connection was closed", what);
+      });
   // The main port opens last: once it accepts, every other listener does
   // too (clients and supervisors take the main port as the sign of ready).
   if (options_.graphite.port != 0) {

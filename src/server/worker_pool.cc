@@ -1,10 +1,20 @@
 #include "worker_pool.h"
+
+#include <spdlog/spdlog.h>
+
+#include <utility>
+
 #include "sundial/common/thread_name.h"
 
 namespace sundial::server {
 
-WorkerPool::WorkerPool(size_t num_threads, size_t max_spare)
-    : size_(num_threads), max_spare_(max_spare), pool_(num_threads) {}
+WorkerPool::WorkerPool(size_t num_threads, size_t max_spare, ExceptionHandler on_exception)
+    : size_(num_threads),
+      max_spare_(max_spare),
+      on_exception_(on_exception ? std::move(on_exception) : [](const char* what) {
+        spdlog::error("a worker job failed ({}); its request was dropped", what);
+      }),
+      pool_(num_threads) {}
 
 WorkerPool::~WorkerPool() { Stop(); }
 

@@ -14,6 +14,8 @@
 #pragma once
 
 #include <cstddef>
+#include <exception>
+#include <functional>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -27,9 +29,14 @@ namespace sundial::server {
 
 class WorkerPool {
  public:
+  // Called on the worker thread with the what() of an exception that
+  // escaped a job. Must not throw.
+  using ExceptionHandler = std::function<void(const char* what)>;
+
   // REQUIRES: num_threads > 0. max_spare: threads the pool may add while
-  // jobs wait on slow clients (0 = never add any).
-  WorkerPool(size_t num_threads, size_t max_spare);
+  // jobs wait on slow clients (0 = never add any). on_exception: empty logs
+  // the exception as an error (a test harness may want to stop instead).
+  WorkerPool(size_t num_threads, size_t max_spare, ExceptionHandler on_exception = nullptr);
   ~WorkerPool();  // Stop()
 
   WorkerPool(const WorkerPool&) = delete;
@@ -37,11 +44,21 @@ class WorkerPool {
 
   // Runs job() on a worker thread, some time later. Job is any callable,
   // move-only ones included. Jobs must not block on other jobs of the pool,
-  // and report errors through their own channel: a job never throws (an
-  // escaping exception ends the process).
+  // and report errors through their own channel. An exception that escapes
+  // a job is a bug: it goes to the ExceptionHandler and the job's captures
+  // are released (a request whose handler threw is dropped, so its
+  // connection closes); the process and the other jobs go on.
   template <typename Job>
   void Submit(Job job) {
-    asio::post(pool_, [job = std::move(job)]() mutable noexcept { job(); });
+    asio::post(pool_, [this, job = std::move(job)]() mutable noexcept {
+      try {
+        job();
+      } catch (const std::exception& e) {
+        on_exception_(e.what());
+      } catch (...) {
+        on_exception_("an exception that is not a std::exception");
+      }
+    });
   }
 
   // Marks the calling job as waiting on something outside the pool for as
@@ -75,6 +92,7 @@ class WorkerPool {
 
   const size_t size_;
   const size_t max_spare_;
+  const ExceptionHandler on_exception_;
   asio::thread_pool pool_;
   mutable Mutex mu_;
   size_t waiting_ GUARDED_BY(mu_) = 0;

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <stdexcept>
 #include <thread>
 
 #include <asio/post.hpp>
@@ -38,6 +39,29 @@ void RunRounds(microseconds busy_poll) {
 }
 
 TEST(IoContextPool, RunsPostedWorkWithoutBusyPolling) { RunRounds(microseconds(0)); }
+
+// A handler that throws is reported, and its thread goes on running the
+// context: the handlers posted after it still run, with and without busy
+// polling.
+TEST(IoContextPool, AThrowingHandlerIsReportedAndTheContextRunsOn) {
+  for (const microseconds busy_poll : {microseconds(0), microseconds(200)}) {
+    std::atomic<int> reported{0}, ran{0};
+    IoContextPool pool(1, busy_poll, [&reported](const char* what) {
+      EXPECT_STREQ(what, "bad handler");
+      reported.fetch_add(1);
+    });
+    pool.Start();
+    for (int i = 0; i < 3; ++i) {
+      asio::post(pool.context(0), [] { throw std::runtime_error("bad handler"); });
+      asio::post(pool.context(0), [&ran] { ran.fetch_add(1); });
+    }
+    for (int i = 0; i < 2000 && ran.load() < 3; ++i) std::this_thread::sleep_for(milliseconds(1));
+    EXPECT_EQ(ran.load(), 3);
+    EXPECT_EQ(reported.load(), 3);
+    pool.Stop();
+    pool.Join();
+  }
+}
 
 TEST(IoContextPool, RunsPostedWorkWhileBusyPolling) { RunRounds(microseconds(1000)); }
 

@@ -7,6 +7,7 @@
 //
 // The first byte picks the read size; the rest is the byte stream of one
 // connection (several pipelined requests).
+#include <stdio.h>
 #include <stdlib.h>
 
 #include <chrono>
@@ -93,7 +94,12 @@ struct Harness {
     std::vector<std::string> warnings;
     if (!storage::MetaStore::Open(env.get(), dir, &meta, &warnings).ok()) __builtin_trap();
     annotations = std::make_unique<query::AnnotationStore>(meta.get());
-    workers = std::make_unique<server::WorkerPool>(1, 0);
+    // An exception out of a handler is a bug even though the server
+    // survives it (the pool logs it and drops the request): stop here.
+    workers = std::make_unique<server::WorkerPool>(1, 0, [](const char* what) {
+      fprintf(stderr, "a handler threw: %s\n", what);
+      __builtin_trap();
+    });
     ctx.options = &options;
     ctx.storage = storage.get();
     ctx.ingest = ingest.get();

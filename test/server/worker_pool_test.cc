@@ -5,7 +5,9 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <thread>
 
 namespace sundial::server {
@@ -102,6 +104,24 @@ TEST(WorkerPool, SparesAreCappedAndReused) {
   EXPECT_EQ(pool.spare_threads(), 3u);
   pool.Stop();
   pool.Stop();  // idempotent
+}
+
+// A job that throws is reported to the pool's handler and the pool runs the
+// other jobs; the job's captures are released (the request is dropped).
+TEST(WorkerPool, AThrowingJobIsReportedAndThePoolGoesOn) {
+  std::atomic<int> reported{0}, ran{0};
+  WorkerPool pool(1, 0, [&reported](const char* what) {
+    EXPECT_STREQ(what, "bad job");
+    ++reported;
+  });
+  auto held = std::make_shared<int>(0);
+  pool.Submit([held] { throw std::runtime_error("bad job"); });
+  pool.Submit([&ran] { ++ran; });
+  ASSERT_TRUE(WaitFor(ran, 1));
+  EXPECT_EQ(reported.load(), 1);
+  for (int i = 0; i < 1000 && held.use_count() > 1; ++i) std::this_thread::sleep_for(milliseconds(1));
+  EXPECT_EQ(held.use_count(), 1);
+  pool.Stop();
 }
 
 }  // namespace
