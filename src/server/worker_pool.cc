@@ -12,7 +12,7 @@ WorkerPool::WorkerPool(size_t num_threads, size_t max_spare, ExceptionHandler on
     : size_(num_threads),
       max_spare_(max_spare),
       on_exception_(on_exception ? std::move(on_exception) : [](const char* what) {
-        spdlog::error("a worker job failed ({}); its request was dropped", what);
+        spdlog::error("a worker job failed ({}); its request was answered 500", what);
       }),
       pool_(num_threads) {}
 

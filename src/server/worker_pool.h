@@ -46,8 +46,9 @@ class WorkerPool {
   // move-only ones included. Jobs must not block on other jobs of the pool,
   // and report errors through their own channel. An exception that escapes
   // a job is a bug: it goes to the ExceptionHandler and the job's captures
-  // are released (a request whose handler threw is dropped, so its
-  // connection closes); the process and the other jobs go on.
+  // are released (the responder of a request whose handler threw answers
+  // 500 "The request was dropped without a reply" as it is destroyed); the
+  // process and the other jobs go on.
   template <typename Job>
   void Submit(Job job) {
     asio::post(pool_, [this, job = std::move(job)]() mutable noexcept {

@@ -107,7 +107,8 @@ TEST(WorkerPool, SparesAreCappedAndReused) {
 }
 
 // A job that throws is reported to the pool's handler and the pool runs the
-// other jobs; the job's captures are released (the request is dropped).
+// other jobs; the job's captures are released (a request's responder then
+// answers 500 as it is destroyed).
 TEST(WorkerPool, AThrowingJobIsReportedAndThePoolGoesOn) {
   std::atomic<int> reported{0}, ran{0};
   WorkerPool pool(1, 0, [&reported](const char* what) {
