@@ -40,6 +40,8 @@ void RunRounds(microseconds busy_poll) {
 
 TEST(IoContextPool, RunsPostedWorkWithoutBusyPolling) { RunRounds(microseconds(0)); }
 
+TEST(IoContextPool, RunsPostedWorkWhileBusyPolling) { RunRounds(microseconds(1000)); }
+
 // A handler that throws is reported, and its thread goes on running the
 // context: the handlers posted after it still run, with and without busy
 // polling.
@@ -62,8 +64,6 @@ TEST(IoContextPool, AThrowingHandlerIsReportedAndTheContextRunsOn) {
     pool.Join();
   }
 }
-
-TEST(IoContextPool, RunsPostedWorkWhileBusyPolling) { RunRounds(microseconds(1000)); }
 
 // A timer due well after the polling window still fires: a thread that
 // stopped polling blocks in the reactor and wakes for it.

@@ -95,7 +95,8 @@ struct Harness {
     if (!storage::MetaStore::Open(env.get(), dir, &meta, &warnings).ok()) __builtin_trap();
     annotations = std::make_unique<query::AnnotationStore>(meta.get());
     // An exception out of a handler is a bug even though the server
-    // survives it (the pool logs it and drops the request): stop here.
+    // survives it (the pool logs it and the request is answered 500): stop
+    // here.
     workers = std::make_unique<server::WorkerPool>(1, 0, [](const char* what) {
       fprintf(stderr, "a handler threw: %s\n", what);
       __builtin_trap();
