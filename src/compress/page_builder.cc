@@ -17,11 +17,36 @@
 
 namespace sundial::compress {
 
-PageBuilder::PageBuilder(uint32_t page_size, bool value_dod)
+PageBuilder::Buffer::Buffer(BufferPool* from, uint32_t bytes)
+    : p(from != nullptr ? from->Allocate(bytes) : new uint8_t[bytes]), cap(bytes), pool(from) {
+  std::memset(p, 0, cap);
+}
+
+PageBuilder::Buffer& PageBuilder::Buffer::operator=(Buffer&& o) noexcept {
+  if (this != &o) {
+    Release();
+    p = o.p;
+    cap = o.cap;
+    pool = o.pool;
+    o.p = nullptr;
+  }
+  return *this;
+}
+
+void PageBuilder::Buffer::Release() {
+  if (p == nullptr) return;
+  if (pool != nullptr) {
+    pool->Free(p, cap);
+  } else {
+    delete[] p;
+  }
+  p = nullptr;
+}
+
+PageBuilder::PageBuilder(uint32_t page_size, bool value_dod, BufferPool* pool)
     : page_size_(page_size),
-      cap_(CapacityFor(kPageHeaderSize + kSlack, page_size)),
       allow_value_dod_(value_dod),
-      buf_(new uint8_t[cap_]()) {
+      buf_(pool, CapacityFor(kPageHeaderSize + kSlack, page_size)) {
   assert(page_size >= kMinPageSize && page_size <= kMaxPageSize);
   WriteHeader();
 }
@@ -39,10 +64,9 @@ uint32_t PageBuilder::size() const { return kPageHeaderSize + (st_.pos + 7) / 8;
 void PageBuilder::Reset() {
   ChooseNextFrame();
   const uint32_t small = CapacityFor(kPageHeaderSize + kSlack, page_size_);
-  if (cap_ > small) {
+  if (buf_.cap > small) {
     // Start small again: the next page of the series may stay short.
-    buf_.reset(new uint8_t[small]());
-    cap_ = small;
+    buf_ = Buffer(buf_.pool, small);
   } else {
     std::memset(buf_.get() + kPageHeaderSize, 0, (st_.pos + 7) / 8);
   }
@@ -52,21 +76,20 @@ void PageBuilder::Reset() {
 
 uint32_t PageBuilder::CapacityFor(uint32_t need, uint32_t page_size) {
   const uint32_t full = page_size + kSlack;
-  // Steps of 1.5x in multiples of 16 bytes (malloc's granularity): 64, 96,
-  // 144, 224, 336, ... The last step goes to the full size at once rather
-  // than a few bytes short of it.
-  uint32_t cap = kInitialCapacity;
-  while (cap < need) cap = (cap * 3 / 2 + 15) & ~15u;
-  return cap * 5 / 4 >= full ? full : cap;
+  // Steps of 64 bytes: an open page wastes 32 bytes on average, and a page
+  // is copied about page_size / 64 times as it fills (a few ns a point).
+  // The last step goes to the full size at once rather than a few bytes
+  // short of it.
+  const uint32_t cap = std::max(kInitialCapacity, (need + kGrowStep - 1) / kGrowStep * kGrowStep);
+  return cap + kGrowStep >= full ? full : cap;
 }
 
 void PageBuilder::Resize(uint32_t cap) {
   const uint32_t n = size();
   assert(cap >= n + kSlack);
-  std::unique_ptr<uint8_t[]> bigger(new uint8_t[cap]());
+  Buffer bigger(buf_.pool, cap);
   std::memcpy(bigger.get(), buf_.get(), n);
   buf_ = std::move(bigger);
-  cap_ = cap;
 }
 
 void PageBuilder::WriteHeader() {
@@ -86,7 +109,7 @@ void PageBuilder::WriteHeader() {
 bool PageBuilder::Append(Timestamp t, Value v) {
   // One point writes at most kSlack bytes past size() (see kSlack). Never
   // true once the buffer has its full size: size() <= page_size_ then.
-  if (__builtin_expect(size() + kSlack > cap_, 0)) Resize(CapacityFor(size() + kSlack, page_size_));
+  if (__builtin_expect(size() + kSlack > buf_.cap, 0)) Resize(CapacityFor(size() + kSlack, page_size_));
   bool done;
   switch (st_.enc) {
     case ValueEncoding::kInt: done = AppendSteady<ValueEncoding::kInt>(t, v); break;
@@ -559,10 +582,10 @@ bool PageBuilder::Reencode(ValueEncoding enc, uint8_t param, bool seconds, bool 
   // The new encoding may be longer (up to the full page) for a while: give
   // it the full buffer, and hand back what the result does not need.
   const uint32_t full = page_size_ + kSlack;
-  if (cap_ < full) Resize(full);
+  if (buf_.cap < full) Resize(full);
   const bool ok = ReencodeFull(enc, param, seconds, vdod);
   const uint32_t fit = CapacityFor(size() + kSlack, page_size_);
-  if (fit < cap_) Resize(fit);
+  if (fit < buf_.cap) Resize(fit);
   return ok;
 }
 
@@ -584,7 +607,7 @@ bool PageBuilder::ReencodeFull(ValueEncoding enc, uint8_t param, bool seconds, b
   bool ok = true;
   while (ok && it.Next()) ok = EncodePoint(it.t(), it.v(), true) == Result::kOk;
   if (!ok || !it.status().ok() || st_.count != saved.count) {
-    std::memset(buf_.get(), 0, cap_);
+    std::memset(buf_.get(), 0, buf_.cap);
     std::memcpy(buf_.get(), old.get(), n);
     st_ = saved;
     return false;

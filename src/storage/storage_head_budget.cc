@@ -8,11 +8,11 @@
 // 20-byte header and an index entry) until compaction rewrites the
 // partition into cold blocks.
 //
-// How: page buffers grow in a few fixed steps (PageBuilder::CapacityFor),
-// so one walk counts the heads of each buffer size and picks the largest
-// size S such that sealing every head holding S bytes or more brings the
-// total to 3/4 of the budget (S at least half a page); a second walk seals
-// those heads. It runs at most once a second. A sealed
+// How: page buffers grow in fixed steps (PageBuilder::CapacityFor), so
+// one walk counts the heads of each buffer size and picks the largest size
+// S such that sealing every head holding S bytes or more brings the total
+// to 3/4 of the budget (only heads whose page is at least half full count);
+// a second walk seals those heads. It runs at most once a second. A sealed
 // head's buffer goes back to its initial size; a series idle since the
 // last slow tick drops its builder altogether (its next point makes a new
 // one). The walk also sets head_bytes_ to its sum, undoing any drift of
@@ -24,28 +24,28 @@
 namespace sundial::storage {
 
 void StorageImpl::SealForBudget() {
-  std::map<uint32_t, uint64_t> by_cap;  // buffer bytes -> heads holding them
+  // Heads whose page is under half full are never sealed: each page costs
+  // a header and an index entry in memory, so with more series than the
+  // budget allows at half a page each, the budget is exceeded rather than
+  // the pages made ever smaller.
+  const uint32_t smallest = options_.page_size / 2;
+  std::map<uint32_t, uint64_t> by_cap;  // buffer bytes -> sealable heads holding them
   uint64_t total = 0;
   series_.ForEach([&](SeriesId, MemSeries* s) {
     SpinLockGuard lock(&s->lock);
     if (!s->head) return;
-    ++by_cap[s->head->capacity()];
+    if (s->head->size() >= smallest) ++by_cap[s->head->capacity()];
     total += s->head->capacity();
   });
   head_bytes_.store(static_cast<int64_t>(total), std::memory_order_relaxed);
   const uint64_t budget = options_.head_memory_bytes;
   if (total <= budget || by_cap.empty()) return;
-  // Sealing a head of c bytes frees c - kInitialCapacity at least. Heads
-  // whose buffer is below half a page (under ~40% full) are never sealed:
-  // each page costs a header and an index entry in memory, so with more
-  // series than the budget allows at half a page each, the budget is
-  // exceeded rather than the pages made ever smaller.
+  // Sealing a head of c bytes frees c - kInitialCapacity at least.
   const uint64_t goal = budget / 4 * 3;
   const uint32_t initial = compress::PageBuilder::kInitialCapacity;
-  const uint32_t smallest = options_.page_size / 2;
   uint32_t seal_from = 0;
   uint64_t after = total;
-  for (auto it = by_cap.rbegin(); it != by_cap.rend() && it->first >= smallest; ++it) {
+  for (auto it = by_cap.rbegin(); it != by_cap.rend(); ++it) {
     seal_from = it->first;
     after -= (it->first - initial) * it->second;
     if (after <= goal) break;
@@ -55,7 +55,7 @@ void StorageImpl::SealForBudget() {
   uint64_t sealed = 0;
   series_.ForEach([&](SeriesId id, MemSeries* s) {
     SpinLockGuard lock(&s->lock);
-    if (!s->head || s->head->capacity() < seal_from || s->head->empty()) return;
+    if (!s->head || s->head->capacity() < seal_from || s->head->size() < smallest) return;
     FreezeHead(id, s);
     ++sealed;
     if (s->last_tick != tick) {

@@ -405,6 +405,9 @@ class StorageImpl final : public Storage {
 
 
   const StorageOptions options_;
+  // The page buffers of every open page (heads and out-of-order pages).
+  // Declared first so that it outlives every PageBuilder of the members below.
+  compress::BufferPool page_buffers_;
   const std::unique_ptr<Env> env_;
   std::unique_ptr<FileCacheEnv> file_cache_;  // partition files; over env_
   SeriesTable series_;

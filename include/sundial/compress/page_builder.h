@@ -51,6 +51,7 @@
 
 #include "sundial/common/types.h"
 #include "sundial/compress/bit_stream.h"
+#include "sundial/compress/buffer_pool.h"
 #include "sundial/compress/page_format.h"
 
 namespace sundial::compress {
@@ -64,7 +65,11 @@ class PageBuilder {
   // value_dod: let int and decimal pages switch to delta-of-delta values
   // when that is clearly cheaper (see above); steady counters then take
   // almost no space (a page may then hold up to kMaxPointsPerPage points).
-  explicit PageBuilder(uint32_t page_size = kDefaultPageSize, bool value_dod = true);
+  // pool: where the page buffer comes from (null: operator new[]); it must
+  // outlive the builder. The storage engine passes one pool for all its
+  // open pages (see buffer_pool.h for why).
+  explicit PageBuilder(uint32_t page_size = kDefaultPageSize, bool value_dod = true,
+                       BufferPool* pool = nullptr);
   PageBuilder(const PageBuilder&) = delete;
   PageBuilder& operator=(const PageBuilder&) = delete;
   PageBuilder(PageBuilder&&) noexcept;
@@ -77,7 +82,7 @@ class PageBuilder {
   // would span more than kMaxPageSpanMs. The first point of an empty page
   // always fits. Timestamps may go backwards or repeat; points are kept in
   // arrival order. Allocates only when the page buffer grows (a few times
-  // per page: 64, 96, 144, 224, 336 bytes, then the full size) and in the rare
+  // per page, in steps of 64 bytes up to the full size) and in the rare
   // re-encoding described above (temporary page-sized buffers).
   [[nodiscard]] bool Append(Timestamp t, Value v);
 
@@ -111,9 +116,9 @@ class PageBuilder {
   void Reset();
 
   // Heap plus object bytes held by this builder.
-  size_t MemoryUsage() const { return sizeof(*this) + cap_; }
+  size_t MemoryUsage() const { return sizeof(*this) + buf_.cap; }
   // Bytes allocated for the page buffer now.
-  uint32_t capacity() const { return cap_; }
+  uint32_t capacity() const { return buf_.cap; }
 
   // The page buffer's first size (header plus a few points plus slack).
   static constexpr uint32_t kInitialCapacity = 64;
@@ -159,6 +164,22 @@ class PageBuilder {
   enum class Result : uint8_t { kOk, kFull, kNotNative };
   static constexpr uint8_t kMaxReencodes = 24;  // per page, bounds the work
   static constexpr uint16_t kOrderCheckPoints = 32;
+  static constexpr uint32_t kGrowStep = 64;
+
+  // The page buffer: cap bytes from pool (or new[] if pool is null).
+  struct Buffer {
+    uint8_t* p = nullptr;
+    uint32_t cap = 0;
+    BufferPool* pool = nullptr;
+
+    Buffer() = default;
+    Buffer(BufferPool* from, uint32_t bytes);  // zeroed
+    Buffer(Buffer&& o) noexcept : p(o.p), cap(o.cap), pool(o.pool) { o.p = nullptr; }
+    Buffer& operator=(Buffer&& o) noexcept;
+    ~Buffer() { Release(); }
+    void Release();
+    uint8_t* get() const { return p; }
+  };
 
   // The steady path for pages of encoding E (== st_.enc).
   template <ValueEncoding E>
@@ -196,8 +217,8 @@ class PageBuilder {
   bool Reencode(ValueEncoding enc, uint8_t param, bool seconds, bool vdod);
   // Reencode's work. REQUIRES: the buffer has its full size.
   bool ReencodeFull(ValueEncoding enc, uint8_t param, bool seconds, bool vdod);
-  // The buffer size for `need` bytes: kInitialCapacity grown by half until
-  // it fits, or the full page_size + kSlack when that is close.
+  // The buffer size for `need` bytes: a multiple of kGrowStep, or the full
+  // page_size + kSlack when that is close.
   static uint32_t CapacityFor(uint32_t need, uint32_t page_size);
   // Moves the page into a zeroed buffer of cap bytes.
   // REQUIRES: cap >= size() + kSlack.
@@ -210,15 +231,14 @@ class PageBuilder {
   void UpdateHeader(Timestamp t);
 
   uint32_t page_size_;
-  // Bytes of buf_, at most page_size_ + kSlack; Append first makes it at
-  // least size() + kSlack.
-  uint32_t cap_;
   bool allow_value_dod_;
   // The timestamp frame of the page (if st_.frame) and of the pages after
   // it: only Reset() changes it. frame_w_ == 0: none.
   uint8_t frame_w_ = 0;
   uint8_t frame_wait_ = 0;  // pages to skip before fitting a frame again
-  std::unique_ptr<uint8_t[]> buf_;  // cap_ bytes, zero past size()
+  // At most page_size_ + kSlack bytes, zero past size(); Append first makes
+  // it at least size() + kSlack.
+  Buffer buf_;
   State st_;
   uint64_t frame_base_ = 0;
 };
