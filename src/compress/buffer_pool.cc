@@ -29,8 +29,6 @@ namespace sundial::compress {
 // The head of a slab; its chunks follow it. A free chunk holds the address
 // of the next free chunk of its slab.
 struct BufferPool::Slab {
-  Slab* prev = nullptr;  // in partial_[cls]
-  Slab* next = nullptr;
   uint8_t* free = nullptr;  // free chunks, LIFO
   uint32_t cls = 0;
   uint32_t live = 0;     // chunks handed out
@@ -50,12 +48,8 @@ static_assert(sizeof(void*) <= BufferPool::kGranule, "a free chunk holds a point
 BufferPool::~BufferPool() {
   MutexLock l(&mu_);
   assert(in_use_ == 0);
-  for (Slab*& head : partial_) {
-    while (head != nullptr) {
-      Slab* s = head;
-      head = s->next;
-      munmap(s, kSlabSize);
-    }
+  for (std::set<Slab*>& slabs : partial_) {
+    for (Slab* s : slabs) munmap(s, kSlabSize);
   }
 }
 
@@ -74,8 +68,7 @@ uint8_t* BufferPool::Allocate(uint32_t size) {
   }
   const uint32_t cls = ChunkSize(size) / kGranule;
   MutexLock l(&mu_);
-  Slab* s = partial_[cls];
-  if (s == nullptr) s = NewSlab(cls);
+  Slab* s = partial_[cls].empty() ? NewSlab(cls) : *partial_[cls].begin();
   if (s->live == 0) --empty_[cls];
   uint8_t* p;
   if (s->free != nullptr) {
@@ -89,7 +82,10 @@ uint8_t* BufferPool::Allocate(uint32_t size) {
   }
   ++s->live;
   in_use_ += cls * kGranule;
-  if (s->full()) Unlink(s);
+  if (s->full()) {
+    partial_[cls].erase(s);
+    s->listed = false;
+  }
   return p;
 }
 
@@ -110,7 +106,10 @@ void BufferPool::Free(uint8_t* p, uint32_t size) {
   s->free = p;
   --s->live;
   in_use_ -= cls * kGranule;
-  if (!s->listed) PushPartial(s);
+  if (!s->listed) {
+    partial_[cls].insert(s);
+    s->listed = true;
+  }
   if (s->live > 0) return;
   if (empty_[cls] > 0) {
     ReleaseSlab(s);
@@ -120,6 +119,7 @@ void BufferPool::Free(uint8_t* p, uint32_t size) {
 }
 
 BufferPool::Slab* BufferPool::NewSlab(uint32_t cls) {
+  static_assert(sizeof(Slab) <= Slab::kHeader, "a slab's head fits before its chunks");
   // Twice the size, then the unaligned ends are unmapped.
   void* raw = mmap(nullptr, 2 * kSlabSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
                    -1, 0);
@@ -138,35 +138,17 @@ BufferPool::Slab* BufferPool::NewSlab(uint32_t cls) {
   ++slabs_;
   carved_ += Slab::kHeader;
   ++empty_[cls];
-  PushPartial(s);
+  partial_[cls].insert(s);
+  s->listed = true;
   return s;
 }
 
 void BufferPool::ReleaseSlab(Slab* s) {
-  Unlink(s);
+  partial_[s->cls].erase(s);
   carved_ -= Slab::kHeader + static_cast<size_t>(s->carved) * s->cls * kGranule;
   --slabs_;
   POOL_UNPOISON(s, kSlabSize);
   munmap(s, kSlabSize);
-}
-
-void BufferPool::PushPartial(Slab* s) {
-  s->prev = nullptr;
-  s->next = partial_[s->cls];
-  if (s->next != nullptr) s->next->prev = s;
-  partial_[s->cls] = s;
-  s->listed = true;
-}
-
-void BufferPool::Unlink(Slab* s) {
-  if (s->prev != nullptr) {
-    s->prev->next = s->next;
-  } else {
-    partial_[s->cls] = s->next;
-  }
-  if (s->next != nullptr) s->next->prev = s->prev;
-  s->prev = s->next = nullptr;
-  s->listed = false;
 }
 
 size_t BufferPool::BytesInUse() const {

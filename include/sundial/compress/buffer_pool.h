@@ -13,8 +13,9 @@
 // come from operator new[]. Slabs are kSlabSize bytes from mmap, aligned to
 // their size (a chunk finds its slab by masking its address), and their
 // chunks are carved as they are first needed, so a slab's untouched pages
-// cost no memory. One empty slab per size is kept to absorb an
-// allocate/free pair at a slab boundary.
+// cost no memory. A chunk is taken from the lowest-addressed slab of its
+// size that has room, so the others drain and are given back. One empty
+// slab per size is kept to absorb an allocate/free pair at a slab boundary.
 //
 // Thread-safety: every method may be called from any thread (one mutex).
 // Allocation is rare (a few times per page), not per point.
@@ -22,6 +23,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <set>
 
 #include "sundial/common/mutex.h"
 
@@ -64,12 +66,10 @@ class BufferPool {
 
   Slab* NewSlab(uint32_t cls) REQUIRES(mu_);
   void ReleaseSlab(Slab* slab) REQUIRES(mu_);
-  void Unlink(Slab* slab) REQUIRES(mu_);
-  void PushPartial(Slab* slab) REQUIRES(mu_);
 
   mutable Mutex mu_;
-  // Per class: slabs with a free or uncarved chunk (doubly linked).
-  Slab* partial_[kClasses] GUARDED_BY(mu_) = {};
+  // Per class: slabs with a free or uncarved chunk, by address.
+  std::set<Slab*> partial_[kClasses] GUARDED_BY(mu_);
   uint8_t empty_[kClasses] GUARDED_BY(mu_) = {};  // empty slabs kept (0 or 1)
   size_t in_use_ GUARDED_BY(mu_) = 0;
   size_t carved_ GUARDED_BY(mu_) = 0;  // carved chunk and header bytes of all slabs
