@@ -49,7 +49,10 @@ BufferPool::~BufferPool() {
   MutexLock l(&mu_);
   assert(in_use_ == 0);
   for (std::set<Slab*>& slabs : partial_) {
-    for (Slab* s : slabs) munmap(s, kSlabSize);
+    for (Slab* s : slabs) {
+      POOL_UNPOISON(s, kSlabSize);  // the addresses may be mapped again
+      munmap(s, kSlabSize);
+    }
   }
 }
 
@@ -147,7 +150,7 @@ void BufferPool::ReleaseSlab(Slab* s) {
   partial_[s->cls].erase(s);
   carved_ -= Slab::kHeader + static_cast<size_t>(s->carved) * s->cls * kGranule;
   --slabs_;
-  POOL_UNPOISON(s, kSlabSize);
+  POOL_UNPOISON(s, kSlabSize);  // the addresses may be mapped again
   munmap(s, kSlabSize);
 }
 
