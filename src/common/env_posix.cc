@@ -103,6 +103,14 @@ class PosixFile final : public File {
                         POSIX_FADV_WILLNEED);
   }
 
+  void Reserve(uint64_t bytes) override {
+#ifdef FALLOC_FL_KEEP_SIZE
+    (void)fallocate(fd_, FALLOC_FL_KEEP_SIZE, 0, static_cast<off_t>(bytes));
+#else
+    (void)bytes;
+#endif
+  }
+
  private:
   const std::string path_;
   const int fd_;

@@ -321,6 +321,7 @@ Status Wal::OpenSegment(uint64_t seq) {
   file_ = std::move(f);  // REQUIRES (callers): the sync token is held
   seq_ = seq;
   offset_ = h.size();
+  reserved_ = 0;
   wants_rotation_.store(false, std::memory_order_relaxed);
   return Status::OK();
 }
@@ -328,6 +329,10 @@ Status Wal::OpenSegment(uint64_t seq) {
 Status Wal::Append(const std::string& record, uint64_t* lsn) {
   MutexLock lock(&mu_);
   if (!file_) return Status::Unavailable("WAL is not open");
+  if (offset_ + record.size() > reserved_) {
+    reserved_ = offset_ + record.size() + kReserveAhead;
+    file_->Reserve(reserved_);
+  }
   Status s = file_->Write(offset_, record.data(), record.size());
   if (!s.ok()) {
     write_errors_.fetch_add(1, std::memory_order_relaxed);

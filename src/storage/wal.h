@@ -215,6 +215,10 @@ class Wal {
   std::unique_ptr<File> file_ GUARDED_BY(mu_);
   uint64_t seq_ GUARDED_BY(mu_) = 0;
   uint64_t offset_ GUARDED_BY(mu_) = 0;  // end of the current segment
+  // The current segment's blocks are allocated up to here (File::Reserve),
+  // kReserveAhead at a time, so that an fsync writes the new bytes only.
+  uint64_t reserved_ GUARDED_BY(mu_) = 0;
+  static constexpr uint64_t kReserveAhead = 256 << 10;
   uint64_t lsn_ GUARDED_BY(mu_) = 0;     // bytes appended since open
 
   Mutex sync_mu_;

