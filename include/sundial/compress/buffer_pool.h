@@ -5,7 +5,7 @@
 // its first size when the page is sealed. From malloc, the chunks those
 // steps free end up between live ones; the heap keeps them and cannot give
 // them back (measured: about 180 bytes per series at 100,000 live series,
-// a third of the server's memory). Here every chunk size has slabs of its
+// a quarter of the server's memory). Here every chunk size has slabs of its
 // own, so a freed chunk is reused by the next buffer of that size, and a
 // slab whose chunks are all free goes back to the system.
 //
