@@ -164,6 +164,11 @@ size_t BufferPool::BytesHeld() const {
   return carved_ + large_;
 }
 
+size_t BufferPool::BytesFree() const {
+  MutexLock l(&mu_);
+  return carved_ - in_use_;
+}
+
 size_t BufferPool::SlabCount() const {
   MutexLock l(&mu_);
   return slabs_;

@@ -109,7 +109,9 @@ void PageBuilder::WriteHeader() {
 bool PageBuilder::Append(Timestamp t, Value v) {
   // One point writes at most kSlack bytes past size() (see kSlack). Never
   // true once the buffer has its full size: size() <= page_size_ then.
-  if (__builtin_expect(size() + kSlack > buf_.cap, 0)) Resize(CapacityFor(size() + kSlack, page_size_));
+  if (__builtin_expect(size() + kSlack > buf_.cap, 0)) {
+    Resize(CapacityFor(size() + kSlack, page_size_));
+  }
   bool done;
   switch (st_.enc) {
     case ValueEncoding::kInt: done = AppendSteady<ValueEncoding::kInt>(t, v); break;

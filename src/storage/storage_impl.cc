@@ -400,7 +400,7 @@ bool StorageImpl::TryApply(SeriesId id, MemSeries* s, Timestamp t, Value v, Part
 
 void StorageImpl::AppendHead(SeriesId id, MemSeries* s, Timestamp t, Value v) {
   if (!s->head) {
-    s->head = std::make_unique<compress::PageBuilder>(options_.page_size, true, &page_buffers_);
+    s->head = NewPageBuilder();
     s->hint_builder.store(s->head.get(), std::memory_order_relaxed);
     s->hint_page.store(s->head->data().data(), std::memory_order_relaxed);
     head_bytes_.fetch_add(s->head->capacity(), std::memory_order_relaxed);
@@ -560,7 +560,7 @@ StorageStats StorageImpl::stats() {
   // The page buffer pool's free chunks count in the total (not in heads).
   st.memory_bytes = st.memory_series_bytes + heads + st.memory_dict_bytes +
                     partitions_->MemoryUsage() + st.pending_bytes + st.ooo_parked_bytes +
-                    (page_buffers_.BytesHeld() - page_buffers_.BytesInUse());
+                    page_buffers_.BytesFree();
   st.disk_bytes = partitions_->DiskBytes();
   st.partitions_compacted = compactions_.load(std::memory_order_relaxed);
   st.pages_read = pages_read_.load(std::memory_order_relaxed);

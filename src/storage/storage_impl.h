@@ -404,6 +404,12 @@ class StorageImpl final : public Storage {
       REQUIRES(maint_run_mu_);
 
 
+  // An empty open page (head or out-of-order) whose buffer is from
+  // page_buffers_.
+  std::unique_ptr<compress::PageBuilder> NewPageBuilder() {
+    return std::make_unique<compress::PageBuilder>(options_.page_size, true, &page_buffers_);
+  }
+
   const StorageOptions options_;
   // The page buffers of every open page (heads and out-of-order pages).
   // Declared first so that it outlives every PageBuilder of the members below.

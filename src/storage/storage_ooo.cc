@@ -13,16 +13,14 @@ void StorageImpl::AppendOoo(SeriesId id, MemSeries* s, Timestamp start, Timestam
   ooo_points_.fetch_add(1, std::memory_order_relaxed);
   if (s->ooo && s->ooo_start != start) ParkOoo(id, s);
   if (!s->ooo) UnparkOoo(s, start);
-  if (!s->ooo) {
-    s->ooo = std::make_unique<compress::PageBuilder>(options_.page_size, true, &page_buffers_);
-  }
+  if (!s->ooo) s->ooo = NewPageBuilder();
   if (s->ooo->empty()) {
     s->ooo_start = start;
     s->ooo_end = end;
   }
   if (!s->ooo->Append(t, v)) {
     FreezeOoo(id, s);
-    s->ooo = std::make_unique<compress::PageBuilder>(options_.page_size, true, &page_buffers_);
+    s->ooo = NewPageBuilder();
     s->ooo_start = start;
     s->ooo_end = end;
     const bool ok = s->ooo->Append(t, v);

@@ -318,6 +318,10 @@ Status Wal::OpenSegment(uint64_t seq) {
     (void)env_->RemoveFile(SegmentPath(seq));
     return s.WithContext("new WAL segment");
   }
+  // The segment being closed gives back the blocks reserved past its end
+  // (a no-op for its bytes), so that segments kept for the relay hold only
+  // what they contain.
+  if (file_) (void)file_->Truncate(offset_);
   file_ = std::move(f);  // REQUIRES (callers): the sync token is held
   seq_ = seq;
   offset_ = h.size();

@@ -69,6 +69,7 @@ TEST(BufferPool, ChunksDoNotOverlapAndFreedOnesAreReused) {
   }
   EXPECT_EQ(pool.BytesInUse(), in_use);
   EXPECT_GE(pool.BytesHeld(), in_use);
+  EXPECT_EQ(pool.BytesFree(), pool.BytesHeld() - in_use);
   for (const Chunk& c : live) pool.Free(c.p, c.size);
   EXPECT_EQ(pool.BytesInUse(), 0u);
 }

@@ -147,7 +147,7 @@ TEST(Wal, RecoverReplaysCheckpointThenNewerSegments) {
 
 // A segment's blocks are allocated ahead of its appends (File::Reserve), so
 // that an fsync writes the appended bytes only; its size is what was
-// appended, and recovery reads exactly that.
+// appended, a rotation gives the rest back, and recovery reads exactly that.
 TEST(Wal, SegmentBlocksAreAllocatedAheadOfItsSize) {
   testing::TempDir dir;
   {
@@ -191,6 +191,12 @@ TEST(Wal, SegmentBlocksAreAllocatedAheadOfItsSize) {
     end = static_cast<uint64_t>(st.st_size);
     EXPECT_LT(end, 4096u);  // 100 small records and the header
     EXPECT_GE(static_cast<uint64_t>(st.st_blocks) * 512, uint64_t{256} << 10);
+    // A closed segment keeps only the blocks of its bytes.
+    uint64_t seq = 0;
+    ASSERT_TRUE(wal.Rotate(&seq).ok());
+    ASSERT_EQ(stat(segment.c_str(), &st), 0);
+    EXPECT_EQ(static_cast<uint64_t>(st.st_size), end);
+    EXPECT_LT(static_cast<uint64_t>(st.st_blocks) * 512, uint64_t{64} << 10);
   }
   Wal wal(env.get(), wal_dir, 1 << 20);
   EXPECT_EQ(RecoverTimes(&wal).size(), 100u);

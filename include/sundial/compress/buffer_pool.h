@@ -57,6 +57,9 @@ class BufferPool {
   // (free chunks, slab headers) and the large buffers. What it costs in
   // memory, give or take the untouched tails of slabs.
   size_t BytesHeld() const;
+  // BytesHeld() - BytesInUse(), read at one moment: free chunks and slab
+  // headers.
+  size_t BytesFree() const;
   // Slabs mapped now (for tests).
   size_t SlabCount() const;
 
