@@ -47,8 +47,9 @@ void PutPlanes(const std::vector<uint64_t>& u, uint8_t w, compress::ZstdCodec* z
 bool GetPlanes(std::string_view* in, size_t n, uint8_t w, compress::ZstdCodec* zstd,
                std::vector<uint64_t>* u) {
   if (w > 8) return false;
-  u->assign(n, 0);
-  if (n == 0) return true;
+  u->clear();
+  if (w == 0) u->resize(n);
+  if (n == 0 || w == 0) return true;
   std::string plane;
   for (uint8_t j = 0; j < w; ++j) {
     uint32_t len = 0;
@@ -66,9 +67,13 @@ bool GetPlanes(std::string_view* in, size_t n, uint8_t w, compress::ZstdCodec* z
       in->remove_prefix(len);
       bytes = plane;
     }
-    for (size_t i = 0; i < n; ++i) {
-      (*u)[i] |= uint64_t{static_cast<unsigned char>(bytes[i])} << (8 * j);
+    const auto* b = reinterpret_cast<const unsigned char*>(bytes.data());
+    if (j == 0) {
+      u->assign(b, b + n);  // the low bytes: no zero-fill, no second pass
+      continue;
     }
+    uint64_t* x = u->data();
+    for (size_t i = 0; i < n; ++i) x[i] |= uint64_t{b[i]} << (8 * j);
   }
   return true;
 }
@@ -224,7 +229,6 @@ Status DecodeColdBlock(std::string_view in, Timestamp partition_start,
   ts->resize(n);
   vs->resize(n);
   Timestamp* t = ts->data();
-  Value* v = vs->data();
   t[0] = Add(partition_start, ZigZagDecode64(zz));
   if (n > 1) {
     uint32_t k = 0;
@@ -257,7 +261,14 @@ Status DecodeColdBlock(std::string_view in, Timestamp partition_start,
   }
   uint32_t k = 0;
   if (!GetVarint32(&in, &k) || k > n) return bad;
-  std::vector<bool> is_ex(n, false);
+  // The exceptions, in point order; every one takes at least 10 bytes.
+  if (k > in.size() / 10) return bad;
+  struct Exception {
+    uint32_t at;
+    Value v;
+  };
+  std::vector<Exception> ex;
+  ex.reserve(k);
   size_t next = 0;
   for (uint32_t e = 0; e < k; ++e) {
     uint32_t gap = 0;
@@ -267,21 +278,30 @@ Status DecodeColdBlock(std::string_view in, Timestamp partition_start,
     const uint64_t bits = DecodeFixed64(in.data() + 1);
     in.remove_prefix(9);
     if (type > 1) return bad;
-    v[at] = type == 0 ? Value::Int(static_cast<int64_t>(bits)) : Value::Float(BitsToDouble(bits));
-    is_ex[at] = true;
+    ex.push_back({static_cast<uint32_t>(at), type == 0 ? Value::Int(static_cast<int64_t>(bits))
+                                                       : Value::Float(BitsToDouble(bits))});
     next = at + 1;
   }
+  Value* v = vs->data();
+  // Fills v: the native values from native() in order, the exceptions at
+  // their places. native is a mutable lambda that holds its own state, so
+  // the loops keep it in registers.
+  const auto put = [&](auto native) {
+    size_t i = 0;
+    for (const Exception& x : ex) {
+      for (; i < x.at; ++i) v[i] = native();
+      v[i++] = x.v;
+    }
+    for (; i < n; ++i) v[i] = native();
+  };
   std::vector<uint64_t> u;
   const size_t count = n - k;
   if (kind == kXor) {
     if (!GetPlanes(&in, count, 8, zstd, &u)) return bad;
-    uint64_t prev = 0;
-    size_t j = 0;
-    for (uint32_t i = 0; i < n; ++i) {
-      if (is_ex[i]) continue;
-      prev ^= u[j++];
-      v[i] = Value::Float(BitsToDouble(prev));
-    }
+    put([x = u.data(), prev = uint64_t{0}]() mutable {
+      prev ^= *x++;
+      return Value::Float(BitsToDouble(prev));
+    });
   } else if (count > 0) {
     uint64_t first = 0;
     if (!GetVarint64(&in, &first) || !GetVarint64(&in, &zz) || in.empty()) return bad;
@@ -289,14 +309,20 @@ Status DecodeColdBlock(std::string_view in, Timestamp partition_start,
     const auto w = static_cast<uint8_t>(in[0]);
     in.remove_prefix(1);
     if (!GetPlanes(&in, count - 1, w, zstd, &u)) return bad;
-    int64_t m = ZigZagDecode64(first);
-    size_t j = 0;
-    for (uint32_t i = 0; i < n; ++i) {
-      if (is_ex[i]) continue;
-      if (j > 0) m = Add(m, Add(base, static_cast<int64_t>(u[j - 1])));
-      ++j;
-      v[i] = kind == kInt ? Value::Int(m) : Value::Float(DecimalValue(m, scale));
+    // The first native value is `first`; each next one adds base + u[j].
+    const auto next_m = [m = ZigZagDecode64(first), x = u.data(), base,
+                       started = false]() mutable {
+      if (started) m = Add(m, Add(base, static_cast<int64_t>(*x++)));
+      started = true;
+      return m;
+    };
+    if (kind == kInt) {
+      put([f = next_m]() mutable { return Value::Int(f()); });
+    } else {
+      put([f = next_m, scale]() mutable { return Value::Float(DecimalValue(f(), scale)); });
     }
+  } else {
+    put([] { return Value(); });  // every value is an exception: never called
   }
   if (!in.empty()) return bad;
   return Status::OK();

@@ -218,6 +218,32 @@ size_t SeriesIterator::NextBatch(Timestamp* out_t, Value* out_v, size_t max) {
       if (next_ < sources_.size() && sources_[next_].min_t <= bound) {
         bound = sources_[next_].min_t - 1;
       }
+      if (c->t() <= bound && c->use_held) {
+        // Held points increase strictly: the stretch in [lower_, bound]
+        // is found by search and copied whole.
+        const Timestamp* first = c->ts + c->pos;
+        const Timestamp* last = c->ts + c->n;
+        if (*first < lower_) first = std::lower_bound(first, last, lower_);
+        const Timestamp* stop = first + std::min<size_t>(max - k, static_cast<size_t>(last - first));
+        if (stop > first && stop[-1] > bound) stop = std::upper_bound(first, stop, bound);
+        const auto m = static_cast<size_t>(stop - first);
+        const Value* from = c->vs + (first - c->ts);
+        std::copy(first, stop, out_t + k);
+        std::copy(from, from + m, out_v + k);
+        k += m;
+        c->pos = static_cast<uint32_t>(stop - c->ts);
+        if (m > 0) {
+          t_ = stop[-1];
+          v_ = out_v[k - 1];
+          lower_ = t_ + 1;
+          positioned_ = true;
+        }
+        if (c->pos == c->n && !c->Fill()) {
+          Retire(c);
+          active_.clear();
+        }
+        continue;
+      }
       if (c->t() <= bound) {
         Timestamp lower = lower_;
         bool alive = true;

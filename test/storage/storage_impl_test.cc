@@ -422,7 +422,8 @@ TEST(StorageImpl, IteratorSeekAndRange) {
 
 // NextBatch hands out the points Next() would, whatever the batch sizes,
 // across sealed, pending, head and out-of-order pages, and mixed with
-// Next() and Seek().
+// Next() and Seek(); then again once the partitions are compacted into
+// cold files and late points wait in page files beside them.
 TEST(StorageImpl, IteratorBatchesMatchNext) {
   const uint64_t seed = testing::TestSeed(std::random_device{}());
   std::mt19937_64 rng(seed);
@@ -448,48 +449,62 @@ TEST(StorageImpl, IteratorBatchesMatchNext) {
       ASSERT_TRUE(impl->TEST_FlushAll().ok());
     }
   }
-  for (int q = 0; q < 200; ++q) {
-    const Timestamp a = static_cast<Timestamp>(rng() % static_cast<uint64_t>(t));
-    const Timestamp b = a + static_cast<Timestamp>(rng() % static_cast<uint64_t>(t));
-    std::vector<Sample> want;
-    auto ref = db->NewIterator(id, a, b);
-    while (ref->Next()) want.push_back({ref->t(), ref->v()});
-    ASSERT_TRUE(ref->status().ok());
-    auto it = db->NewIterator(id, a, b);
-    std::vector<Sample> got;
-    Timestamp ts[100];
-    Value vs[100];
-    for (;;) {
-      const uint64_t r = rng() % 10;
-      if (r == 0) {
-        if (!it->Next()) break;
-        got.push_back({it->t(), it->v()});
-        continue;
-      }
-      if (r == 1 && !want.empty()) {  // seek to a point we will read next anyway
-        const size_t next = got.size();
-        if (next < want.size()) {
-          ASSERT_TRUE(it->Seek(want[next].t)) << "seed " << seed;
-          if (next == 0 || it->t() != got.back().t) got.push_back({it->t(), it->v()});
+  const auto check = [&](const char* phase) {
+    for (int q = 0; q < 200; ++q) {
+      const Timestamp a = static_cast<Timestamp>(rng() % static_cast<uint64_t>(t));
+      const Timestamp b = a + static_cast<Timestamp>(rng() % static_cast<uint64_t>(t));
+      std::vector<Sample> want;
+      auto ref = db->NewIterator(id, a, b);
+      while (ref->Next()) want.push_back({ref->t(), ref->v()});
+      ASSERT_TRUE(ref->status().ok());
+      auto it = db->NewIterator(id, a, b);
+      std::vector<Sample> got;
+      Timestamp ts[100];
+      Value vs[100];
+      for (;;) {
+        const uint64_t r = rng() % 10;
+        if (r == 0) {
+          if (!it->Next()) break;
+          got.push_back({it->t(), it->v()});
+          continue;
         }
-        continue;
+        if (r == 1 && !want.empty()) {  // seek to a point we will read next anyway
+          const size_t next = got.size();
+          if (next < want.size()) {
+            ASSERT_TRUE(it->Seek(want[next].t)) << "seed " << seed;
+            if (next == 0 || it->t() != got.back().t) got.push_back({it->t(), it->v()});
+          }
+          continue;
+        }
+        const size_t max = 1 + rng() % 100;
+        const size_t n = it->NextBatch(ts, vs, max);
+        ASSERT_LE(n, max);
+        for (size_t i = 0; i < n; ++i) got.push_back({ts[i], vs[i]});
+        if (n > 0) {
+          EXPECT_EQ(it->t(), ts[n - 1]);
+        }
+        if (n < max) break;
       }
-      const size_t max = 1 + rng() % 100;
-      const size_t n = it->NextBatch(ts, vs, max);
-      ASSERT_LE(n, max);
-      for (size_t i = 0; i < n; ++i) got.push_back({ts[i], vs[i]});
-      if (n > 0) {
-        EXPECT_EQ(it->t(), ts[n - 1]);
+      EXPECT_TRUE(it->status().ok());
+      ASSERT_EQ(got.size(), want.size())
+          << phase << " seed " << seed << " range " << a << ".." << b;
+      for (size_t i = 0; i < want.size(); ++i) {
+        ASSERT_EQ(got[i].t, want[i].t) << phase << " seed " << seed << " at " << i;
+        ASSERT_TRUE(got[i].v.BitEquals(want[i].v)) << phase << " seed " << seed << " at " << i;
       }
-      if (n < max) break;
     }
-    EXPECT_TRUE(it->status().ok());
-    ASSERT_EQ(got.size(), want.size()) << "seed " << seed << " range " << a << ".." << b;
-    for (size_t i = 0; i < want.size(); ++i) {
-      ASSERT_EQ(got[i].t, want[i].t) << "seed " << seed << " at " << i;
-      ASSERT_TRUE(got[i].v.BitEquals(want[i].v)) << "seed " << seed << " at " << i;
-    }
+  };
+  check("pages");
+  if (HasFatalFailure()) return;
+  ASSERT_TRUE(impl->TEST_Compact(t + 1).ok());
+  ASSERT_GE(db->stats().partitions_compacted, 2u);
+  std::vector<SeriesPoint> late;
+  for (int i = 0; i < 300; ++i) {
+    const Timestamp at = static_cast<Timestamp>(rng() % static_cast<uint64_t>(t + 1));
+    late.push_back({id, at, Value::Int(static_cast<int64_t>(rng() % 100))});
   }
+  ASSERT_TRUE(db->Append(late.data(), late.size()).ok());
+  check("compacted");
 }
 
 // A backfill of out-of-order history over many partitions seals many small
