@@ -422,4 +422,51 @@ std::unique_ptr<PointSource> BuildAfterDownsample(std::unique_ptr<PointSource> s
   return src;
 }
 
+namespace {
+
+// What Materialize returns: the points, and the memory held for them.
+class MaterializedSource final : public PointSource {
+ public:
+  MaterializedSource(std::vector<Point> points, QueryBudget* budget, uint64_t held)
+      : points_(std::move(points)), budget_(budget), held_(held) {}
+  ~MaterializedSource() override { budget_->Release(held_); }
+
+  bool Next(Point* p) override {
+    if (next_ == points_.size()) return false;
+    *p = points_[next_++];
+    return true;
+  }
+
+ private:
+  const std::vector<Point> points_;
+  QueryBudget* const budget_;
+  const uint64_t held_;
+  size_t next_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<PointSource> Materialize(std::unique_ptr<PointSource> pipeline,
+                                         QueryBudget* budget) {
+  std::vector<Point> points;
+  uint64_t held = 0;
+  Point p;
+  while (pipeline->Next(&p)) {
+    if (points.size() == points.capacity()) {
+      // Grown by hand, so that the budget holds exactly the capacity.
+      const size_t more = std::max<size_t>(points.capacity(), 16);
+      held += more * sizeof(Point);  // counted even when refused
+      if (!budget->Reserve(more * sizeof(Point))) break;
+      points.reserve(points.capacity() + more);
+    }
+    points.push_back(p);
+  }
+  pipeline.reset();
+  if (!budget->status().ok()) {
+    budget->Release(held);
+    return nullptr;
+  }
+  return std::make_unique<MaterializedSource>(std::move(points), budget, held);
+}
+
 }  // namespace sundial::query

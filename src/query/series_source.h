@@ -195,4 +195,12 @@ std::unique_ptr<PointSource> BuildSeriesPipeline(std::unique_ptr<RawSource> raw,
 std::unique_ptr<PointSource> BuildAfterDownsample(std::unique_ptr<PointSource> downsampled,
                                                   const SubQuery& q, const DownsampleContext& ctx);
 
+// Runs pipeline to its end and keeps its output points, holding
+// sizeof(Point) bytes each in budget: a group of many downsampled series
+// then holds each member's buckets, not its storage iterator with a
+// decoded run of points. The pipeline is destroyed before this returns.
+// Null when the budget ran out (budget->status() says why).
+std::unique_ptr<PointSource> Materialize(std::unique_ptr<PointSource> pipeline,
+                                         QueryBudget* budget);
+
 }  // namespace sundial::query
