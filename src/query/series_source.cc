@@ -368,10 +368,23 @@ bool RawSource::Fill() {
   pos_ = n_ = 0;
   if (done_) return false;
   n_ = it_->NextBatch(ts_, vs_, kBatch);
+  if (!Account()) return Stop();
   if (n_ > 0) return true;
   done_ = true;
   if (!it_->status().ok()) budget_->Fail(it_->status());
   return false;
+}
+
+bool RawSource::Account() {
+  const uint64_t now = it_->HeldBytes();
+  if (now <= held_) {
+    budget_->Release(held_ - now);
+    held_ = now;
+    return true;
+  }
+  const uint64_t more = now - held_;
+  held_ = now;  // counted even when refused
+  return budget_->Reserve(more);
 }
 
 bool RawSource::Stop() {
@@ -386,7 +399,9 @@ bool RawSource::SkipBelow(Timestamp t) {
   if (done_) return false;
   // The buffer is used up and below t: let the iterator seek.
   pos_ = n_ = 0;
-  if (!it_->Seek(t)) {
+  const bool found = it_->Seek(t);
+  if (!Account()) return Stop();
+  if (!found) {
     done_ = true;
     if (!it_->status().ok()) budget_->Fail(it_->status());
     return false;

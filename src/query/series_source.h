@@ -128,6 +128,7 @@ class RawSource final : public PointSource {
   static constexpr size_t kBatch = 32;
 
   RawSource(std::unique_ptr<SampleIterator> it, QueryBudget* budget);
+  ~RawSource() override { budget_->Release(held_); }
   // Buffers the first point. False if the series has none in the window.
   bool Prime() { return Peek(); }
   // Inline: stages holding a RawSource call it without a virtual hop.
@@ -163,10 +164,14 @@ class RawSource final : public PointSource {
  private:
   bool Fill();  // refills the buffer; at the end records the iterator's error; false
   bool Stop();  // ends the source (budget exhausted); false
+  // Holds what the iterator holds now (HeldBytes) in the budget; false
+  // when that is over the limit.
+  bool Account();
 
   std::unique_ptr<SampleIterator> it_;
   QueryBudget* const budget_;
   bool done_ = false;
+  uint64_t held_ = 0;  // bytes held in the budget for the iterator's points
   size_t pos_ = 0;
   size_t n_ = 0;
   Timestamp ts_[kBatch];

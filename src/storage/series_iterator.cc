@@ -283,6 +283,14 @@ size_t SeriesIterator::NextBatch(Timestamp* out_t, Value* out_v, size_t max) {
   return k;
 }
 
+size_t SeriesIterator::HeldBytes() const {
+  size_t n = 0;
+  for (const auto& c : active_) {
+    n += c->held_t.capacity() * sizeof(Timestamp) + c->held_v.capacity() * sizeof(Value);
+  }
+  return n;
+}
+
 bool SeriesIterator::Seek(Timestamp t) {
   if (done_) return false;
   if (positioned_ && t_ >= t) return true;

@@ -72,6 +72,7 @@ class SeriesIterator final : public SampleIterator {
   Timestamp t() const override { return t_; }
   Value v() const override { return v_; }
   Status status() const override { return status_; }
+  size_t HeldBytes() const override;
   // Copies runs of points straight out of a page's decoded batch while
   // one page is open and no other source starts before them (the usual
   // case); falls back to Next() around page and source boundaries.

@@ -37,6 +37,10 @@ class SampleIterator {
   virtual Value v() const = 0;
   // Ok, or the error that ended iteration (e.g. Corruption).
   virtual Status status() const = 0;
+  // Bytes of decoded points the iterator holds now beyond its own fixed
+  // size (a run of a compacted block), for a query's memory limit. It
+  // changes only in Next(), NextBatch() and Seek().
+  virtual size_t HeldBytes() const { return 0; }
 
   // Reads the points that up to max calls of Next() would, into t[0..n)
   // and v[0..n), and returns n: fewer than max only when the iterator is
