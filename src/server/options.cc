@@ -340,7 +340,7 @@ const std::vector<OptionSpec> kOptionTable = {
        return ParseBytes(v, 0, UINT64_MAX, &o->query.max_output_bytes);
      }},
     {"query.max_memory", "64MiB",
-     "most memory one query may hold for its series pipelines and bucket values (0 = no limit); over it: 413",
+     "most memory one query may hold for its series pipelines, the points they hold decoded and bucket values (0 = no limit); over it: 413",
      [](std::string_view v, Options* o) { return ParseBytes(v, 0, UINT64_MAX, &o->query.max_memory); }},
     {"query.max_regex_length", "1KiB", "longest regexp tag filter pattern (at most 64KiB); longer: 400",
      [](std::string_view v, Options* o) {
