@@ -274,7 +274,7 @@ void HintRawReads(storage::Storage* st, const rollup::RollupStore* rollups,
 }
 
 // Whether the downsampled points of one series over the plan's scan window
-// are at most kMaterializeMaxBuckets (16 bytes each).
+// are fewer than kMaterializeMaxBuckets (a Point, 24 bytes, each).
 constexpr uint64_t kMaterializeMaxBuckets = 1024;
 bool FewBuckets(const DownsampleSpec& d, const SubPlan& plan) {
   if (!d.enabled) return false;

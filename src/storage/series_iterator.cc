@@ -224,7 +224,8 @@ size_t SeriesIterator::NextBatch(Timestamp* out_t, Value* out_v, size_t max) {
         const Timestamp* first = c->ts + c->pos;
         const Timestamp* last = c->ts + c->n;
         if (*first < lower_) first = std::lower_bound(first, last, lower_);
-        const Timestamp* stop = first + std::min<size_t>(max - k, static_cast<size_t>(last - first));
+        const Timestamp* stop =
+            first + std::min<size_t>(max - k, static_cast<size_t>(last - first));
         if (stop > first && stop[-1] > bound) stop = std::upper_bound(first, stop, bound);
         const auto m = static_cast<size_t>(stop - first);
         const Value* from = c->vs + (first - c->ts);
