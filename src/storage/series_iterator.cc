@@ -29,8 +29,12 @@ bool SeriesIterator::Cursor::Fill() {
     ts = held_t.data();
     vs = held_v.data();
     held_given = true;
+    increasing = true;  // held points are sorted and unique
   } else {
     n = dec.Decode(tbuf, vbuf, kBatch);
+    bool up = true;
+    for (uint32_t i = 1; i < n; ++i) up &= tbuf[i] > tbuf[i - 1];
+    increasing = up;
   }
   return n > 0;
 }
@@ -218,9 +222,9 @@ size_t SeriesIterator::NextBatch(Timestamp* out_t, Value* out_v, size_t max) {
       if (next_ < sources_.size() && sources_[next_].min_t <= bound) {
         bound = sources_[next_].min_t - 1;
       }
-      if (c->t() <= bound && c->use_held) {
-        // Held points increase strictly: the stretch in [lower_, bound]
-        // is found by search and copied whole.
+      if (c->t() <= bound && c->increasing) {
+        // The batch's points increase strictly: the stretch in
+        // [lower_, bound] is found by search and copied whole.
         const Timestamp* first = c->ts + c->pos;
         const Timestamp* last = c->ts + c->n;
         if (*first < lower_) first = std::lower_bound(first, last, lower_);

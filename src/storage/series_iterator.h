@@ -96,6 +96,7 @@ class SeriesIterator final : public SampleIterator {
     std::vector<Value> held_v;
     bool use_held = false;
     bool held_given = false;     // held_t/held_v were the batch already
+    bool increasing = false;     // the batch's timestamps increase strictly
     uint32_t pos = 0;            // current point
     uint32_t n = 0;              // points in the batch
     const Timestamp* ts = tbuf;
