@@ -32,6 +32,11 @@ wait_http() {  # url
   for _ in $(seq 1 200); do curl -fsS -o /dev/null "$1" 2>/dev/null && return 0; sleep 0.1; done
   echo "server at $1 did not come up" >&2; return 1
 }
+stop_pid() {  # pid: SIGTERM, then wait for a clean stop
+  kill "$1"
+  for _ in $(seq 1 600); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
+  echo "process $1 did not stop in 60 s" >&2; return 1
+}
 # stat_of port metric: a figure from Sundial's /api/stats (0 if absent).
 stat_of() {
   curl -fsS "http://127.0.0.1:$1/api/stats" | python3 -c '

@@ -50,11 +50,6 @@ start_sundial() {  # [compact-after]: 0 (the default) leaves the partitions as t
   sd_pid=$!; pids+=("$sd_pid")
   wait_http "http://127.0.0.1:$sd_port/api/version"
 }
-stop_pid() {  # pid: SIGTERM, then wait for a clean stop
-  kill "$1"
-  for _ in $(seq 1 600); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
-  echo "process $1 did not stop in 60 s" >&2; return 1
-}
 
 start_sundial
 start_vm vm -search.disableCache

@@ -30,18 +30,13 @@ start_sundial() {  # flags...
   pid=$!; pids+=("$pid")
   wait_http "http://127.0.0.1:$port/api/version"
 }
-stop_sundial() {
-  kill "$pid"
-  for _ in $(seq 1 600); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
-  echo "sundiald $pid did not stop in 60 s" >&2; return 1
-}
 peak_mb() { awk '/^VmHWM:/ {printf "%.1f", $2 / 1024}' "/proc/$pid/status"; }
 
 echo "== loading $hosts series x $((duration / 10)) points"
 start_sundial --storage-compact-after=0
 "$build/bench/ingest_load" --protocol=telnet --port="$port" --pid="$pid" \
   --hosts="$hosts" --metrics=1 --duration="$duration" --stats=sundial | tail -n 1
-stop_sundial
+stop_pid "$pid"
 
 echo "== compacting"
 start_sundial --storage-compact-after=1m
@@ -50,7 +45,7 @@ while [ "$(stat_of "$port" tsd.storage.partitions_compacted)" -lt 1 ] && [ "$wai
   sleep 1; waited=$((waited + 1))
 done
 sleep 2  # a second partition, when the span crosses a day
-stop_sundial
+stop_pid "$pid"
 echo "   $(du -sh "$work/data" | cut -f1) on disk, compacted after ${waited}s"
 
 # shellcheck disable=SC2086  # SUNDIAL_FLAGS is a list of flags
@@ -64,4 +59,4 @@ for ds in 1h-avg 1m-avg; do
   echo "sum:$ds: HTTP ${r% *} in ${r#* } s, $(stat -c %s "$work/answer") bytes;" \
        "peak resident $before -> $(peak_mb) MB"
 done
-stop_sundial
+stop_pid "$pid"
