@@ -363,28 +363,31 @@ def test_upstream_sundiald_killed_mid_stream_telnet(server_factory):
     s = server_factory(args=["--relay-targets",
                              f"telnet://127.0.0.1:{up.port}?batch=500&timeout=30s",
                              "--relay-max-backoff", "200ms"])
-    points = make_points(60000, base=1700000000, hosts=20)
+    # Wide lines (about 280 B) fill the stopped upstream's receive window
+    # in a few chunks even where net.ipv4.tcp_rmem gives it megabytes.
+    pad = "-" + "p" * 240
+    points = [(m, {"host": tags["host"] + pad}, t, v)
+              for m, tags, t, v in make_points(60000, base=1700000000, hosts=20)]
     n = 2000
     ingest(s, points[:n])
     wait_caught_up(s, 1, min_sent=n)
     sundiald_holds(up, points[:n])  # the upstream is idle: nothing unread
     up.send_signal(signal.SIGSTOP)
     try:
-        # Until the relay has bytes the stopped upstream did not acknowledge.
-        while n < 50000:
-            ingest(s, points[n:n + 2000])
-            n += 2000
-            q = tcp_queues(up.port)
-            if q["unacked"] > 0:
-                break
-            time.sleep(0.1)
-
-        def settled():
+        def settled():  # the relay is blocked with bytes the upstream did not acknowledge
             before = tcp_queues(up.port)
             time.sleep(0.2)
             after = tcp_queues(up.port)
             return after if after == before and after["unacked"] > 0 else None
-        q = wait_until(settled, 10, "bytes unacknowledged by the stopped upstream")
+        # Until then, more points: a moment with bytes unacknowledged is not
+        # enough, as a wide window may take them all once the relay catches up.
+        q = None
+        while q is None and n < len(points):
+            ingest(s, points[n:n + 2000])
+            n += 2000
+            q = settled()
+        if q is None:
+            q = wait_until(settled, 10, "bytes unacknowledged by the stopped upstream")
         up.stop(signal.SIGKILL)
     finally:
         if up.proc.poll() is None:
