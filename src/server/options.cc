@@ -140,7 +140,9 @@ const std::vector<OptionSpec> kOptionTable = {
        }
        return Status::OK();
      }},
-    {"storage.page_size", "512", "bytes per data page (a series fills one page at a time)",
+    {"storage.page_size", "512",
+     "bytes per data page (a series fills one page at a time; bigger: fewer reads of page "
+     "files, more memory per live series)",
      [](std::string_view v, Options* o) {
        uint64_t n = 0;
        SUNDIAL_RETURN_IF_ERROR(ParseBytes(v, 128, 64 * 1024, &n));
