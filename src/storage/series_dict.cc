@@ -344,13 +344,21 @@ bool SeriesDict::Exists(SeriesId id) const {
   return id < series_metric_.size() && series_metric_[id] != 0;
 }
 
+void SeriesDict::MetricsOf(const std::vector<SeriesId>& ids,
+                           std::vector<uint32_t>* metrics) const {
+  metrics->resize(ids.size());
+  ReaderLock lock(&mu_);  // only to read the uids: new series wait no longer
+  for (size_t i = 0; i < ids.size(); ++i) {
+    (*metrics)[i] = Exists(ids[i]) ? series_metric_[ids[i]] : UINT32_MAX;
+  }
+}
+
 void SeriesDict::SortByMetric(std::vector<SeriesId>* ids) const {
+  std::vector<uint32_t> metrics;
+  MetricsOf(*ids, &metrics);
   std::vector<std::pair<uint32_t, SeriesId>> keyed;  // (metric uid, id)
   keyed.reserve(ids->size());
-  {
-    ReaderLock lock(&mu_);  // only to read the uids: new series wait no longer
-    for (SeriesId id : *ids) keyed.emplace_back(Exists(id) ? series_metric_[id] : UINT32_MAX, id);
-  }
+  for (size_t i = 0; i < ids->size(); ++i) keyed.emplace_back(metrics[i], (*ids)[i]);
   std::sort(keyed.begin(), keyed.end());
   for (size_t i = 0; i < keyed.size(); ++i) (*ids)[i] = keyed[i].second;
 }

@@ -84,6 +84,9 @@ class SeriesDict {
   // Sorts ids by metric (uid order), ascending ids within a metric; ids
   // not known here go last.
   void SortByMetric(std::vector<SeriesId>* ids) const;
+  // The metric uid of each of ids (UINT32_MAX for ids not known here), under
+  // one lock: (*metrics)[i] is that of ids[i].
+  void MetricsOf(const std::vector<SeriesId>& ids, std::vector<uint32_t>* metrics) const;
   // Names borrowed from the tables' arenas, which never free them.
   Status GetSeriesKeyRef(SeriesId id, SeriesKeyRef* out) const;
   Status LookupUid(NameKind kind, std::string_view name, uint32_t* uid) const;

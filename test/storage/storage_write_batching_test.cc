@@ -1,6 +1,7 @@
 // Fewer, larger disk writes for a trickle (README "Running on an SD card"):
 // sealed pages wait in memory until enough are pending or the oldest has
 // waited five minutes, and a checkpoint waits for enough WAL volume.
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -8,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "common/fault_env.h"
+#include "storage/page_file.h"
 #include "storage/storage_impl.h"
 #include "storage/test_util.h"
 
@@ -44,14 +46,17 @@ Opened OpenManual(const StorageOptions& o) {
   return r;
 }
 
-// Appends points one by one from t0 until `pages` pages were sealed;
-// returns how many points.
-int AppendUntilSealed(StorageImpl* db, SeriesId id, Timestamp t0, uint64_t pages) {
+// Appends points one by one from t0 until `pages` pages were sealed (or a
+// few more: the count is looked at every `step` points); returns how many
+// points.
+int AppendUntilSealed(StorageImpl* db, SeriesId id, Timestamp t0, uint64_t pages,
+                      int step = 1) {
   int n = 0;
   while (db->stats().pages_sealed < pages) {
-    SeriesPoint p{id, t0 + n * 1000, Value::Int((n * 7919) % 100003)};
-    EXPECT_TRUE(db->Append(&p, 1).ok());
-    ++n;
+    for (int k = 0; k < step; ++k, ++n) {
+      SeriesPoint p{id, t0 + n * 1000, Value::Int((n * 7919) % 100003)};
+      EXPECT_TRUE(db->Append(&p, 1).ok());
+    }
   }
   return n;
 }
@@ -81,15 +86,86 @@ TEST(WriteBatching, ManySealedPagesAreWrittenAtOnce) {
   TempDir dir;
   Opened d = OpenManual(SmallOptions(dir.path()));
   ASSERT_TRUE(d.db);
-  const int n = AppendUntilSealed(d.db.get(), d.id, d.fault->NowMs() - 86400000, 130);
+  // 1024 pending pages are written at once (kPendingWritePages).
+  const int n = AppendUntilSealed(d.db.get(), d.id, d.fault->NowMs() - 86400000, 1026, 16);
   d.db->TEST_RunMaintenance();
   EXPECT_EQ(d.db->stats().pages_pending, 0u);
-  EXPECT_GE(d.db->stats().pages_written, 130u);
+  EXPECT_GE(d.db->stats().pages_written, 1026u);
   // What a restart finds: the pages, plus the WAL for the open head.
   d.db.reset();
   std::unique_ptr<Storage> again;
   ASSERT_TRUE(Storage::Open(SmallOptions(dir.path()), &again).ok());
   EXPECT_EQ(ReadAll(again.get(), d.id).size(), static_cast<size_t>(n));
+}
+
+// Sealed pages go to the page file grouped by metric, then by series, so
+// that one metric's pages (what a query reads) lie side by side: series of
+// two metrics created and filled alternately come out as metric "m1"'s
+// pages, then "m2"'s, each series' pages together and in their order.
+TEST(WriteBatching, PagesOfOneMetricLieSideBySide) {
+  TempDir dir;
+  Opened d = OpenManual(SmallOptions(dir.path()));
+  ASSERT_TRUE(d.db);
+  std::vector<SeriesId> ids;  // m1 h0, m2 h0, m1 h1, m2 h1, ...
+  for (int h = 0; h < 3; ++h) {
+    for (const char* metric : {"m1", "m2"}) {
+      const std::string host = "h" + std::to_string(h);
+      TagRef tag{"host", host};
+      SeriesId id = 0;
+      ASSERT_TRUE(d.db->ResolveSeries(metric, &tag, 1, &id).ok());
+      ids.push_back(id);
+    }
+  }
+  const Timestamp t0 = d.fault->NowMs() - 3600000;
+  int n = 0;
+  while (d.db->stats().pages_sealed < 3 * ids.size()) {  // round robin, one point each
+    for (SeriesId id : ids) {
+      SeriesPoint p{id, t0 + n * 1000, Value::Int((n * 7919 + id) % 100003)};
+      ASSERT_TRUE(d.db->Append(&p, 1).ok());
+    }
+    ++n;
+  }
+  d.db->TEST_RunMaintenance();  // too few to write yet: they wait
+  d.fault->AdvanceClock(5 * 60000);  // the oldest pending page has waited long enough
+  d.db->TEST_RunMaintenance();
+  ASSERT_EQ(d.db->stats().pages_pending, 0u);
+  std::string path;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir.path() + "/part")) {
+    if (e.path().filename() == "pages") path = e.path().string();
+  }
+  ASSERT_FALSE(path.empty());
+  std::unique_ptr<Env> env = NewPosixEnv();
+  PageFile file(env.get(), path, 64 * 1024);
+  ASSERT_TRUE(file.Open().ok());
+  std::vector<SeriesId> order;  // the series of each page, in file order
+  std::vector<std::string> warnings;
+  ASSERT_TRUE(file.Scan([&](uint64_t, uint32_t, SeriesId series, uint8_t,
+                            std::string_view) { order.push_back(series); },
+                        &warnings).ok());
+  EXPECT_TRUE(warnings.empty());
+  ASSERT_GE(order.size(), 3 * ids.size());
+  // Expected: m1's series (ids[0], ids[2], ids[4]), then m2's, each one's
+  // pages in a row.
+  std::vector<SeriesId> want_series = {ids[0], ids[2], ids[4], ids[1], ids[3], ids[5]};
+  std::vector<SeriesId> got_series;
+  for (SeriesId s : order) {
+    if (got_series.empty() || got_series.back() != s) got_series.push_back(s);
+  }
+  EXPECT_EQ(got_series, want_series);
+  // Every point reads back, from the page file and after a restart.
+  for (SeriesId id : ids) EXPECT_EQ(ReadAll(d.db.get(), id).size(), static_cast<size_t>(n));
+  d.db.reset();
+  std::unique_ptr<Storage> again;
+  ASSERT_TRUE(Storage::Open(SmallOptions(dir.path()), &again).ok());
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const std::vector<Sample> got = ReadAll(again.get(), ids[i]);
+    ASSERT_EQ(got.size(), static_cast<size_t>(n));
+    for (int k = 0; k < n; ++k) {
+      ASSERT_EQ(got[k].t, t0 + k * 1000);
+      ASSERT_TRUE(got[k].v.is_int());
+      ASSERT_EQ(got[k].v.int_value(), (k * 7919 + static_cast<int64_t>(ids[i])) % 100003);
+    }
+  }
 }
 
 TEST(WriteBatching, CheckpointWaitsForWalVolume) {
