@@ -54,7 +54,7 @@ int AppendUntilSealed(StorageImpl* db, SeriesId id, Timestamp t0, uint64_t pages
   int n = 0;
   while (db->stats().pages_sealed < pages) {
     for (int k = 0; k < step; ++k, ++n) {
-      SeriesPoint p{id, t0 + n * 1000, Value::Int((n * 7919) % 100003)};
+      SeriesPoint p{id, t0 + int64_t{n} * 1000, Value::Int(int64_t{n} * 7919 % 100003)};
       EXPECT_TRUE(db->Append(&p, 1).ok());
     }
   }
@@ -120,7 +120,7 @@ TEST(WriteBatching, PagesOfOneMetricLieSideBySide) {
   int n = 0;
   while (d.db->stats().pages_sealed < 3 * ids.size()) {  // round robin, one point each
     for (SeriesId id : ids) {
-      SeriesPoint p{id, t0 + n * 1000, Value::Int((n * 7919 + id) % 100003)};
+      SeriesPoint p{id, t0 + int64_t{n} * 1000, Value::Int((int64_t{n} * 7919 + id) % 100003)};
       ASSERT_TRUE(d.db->Append(&p, 1).ok());
     }
     ++n;
@@ -161,9 +161,10 @@ TEST(WriteBatching, PagesOfOneMetricLieSideBySide) {
     const std::vector<Sample> got = ReadAll(again.get(), ids[i]);
     ASSERT_EQ(got.size(), static_cast<size_t>(n));
     for (int k = 0; k < n; ++k) {
-      ASSERT_EQ(got[k].t, t0 + k * 1000);
+      ASSERT_EQ(got[k].t, t0 + int64_t{k} * 1000);
       ASSERT_TRUE(got[k].v.is_int());
-      ASSERT_EQ(got[k].v.int_value(), (k * 7919 + static_cast<int64_t>(ids[i])) % 100003);
+      const int64_t want = (int64_t{k} * 7919 + static_cast<int64_t>(ids[i])) % 100003;
+      ASSERT_EQ(got[k].v.int_value(), want);
     }
   }
 }
