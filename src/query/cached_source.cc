@@ -166,9 +166,14 @@ void CachedDownsampleSource::Keep(const Point& p) {
   if (out_.size() == out_.capacity()) {
     const size_t grown = std::max<size_t>(64, 2 * out_.capacity()) * sizeof(BucketCache::Bucket);
     const size_t more = grown - out_bytes_;
-    if (*use_.collected + more > use_.cache->max_bytes()) return StopCollecting();
+    // Taken first, then given back if over: groups of a query may run at
+    // once (query_engine.cc, RunGroupsInParallel).
+    const size_t was = use_.collected->fetch_add(more, std::memory_order_relaxed);
+    if (was + more > use_.cache->max_bytes()) {
+      use_.collected->fetch_sub(more, std::memory_order_relaxed);
+      return StopCollecting();
+    }
     out_.reserve(grown / sizeof(BucketCache::Bucket));
-    *use_.collected += more;
     out_bytes_ = grown;
   }
   out_.push_back(BucketCache::Bucket{p.t, p.v.float_value()});
@@ -176,7 +181,7 @@ void CachedDownsampleSource::Keep(const Point& p) {
 
 void CachedDownsampleSource::StopCollecting() {
   collecting_ = false;
-  if (out_bytes_ != 0) *use_.collected -= out_bytes_;
+  if (out_bytes_ != 0) use_.collected->fetch_sub(out_bytes_, std::memory_order_relaxed);
   out_bytes_ = 0;
   std::vector<BucketCache::Bucket>().swap(out_);
 }

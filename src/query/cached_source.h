@@ -15,6 +15,7 @@
 // Thread-safety: one query thread owns a source.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string_view>
 #include <vector>
@@ -34,7 +35,7 @@ struct CacheUse {
   // that would take it past cache->max_bytes() stops collecting (its
   // buckets could not all be kept anyway). Keeps a query over many long
   // series from holding every bucket it streams. Must not be null.
-  size_t* collected = nullptr;
+  std::atomic<size_t>* collected = nullptr;
 };
 
 // True when q's downsampling can use the cache: a fixed interval (not

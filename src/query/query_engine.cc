@@ -3,8 +3,10 @@
 #include "sundial/query/query_engine.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cassert>
 #include <chrono>
+#include <memory>
 #include <type_traits>
 #include <utility>
 
@@ -15,6 +17,7 @@
 #include "rollup_source.h"
 #include "series_match.h"
 #include "series_source.h"
+#include "sundial/common/executor.h"
 #include "sundial/query/json_format.h"
 
 namespace sundial::query {
@@ -389,16 +392,130 @@ Status RunGroup(storage::Storage* st, const rollup::RollupStore* rollups, const 
   return Status::OK();
 }
 
+// RunGroup's writer for a group run on its own budget, maybe on another
+// thread: keeps what the group writes, for Replay() in output order.
+class GroupRecord {
+ public:
+  void BeginResult(const SubQuery& q, const GroupHeader& h) {
+    q_ = &q;
+    header_ = h;
+  }
+  void AddPoint(Timestamp t, const Value& v) { points_.push_back({t, v, 0, 0}); }
+  void AddPointText(Timestamp t, std::string_view text) {
+    points_.push_back({t, Value(), texts_.size(), text.size()});
+    texts_.append(text);
+  }
+  bool EndResult(const ResultStats& stats) {
+    stats_ = stats;
+    return true;
+  }
+  uint64_t emitted() const { return points_.size(); }
+
+  // Writes the recorded result (if the group wrote one) to w; false if
+  // w's sink went away.
+  bool Replay(ResultWriter* w) const {
+    if (q_ == nullptr) return true;
+    w->BeginResult(*q_, header_);
+    for (const Recorded& p : points_) {
+      if (p.text_len != 0) {
+        w->AddPointText(p.t, std::string_view(texts_).substr(p.text_at, p.text_len));
+      } else {
+        w->AddPoint(p.t, p.v);
+      }
+    }
+    return w->EndResult(stats_);
+  }
+
+ private:
+  struct Recorded {
+    Timestamp t;
+    Value v;
+    size_t text_at;   // the value's text in texts_,
+    size_t text_len;  //   if it came as text (else 0)
+  };
+  const SubQuery* q_ = nullptr;  // null: no result
+  GroupHeader header_;
+  std::vector<Recorded> points_;
+  std::string texts_;
+  ResultStats stats_;
+};
+
+// The most groups a parallel plan runs before writing them: their records
+// wait in memory (each fewer than kMaterializeMaxBuckets points).
+constexpr size_t kParallelWindow = 32;
+// The most series of a group in a parallel plan (each lane holds one
+// group's pipelines at a time).
+constexpr size_t kParallelMaxMembers = 64;
+
+// Whether plan's groups may run on the query's lanes at once: several
+// groups, each a few series whose downsampled output is small.
+bool RunsInParallel(const QueryLanes& lanes, const SubPlan& plan) {
+  if (lanes.executor == nullptr || lanes.helpers == 0 || plan.groups.size() < 2) return false;
+  if (!FewBuckets(plan.q->downsample, plan)) return false;
+  for (const std::vector<size_t>& g : plan.groups) {
+    if (g.size() > kParallelMaxMembers) return false;
+  }
+  return true;
+}
+
+// Runs plan's groups kParallelWindow at a time on the lanes, each on a
+// budget of its own (QueryBudget::PartLimits), then absorbs their budgets
+// and writes them in order. The body and the errors are those of RunGroup
+// in sequence: a group that fails, or passes a limit with the groups
+// before it, runs again on the query's budget.
+Status RunGroupsInParallel(const QueryLanes& lanes, storage::Storage* st,
+                           const rollup::RollupStore* rollups, const CacheUse* cache,
+                           const AnnotationUse& ann, const QuerySpec& spec, const SubPlan& plan,
+                           QueryBudget* budget, ResultWriter* w, ResultStats* total) {
+  struct Part {
+    std::unique_ptr<QueryBudget> budget;
+    GroupRecord record;
+    ResultStats total;
+    Status status;
+  };
+  const size_t n = plan.groups.size();
+  for (size_t from = 0; from < n; from += kParallelWindow) {
+    const size_t count = std::min(kParallelWindow, n - from);
+    const BudgetLimits limits = budget->PartLimits();
+    std::vector<Part> parts(count);
+    ParallelFor(lanes.executor, lanes.helpers, count, [&](size_t i) {
+      Part& p = parts[i];
+      p.budget = std::make_unique<QueryBudget>(limits);
+      p.status = RunGroup(st, rollups, cache, ann, spec, plan, plan.groups[from + i],
+                          p.budget.get(), &p.record, &p.total);
+    });
+    for (size_t i = 0; i < count; ++i) {
+      Part& p = parts[i];
+      if (!budget->Absorb(*p.budget)) {
+        // It failed, or passed a limit with the groups before it: run it
+        // again on the query's budget, to fail where and as it would have.
+        p.record = GroupRecord();
+        p.total = ResultStats();
+        p.status = RunGroup(st, rollups, cache, ann, spec, plan, plan.groups[from + i], budget,
+                            &p.record, &p.total);
+      }
+      if (!p.status.ok()) return budget->status().ok() ? p.status : budget->status();
+      SUNDIAL_RETURN_IF_ERROR(budget->status());
+      if (!p.record.Replay(w)) return Status::Unavailable("client went away");
+      total->series += p.total.series;
+      total->raw_points += p.total.raw_points;
+      total->emitted += p.total.emitted;
+    }
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 QueryEngine::QueryEngine(storage::Storage* storage, const QueryLimits& limits,
                          const rollup::RollupStore* rollups, BucketCache* cache,
-                         const AnnotationStore* annotations)
+                         const AnnotationStore* annotations, const QueryLanes& lanes)
     : storage_(storage),
       limits_(limits),
       rollups_(rollups),
       cache_(cache),
-      annotations_(annotations) {}
+      annotations_(annotations),
+      lanes_(lanes) {}
 
 Status QueryEngine::Execute(const QuerySpec& spec, ChunkSink* sink, uint64_t* points) const {
   return Run(spec, nullptr, sink, points);
@@ -441,7 +558,8 @@ namespace {
 // The bucket cache's view for one run (empty without a cache); *collected
 // counts what the run's reads let the cache collect. Taken before any raw
 // point is read (bucket_cache.h).
-CacheUse UseCache(BucketCache* cache, storage::Storage* storage, size_t* collected) {
+CacheUse UseCache(BucketCache* cache, storage::Storage* storage,
+                  std::atomic<size_t>* collected) {
   if (cache == nullptr) return CacheUse();
   const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                              std::chrono::system_clock::now().time_since_epoch())
@@ -526,7 +644,7 @@ Status QueryEngine::Run(const QuerySpec& spec, const SmallQueryBound* bound,
   SUNDIAL_RETURN_IF_ERROR(PlanQuery(storage_, limits_, spec, bound,
                                     spec.show_tsuids || ann.series, &budget, &plans));
   // Phase 2: stream.
-  size_t collected = 0;
+  std::atomic<size_t> collected{0};
   const CacheUse cache = UseCache(cache_, storage_, &collected);
   CountingSink counted(sink, limits_.max_output_bytes, &budget);
   ResultWriter w(spec, &counted);
@@ -543,9 +661,14 @@ Status QueryEngine::Run(const QuerySpec& spec, const SmallQueryBound* bound,
   uint64_t read_ahead = kReadAheadBytes;
   for (const SubPlan& plan : plans) {
     HintRawReads(storage_, rollups_, spec, plan, &read_ahead);
+    const CacheUse* use = cache_ != nullptr ? &cache : nullptr;
+    if (bound == nullptr && RunsInParallel(lanes_, plan)) {
+      SUNDIAL_RETURN_IF_ERROR(RunGroupsInParallel(lanes_, storage_, rollups_, use, ann, spec,
+                                                  plan, &budget, &w, &total));
+      continue;
+    }
     for (const std::vector<size_t>& g : plan.groups) {
-      const Status s = RunGroup(storage_, rollups_, cache_ != nullptr ? &cache : nullptr, ann, spec,
-                                plan, g, &budget, &w, &total);
+      const Status s = RunGroup(storage_, rollups_, use, ann, spec, plan, g, &budget, &w, &total);
       if (!s.ok()) return budget.status().ok() ? s : budget.status();
     }
   }
@@ -614,7 +737,7 @@ Status QueryEngine::Collect(const QuerySpec& spec, const QueryLimits& limits,
     }
   } report{plans, budget, stats};
   SUNDIAL_RETURN_IF_ERROR(PlanQuery(storage_, limits, spec, nullptr, spec.show_tsuids, &budget, &plans));
-  size_t collected = 0;
+  std::atomic<size_t> collected{0};
   const CacheUse cache = UseCache(cache_, storage_, &collected);
   CollectWriter w(out, &budget);
   ResultStats total;

@@ -332,6 +332,42 @@ bool QueryBudget::Check() {
   return true;
 }
 
+BudgetLimits QueryBudget::PartLimits() const {
+  const auto left = [](uint64_t limit, uint64_t used) -> uint64_t {
+    if (limit == 0) return 0;
+    return used < limit ? limit - used : 1;
+  };
+  BudgetLimits l = limits_;
+  l.max_points = left(limits_.max_points, points_);
+  l.max_output_points = left(limits_.max_output_points, emitted_);
+  l.soft_output_points = left(limits_.soft_output_points, emitted_);
+  const int64_t elapsed_us = std::chrono::duration_cast<std::chrono::microseconds>(
+                                 std::chrono::steady_clock::now() - start_)
+                                 .count();
+  if (limits_.deadline_ms > 0) {
+    l.deadline_ms = std::max<int64_t>(1, limits_.deadline_ms - elapsed_us / 1000);
+  }
+  if (limits_.soft_deadline_us > 0) {
+    l.soft_deadline_us = std::max<int64_t>(1, limits_.soft_deadline_us - elapsed_us);
+  }
+  return l;
+}
+
+bool QueryBudget::Absorb(const QueryBudget& part) {
+  const auto fits = [](uint64_t limit, uint64_t used, uint64_t more) {
+    return limit == 0 || (used <= limit && more <= limit - used);
+  };
+  if (!status_.ok() || !part.status_.ok() || !fits(limits_.max_points, points_, part.points_) ||
+      !fits(limits_.max_output_points, emitted_, part.emitted_) ||
+      !fits(limits_.soft_output_points, emitted_, part.emitted_)) {
+    return false;
+  }
+  points_ += part.points_;
+  emitted_ += part.emitted_;
+  SetNextChecks();
+  return true;
+}
+
 std::string SeriesLimitMessage(uint64_t limit) {
   return "Sorry, you have attempted to fetch more than our limit of " + std::to_string(limit) +
          " time series (query.max_series). Please try filtering using more tags or use fewer "

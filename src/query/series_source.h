@@ -86,6 +86,18 @@ class QueryBudget {
   uint64_t points() const { return points_; }
   uint64_t emitted() const { return emitted_; }
 
+  // The limits of a part of the query that runs on its own budget (on
+  // another thread): what is left of this budget's raw points, output
+  // points and time now, and its memory limit as it is (a part holds it
+  // alone). A part is allowed one point more when none is left, so that
+  // Absorb() fails as this budget would have.
+  BudgetLimits PartLimits() const;
+  // Adds a finished part's raw and output points to this budget if the
+  // part did not fail and they fit in what is left of it. Returns whether
+  // it did; if not, nothing changed, and running the part again on this
+  // budget fails as running it in sequence would have.
+  bool Absorb(const QueryBudget& part);
+
  private:
   bool Check();
   void SetNextChecks();

@@ -70,7 +70,7 @@ Status ParseQuery(const Request& req, query::QuerySpec* spec) {
 void RunQuery(const ServiceContext* ctx, const query::QuerySpec& spec, const ResponderPtr& resp) {
   ResponderSink sink(resp, ctx->workers);
   const query::QueryEngine engine(ctx->storage, Limits(ctx), ctx->rollups, ctx->cache,
-                                  ctx->annotations);
+                                  ctx->annotations, {ctx->workers, ctx->query_helpers});
   uint64_t points = 0;
   const Status s = engine.Execute(spec, &sink, &points);
   ctx->stats->AddPointsOut(PointsOut::kQuery, points);

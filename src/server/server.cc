@@ -1,5 +1,6 @@
 #include "server.h"
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <string>
@@ -97,6 +98,8 @@ Status Server::Start() {
   ctx_.ingest = ingest_.get();
   ctx_.remote_write = remote_write_.get();
   ctx_.workers = workers_.get();
+  const size_t cores = std::max(1u, std::thread::hardware_concurrency());
+  ctx_.query_helpers = std::min<size_t>(options_.query.threads, cores) - 1;
   ctx_.stats = &stats_;
   ctx_.connections = &connections_;
   ctx_.router = &router_;

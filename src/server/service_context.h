@@ -57,6 +57,9 @@ struct ServiceContext {
   IngestService* ingest = nullptr;            // the write path (ingest_service.h)
   RemoteWriteService* remote_write = nullptr; // /api/v1/write (remote_write_service.h)
   WorkerPool* workers = nullptr;              // for work that must leave I/O threads
+  // Jobs of workers one query may add to its own thread: min(query.threads,
+  // CPU cores) - 1 (QueryLanes).
+  size_t query_helpers = 0;
   ServerStats* stats = nullptr;
   const net::ConnectionManager* connections = nullptr;
   const http::Router* router = nullptr;

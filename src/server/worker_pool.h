@@ -23,11 +23,12 @@
 #include <asio/post.hpp>
 #include <asio/thread_pool.hpp>
 
+#include "sundial/common/executor.h"
 #include "sundial/common/mutex.h"
 
 namespace sundial::server {
 
-class WorkerPool {
+class WorkerPool final : public Executor {
  public:
   // Called on the worker thread with the what() of an exception that
   // escaped a job. Must not throw.
@@ -37,7 +38,7 @@ class WorkerPool {
   // jobs wait on slow clients (0 = never add any). on_exception: empty logs
   // the exception as an error (a test harness may want to stop instead).
   WorkerPool(size_t num_threads, size_t max_spare, ExceptionHandler on_exception = nullptr);
-  ~WorkerPool();  // Stop()
+  ~WorkerPool() override;  // Stop()
 
   WorkerPool(const WorkerPool&) = delete;
   WorkerPool& operator=(const WorkerPool&) = delete;
@@ -61,6 +62,9 @@ class WorkerPool {
       }
     });
   }
+
+  // Executor: Submit(job).
+  void Post(std::function<void()> job) override { Submit(std::move(job)); }
 
   // Marks the calling job as waiting on something outside the pool for as
   // long as the scope lives. While more jobs wait than there are spare

@@ -11,6 +11,7 @@
 #include <random>
 #include <set>
 
+#include "common/thread_executor.h"
 #include "mem_storage.h"
 #include "sundial/query/query_engine.h"
 
@@ -365,6 +366,55 @@ TEST(QueryDiff, EngineMatchesReference) {
     }
   }
   EXPECT_GT(compared, 2000);
+}
+
+// Groups run at once on lanes (QueryLanes) must give the body and the
+// errors that running them one after another gives, limits included.
+TEST(QueryDiff, ParallelGroupsMatchSequentialGroups) {
+  uint64_t seed = std::random_device{}();
+  if (const char* s = std::getenv("SUNDIAL_SEED")) seed = std::strtoull(s, nullptr, 10);
+  std::printf("QueryDiff parallel seed: %llu (replay with SUNDIAL_SEED)\n",
+              static_cast<unsigned long long>(seed));
+  std::mt19937_64 rng(seed);
+  sundial::testing::ThreadExecutor ex(3);
+  int compared = 0, limited = 0;
+  for (int round = 0; round < 200; ++round) {
+    MemStorage st;
+    RandomData(rng, &st);
+    RandomData(rng, &st);  // more series (a second metric "m" set merges in)
+    QueryLimits limits;
+    if (rng() % 3 == 0) limits.max_points = 1 + rng() % 400;
+    if (rng() % 3 == 0) limits.max_output_points = 1 + rng() % 100;
+    if (rng() % 4 == 0) limits.max_memory = 1 + rng() % 20000;
+    const QueryEngine sequential(&st, limits);
+    const QueryEngine parallel(&st, limits, nullptr, nullptr, nullptr, {&ex, 1 + rng() % 3});
+    for (int qi = 0; qi < 20; ++qi) {
+      const std::string m = RandomQuery(rng);
+      const int64_t start = kBase + static_cast<int64_t>(rng() % 9000) * 1000;
+      const int64_t end = start + static_cast<int64_t>(rng() % 10000) * 1000;
+      QuerySpec spec;
+      ASSERT_TRUE(ParseQueryParams({{"start", std::to_string(start)}, {"end", std::to_string(end)},
+                                    {"m", m}, {"ms", ""}}, 0, &spec).ok()) << m;
+      StringSink a, b;
+      uint64_t pa = 0, pb = 0;
+      const Status sa = sequential.Execute(spec, &a, &pa);
+      const Status sb = parallel.Execute(spec, &b, &pb);
+      const std::string ctx = "seed " + std::to_string(seed) + " round " + std::to_string(round) +
+                              " m=" + m + " start=" + std::to_string(start) +
+                              " end=" + std::to_string(end);
+      ASSERT_EQ(sa.ToString(), sb.ToString()) << ctx;
+      if (!sa.ok()) {
+        limited += sa.code() == Status::Code::kResourceExhausted;
+        continue;
+      }
+      ASSERT_EQ(a.body, b.body) << ctx;
+      EXPECT_EQ(pa, pb) << ctx;
+      ++compared;
+    }
+  }
+  std::printf("compared %d bodies, %d limit errors\n", compared, limited);
+  EXPECT_GT(compared, 1000);
+  EXPECT_GT(limited, 50);
 }
 
 }  // namespace

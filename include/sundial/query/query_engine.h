@@ -21,6 +21,7 @@
 #include <string>
 #include <string_view>
 
+#include "sundial/common/executor.h"
 #include "sundial/common/status.h"
 #include "sundial/query/annotations.h"
 #include "sundial/query/bucket_cache.h"
@@ -93,6 +94,13 @@ struct LookupRequest {
 Status ParseLookupParams(const ParamList& params, LookupRequest* out);
 Status ParseLookupJson(std::string_view body, LookupRequest* out);
 
+// Where a query may run its groups at once (QueryEngine's constructor):
+// on the calling thread and on up to `helpers` jobs posted to executor.
+struct QueryLanes {
+  Executor* executor = nullptr;  // borrowed; null: the calling thread only
+  size_t helpers = 0;
+};
+
 class QueryEngine {
  public:
   // rollups (borrowed, may be null) answers whole-hour downsampling when
@@ -101,10 +109,12 @@ class QueryEngine {
   // either way. cache must be the storage's late-point observer (directly or
   // among others), or it could serve buckets that late points changed.
   // annotations (borrowed, may be null) adds "annotations" and
-  // "globalAnnotations" to /api/query results.
+  // "globalAnnotations" to /api/query results. lanes: Execute() runs the
+  // groups of a sub-query on them at once when each group is a few series
+  // downsampled to few points (the result is the same).
   QueryEngine(storage::Storage* storage, const QueryLimits& limits,
               const rollup::RollupStore* rollups = nullptr, BucketCache* cache = nullptr,
-              const AnnotationStore* annotations = nullptr);
+              const AnnotationStore* annotations = nullptr, const QueryLanes& lanes = {});
   QueryEngine(const QueryEngine&) = delete;
   QueryEngine& operator=(const QueryEngine&) = delete;
 
@@ -166,6 +176,7 @@ class QueryEngine {
   const rollup::RollupStore* const rollups_;
   BucketCache* const cache_;
   const AnnotationStore* const annotations_;
+  const QueryLanes lanes_;
 };
 
 // Upper-case hex TSUID of a series key (3-byte UIDs, tag pairs sorted by
