@@ -40,6 +40,9 @@ struct SubPlan {
   std::vector<std::vector<size_t>> groups;  // indices into series
   Timestamp scan_start_ms;
   Timestamp scan_end_ms;  // exclusive
+  // By index into series: whether a read-ahead hint asked for all of the
+  // series' data (HintRawReads); empty when none was given.
+  std::vector<bool> hinted;
 };
 
 // OpenTSDB's scan window (TsdbQuery.getScanStartTimeSeconds/EndTime).
@@ -261,19 +264,29 @@ constexpr uint64_t kReadAheadBytes = 8u << 20;
 // start reading all of its series from disk at once, in the order the
 // groups will read them: after a restart the disk then serves them in
 // parallel rather than one group's reads after another's. *left is the
-// request's read-ahead still unspent; the hint spends from it.
+// request's read-ahead still unspent; the hint spends from it. Marks the
+// series it covered in plan->hinted.
 void HintRawReads(storage::Storage* st, const rollup::RollupStore* rollups,
-                  const QuerySpec& spec, const SubPlan& plan, uint64_t* left) {
+                  const QuerySpec& spec, SubPlan* plan, uint64_t* left) {
   if (*left == 0) return;
-  const DownsampleContext ctx{&plan.q->downsample, &spec.tz, spec.start_ms, spec.end_ms,
-                              plan.scan_start_ms, plan.scan_end_ms};
-  if (rollups != nullptr && RollupEligible(*plan.q, ctx)) return;
+  const DownsampleContext ctx{&plan->q->downsample, &spec.tz, spec.start_ms, spec.end_ms,
+                              plan->scan_start_ms, plan->scan_end_ms};
+  if (rollups != nullptr && RollupEligible(*plan->q, ctx)) return;
+  std::vector<size_t> order;
   std::vector<SeriesId> ids;
-  ids.reserve(plan.series.size());
-  for (const std::vector<size_t>& g : plan.groups) {
-    for (size_t m : g) ids.push_back(plan.series[m].id);
+  order.reserve(plan->series.size());
+  ids.reserve(plan->series.size());
+  for (const std::vector<size_t>& g : plan->groups) {
+    for (size_t m : g) {
+      order.push_back(m);
+      ids.push_back(plan->series[m].id);
+    }
   }
-  *left -= std::min(*left, st->WillRead(ids, plan.scan_start_ms, plan.scan_end_ms - 1, *left));
+  size_t covered = 0;
+  *left -= std::min(
+      *left, st->WillRead(ids, plan->scan_start_ms, plan->scan_end_ms - 1, *left, &covered));
+  plan->hinted.assign(plan->series.size(), false);
+  for (size_t i = 0; i < covered && i < order.size(); ++i) plan->hinted[order[i]] = true;
 }
 
 // Whether the downsampled points of one series over the plan's scan window
@@ -352,8 +365,13 @@ Status RunGroup(storage::Storage* st, const rollup::RollupStore* rollups, const 
       present.push_back(m);
       continue;
     }
+    const SeriesId id = plan.series[m].id;
+    const Timestamp end = plan.scan_end_ms - 1;
+    const bool hinted = m < plan.hinted.size() && plan.hinted[m];
     auto raw = std::make_unique<RawSource>(
-        st->NewIterator(plan.series[m].id, plan.scan_start_ms, plan.scan_end_ms - 1), budget);
+        hinted ? st->NewHintedIterator(id, plan.scan_start_ms, end)
+               : st->NewIterator(id, plan.scan_start_ms, end),
+        budget);
     if (!raw->Prime()) continue;
     if (materialize) {
       auto done = Materialize(BuildSeriesPipeline(std::move(raw), q, ctx), budget);
@@ -659,8 +677,8 @@ Status QueryEngine::Run(const QuerySpec& spec, const SmallQueryBound* bound,
     }
   } report{total, points};
   uint64_t read_ahead = kReadAheadBytes;
-  for (const SubPlan& plan : plans) {
-    HintRawReads(storage_, rollups_, spec, plan, &read_ahead);
+  for (SubPlan& plan : plans) {
+    HintRawReads(storage_, rollups_, spec, &plan, &read_ahead);
     const CacheUse* use = cache_ != nullptr ? &cache : nullptr;
     if (bound == nullptr && RunsInParallel(lanes_, plan)) {
       SUNDIAL_RETURN_IF_ERROR(RunGroupsInParallel(lanes_, storage_, rollups_, use, ann, spec,
@@ -742,8 +760,8 @@ Status QueryEngine::Collect(const QuerySpec& spec, const QueryLimits& limits,
   CollectWriter w(out, &budget);
   ResultStats total;
   uint64_t read_ahead = kReadAheadBytes;
-  for (const SubPlan& plan : plans) {
-    HintRawReads(storage_, rollups_, spec, plan, &read_ahead);
+  for (SubPlan& plan : plans) {
+    HintRawReads(storage_, rollups_, spec, &plan, &read_ahead);
     for (const std::vector<size_t>& g : plan.groups) {
       const Status s = RunGroup(storage_, rollups_, cache_ != nullptr ? &cache : nullptr,
                                 AnnotationUse(), spec,

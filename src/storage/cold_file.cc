@@ -286,13 +286,18 @@ std::vector<SeriesId> ColdFile::SeriesIds() const {
   return ids;
 }
 
-uint64_t ColdFile::WillNeed(const std::vector<SeriesId>& ids, uint64_t max_bytes) const {
+uint64_t ColdFile::WillNeed(const std::vector<SeriesId>& ids, uint64_t max_bytes,
+                            size_t* covered) const {
   std::vector<std::pair<uint64_t, uint64_t>> ranges;  // [from, to) in the file
   uint64_t total = 0;
-  for (SeriesId id : ids) {
-    const Entry* e = Find(id);
+  *covered = ids.size();
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const Entry* e = Find(ids[i]);
     if (e == nullptr) continue;
-    if (total + e->comp_len > max_bytes) break;
+    if (total + e->comp_len > max_bytes) {
+      *covered = i;
+      break;
+    }
     total += e->comp_len;
     ranges.emplace_back(e->offset, e->offset + e->comp_len);
   }

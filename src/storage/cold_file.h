@@ -172,9 +172,10 @@ class ColdFile {
   std::vector<SeriesId> SeriesIds() const;
   // Asks the kernel to read the blocks of ids ahead, at most max_bytes of
   // them (the ids' order decides which), with one request per stretch of
-  // adjacent blocks. Returns the bytes asked for. A hint: reads stay
-  // correct without it.
-  uint64_t WillNeed(const std::vector<SeriesId>& ids, uint64_t max_bytes) const;
+  // adjacent blocks. Returns the bytes asked for, and in *covered how many
+  // of ids, from the first, it asked for all of (an id without blocks
+  // here counts). A hint: reads stay correct without it.
+  uint64_t WillNeed(const std::vector<SeriesId>& ids, uint64_t max_bytes, size_t* covered) const;
   uint64_t page_count() const { return pages_; }
   uint64_t file_bytes() const { return file_size_; }
   size_t MemoryUsage() EXCLUDES(mu_);

@@ -452,15 +452,17 @@ void Partition::WillNeed(const std::vector<PageRef>& refs) {
 }
 
 uint64_t Partition::WillReadPages(const std::vector<SeriesId>& ids, Timestamp start,
-                                  Timestamp end, uint64_t max_bytes) {
+                                  Timestamp end, uint64_t max_bytes, size_t* covered) {
   std::vector<std::pair<uint64_t, uint32_t>> ranges;
   uint64_t total = 0;
   PageFile* pages = nullptr;
+  *covered = ids.size();
   {
     MutexLock lock(&mu_);
     pages = pages_.get();
     if (pages == nullptr) return 0;
-    for (SeriesId series : ids) {
+    for (size_t i = 0; i < ids.size(); ++i) {
+      const SeriesId series = ids[i];
       const size_t before = ranges.size();
       uint64_t bytes = 0;
       for (uint32_t e = series < last_.size() ? last_[series] : 0; e != 0; e = At(e - 1).prev) {
@@ -471,6 +473,7 @@ uint64_t Partition::WillReadPages(const std::vector<SeriesId>& ids, Timestamp st
       }
       if (total + bytes > max_bytes) {  // this series' pages do not fit
         ranges.resize(before);
+        *covered = i;
         break;
       }
       total += bytes;

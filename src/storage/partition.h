@@ -110,13 +110,16 @@ class Partition {
   // parallel instead of one synchronous read after another.
   void WillNeed(const std::vector<PageRef>& refs);
   // ColdFile::WillNeed on the cold file, if there is one; returns the bytes
-  // asked for.
-  uint64_t WillReadCold(const std::vector<SeriesId>& ids, uint64_t max_bytes);
+  // asked for, and in *covered how many of ids, from the first, it asked
+  // for all of (ids.size() without a cold file).
+  uint64_t WillReadCold(const std::vector<SeriesId>& ids, uint64_t max_bytes, size_t* covered);
   // WillNeed for the page-file pages of ids overlapping [start, end], all
   // in one go, taking series in the order given while their pages fit in
-  // max_bytes. Returns the bytes asked for. Reads only the index.
+  // max_bytes. Returns the bytes asked for, and in *covered how many of
+  // ids, from the first, had all their pages asked for. Reads only the
+  // index.
   uint64_t WillReadPages(const std::vector<SeriesId>& ids, Timestamp start, Timestamp end,
-                         uint64_t max_bytes);
+                         uint64_t max_bytes, size_t* covered);
   // Copies the page at ref into *page, checking its CRC unless an earlier
   // read of the same page did.
   Status ReadPage(SeriesId series, const PageRef& ref, std::string* page);

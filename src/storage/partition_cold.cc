@@ -13,9 +13,11 @@ ColdFile* Partition::cold() {
   return cold_.get();
 }
 
-uint64_t Partition::WillReadCold(const std::vector<SeriesId>& ids, uint64_t max_bytes) {
+uint64_t Partition::WillReadCold(const std::vector<SeriesId>& ids, uint64_t max_bytes,
+                                 size_t* covered) {
   const ColdFile* c = cold();
-  return c == nullptr ? 0 : c->WillNeed(ids, max_bytes);
+  *covered = ids.size();
+  return c == nullptr ? 0 : c->WillNeed(ids, max_bytes, covered);
 }
 
 Status Partition::OpenCold(std::vector<std::string>* warnings) {

@@ -211,10 +211,12 @@ class StorageImpl final : public Storage {
   Status Sync() override;
   std::unique_ptr<SampleIterator> NewIterator(SeriesId id, Timestamp start,
                                               Timestamp end) override;
+  std::unique_ptr<SampleIterator> NewHintedIterator(SeriesId id, Timestamp start,
+                                                    Timestamp end) override;
   Status LastPoint(SeriesId id, Sample* out) override;
   // The ids' cold blocks and page-file pages, at most max_bytes in all.
   uint64_t WillRead(const std::vector<SeriesId>& ids, Timestamp start, Timestamp end,
-                    uint64_t max_bytes) override;
+                    uint64_t max_bytes, size_t* covered) override;
   std::vector<SeriesId> SeriesOfMetric(std::string_view metric) override;
   std::vector<SeriesId> SeriesWithTag(std::string_view key, std::string_view value) override;
   std::vector<SeriesId> SeriesOfMetricWithTag(std::string_view metric, std::string_view key,
@@ -266,6 +268,9 @@ class StorageImpl final : public Storage {
  private:
   StorageImpl(const StorageOptions& options, std::unique_ptr<Env> env);
   Status Recover();
+  // NewIterator and NewHintedIterator (read_ahead false).
+  std::unique_ptr<SampleIterator> OpenIterator(SeriesId id, Timestamp start, Timestamp end,
+                                               bool read_ahead);
   // False if the point could not be applied (its partition cannot be
   // opened); the caller then stops writes (SetBgError).
   bool ApplyPoint(SeriesId id, MemSeries* s, Timestamp t, Value v) EXCLUDES(s->lock);

@@ -8,6 +8,16 @@ namespace sundial::storage {
 
 std::unique_ptr<SampleIterator> StorageImpl::NewIterator(SeriesId id, Timestamp start,
                                                          Timestamp end) {
+  return OpenIterator(id, start, end, true);
+}
+
+std::unique_ptr<SampleIterator> StorageImpl::NewHintedIterator(SeriesId id, Timestamp start,
+                                                               Timestamp end) {
+  return OpenIterator(id, start, end, false);
+}
+
+std::unique_ptr<SampleIterator> StorageImpl::OpenIterator(SeriesId id, Timestamp start,
+                                                          Timestamp end, bool read_ahead) {
   std::vector<SeriesIterator::Source> sources;
   MemSeries* s = series_.Get(id);
   if (s == nullptr || start > end) {
@@ -53,7 +63,7 @@ std::unique_ptr<SampleIterator> StorageImpl::NewIterator(SeriesId id, Timestamp 
   for (auto& part : pins) {
     refs.clear();
     part->PagesOf(id, start, end, &refs);
-    part->WillNeed(refs);
+    if (read_ahead) part->WillNeed(refs);
     const PartitionFiles files = tombstones ? FilesOf(part.get()) : PartitionFiles();
     for (const PageRef& r : refs) {
       SeriesIterator::Source src;
@@ -76,14 +86,22 @@ std::unique_ptr<SampleIterator> StorageImpl::NewIterator(SeriesId id, Timestamp 
 }
 
 uint64_t StorageImpl::WillRead(const std::vector<SeriesId>& ids, Timestamp start, Timestamp end,
-                               uint64_t max_bytes) {
+                               uint64_t max_bytes, size_t* covered) {
+  *covered = 0;
   if (ids.empty() || start > end || max_bytes == 0) return 0;
   uint64_t left = max_bytes;
+  size_t all = ids.size();
   for (auto& part : partitions_->Overlapping(start, end)) {
-    left -= part->WillReadCold(ids, left);
-    if (left > 0) left -= part->WillReadPages(ids, start, end, left);
-    if (left == 0) break;
+    if (left == 0) {  // this partition's data was not asked for
+      all = 0;
+      break;
+    }
+    size_t cold = 0, pages = 0;
+    left -= part->WillReadCold(ids, left, &cold);
+    left -= part->WillReadPages(ids, start, end, left, &pages);
+    all = std::min({all, cold, pages});
   }
+  *covered = all;
   return max_bytes - left;
 }
 

@@ -83,12 +83,23 @@ class MemStorage final : public storage::Storage {
   }
 
   // Records each hint: (ids, start, end, max_bytes). Answers that it asked
-  // for will_read_bytes of them (at most max_bytes).
+  // for will_read_bytes of them (at most max_bytes), covering the first
+  // will_read_covered ids.
   uint64_t WillRead(const std::vector<SeriesId>& ids, Timestamp start, Timestamp end,
-                    uint64_t max_bytes) override {
+                    uint64_t max_bytes, size_t* covered) override {
     std::lock_guard<std::mutex> l(mu_);
     will_read.push_back({ids, start, end, max_bytes});
+    *covered = std::min(ids.size(), will_read_covered);
     return std::min(max_bytes, will_read_bytes);
+  }
+  // Counts the iterators opened as covered by a hint.
+  std::unique_ptr<SampleIterator> NewHintedIterator(SeriesId id, Timestamp start,
+                                                    Timestamp end) override {
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      hinted_ids.push_back(id);
+    }
+    return NewIterator(id, start, end);
   }
   struct WillReadCall {
     std::vector<SeriesId> ids;
@@ -97,6 +108,8 @@ class MemStorage final : public storage::Storage {
   };
   std::vector<WillReadCall> will_read;
   uint64_t will_read_bytes = 0;
+  size_t will_read_covered = 0;
+  std::vector<SeriesId> hinted_ids;  // NewHintedIterator's, in call order
 
   Status LastPoint(SeriesId id, Sample* out) override {
     std::lock_guard<std::mutex> l(mu_);

@@ -193,6 +193,27 @@ TEST_F(QueryEngineTest, HintsStorageWithTheSeriesOfEachSubQuery) {
   EXPECT_LE(st_.will_read[0].start, T * 1000);
   EXPECT_GE(st_.will_read[0].end, (T + 3599) * 1000 + 999);
   EXPECT_EQ(st_.will_read[1].ids, (std::vector<SeriesId>{c}));
+  EXPECT_TRUE(st_.hinted_ids.empty());  // the hints covered no series
+}
+
+// The series a hint covered are read with iterators that do not ask the
+// disk again; the others with plain ones. The result is the same.
+TEST_F(QueryEngineTest, SeriesAHintCoveredAreNotAskedForAgain) {
+  const SeriesId a = Add("m", {{"host", "b"}});
+  const SeriesId b = Add("m", {{"host", "a"}});
+  const SeriesId c = Add("m", {{"host", "c"}});
+  PutI(a, T, 1);
+  PutI(b, T, 2);
+  PutI(c, T, 4);
+  const std::vector<std::pair<std::string, std::string>> q = {
+      {"start", std::to_string(T)}, {"end", std::to_string(T + 3599)}, {"m", "sum:m{host=*}"}};
+  const std::string plain = Run(q);
+  st_.will_read_bytes = 1000;
+  st_.will_read_covered = 2;  // of b, a, c (group order): b and a
+  EXPECT_EQ(Run(q), plain);
+  std::vector<SeriesId> hinted = st_.hinted_ids;
+  std::sort(hinted.begin(), hinted.end());
+  EXPECT_EQ(hinted, (std::vector<SeriesId>{std::min(a, b), std::max(a, b)}));
 }
 
 // The read-ahead of one request is one budget over all its sub-queries:

@@ -366,24 +366,28 @@ TEST(ColdFile, WillNeedAsksOncePerStretchWithinItsBudget) {
 
   // Adjacent blocks: one request from the first one's bytes to the end of
   // the second; unknown ids are passed over.
-  const uint64_t two = c->WillNeed({7, 3, 4}, 1u << 30);
+  size_t covered = 9;
+  const uint64_t two = c->WillNeed({7, 3, 4}, 1u << 30, &covered);
+  EXPECT_EQ(covered, 3u);
   ASSERT_EQ(hints->hints.size(), 1u);
   EXPECT_EQ(hints->hints[0].first, kColdHeaderSize + kColdBlockHeaderSize);
   EXPECT_GT(two, 0u);
   EXPECT_EQ(hints->hints[0].second, two + kColdBlockHeaderSize);  // 7's header in between
   // 3 and 1 with series 8's large block between them: two requests.
   hints->hints.clear();
-  c->WillNeed({1, 3}, 1u << 30);
+  c->WillNeed({1, 3}, 1u << 30, &covered);
   ASSERT_EQ(hints->hints.size(), 2u);
   EXPECT_LT(hints->hints[0].first, hints->hints[1].first);
   // The budget: blocks are taken in the order given while they fit.
   hints->hints.clear();
-  const uint64_t three = c->WillNeed({3}, 1u << 30);
+  const uint64_t three = c->WillNeed({3}, 1u << 30, &covered);
   hints->hints.clear();
-  EXPECT_EQ(c->WillNeed({3, 8, 1}, three + 1), three);  // 8 does not fit: 3 only
+  EXPECT_EQ(c->WillNeed({3, 8, 1}, three + 1, &covered), three);  // 8 does not fit: 3 only
+  EXPECT_EQ(covered, 1u);
   EXPECT_EQ(hints->hints.size(), 1u);
   hints->hints.clear();
-  EXPECT_EQ(c->WillNeed({8}, 1000), 0u);
+  EXPECT_EQ(c->WillNeed({8}, 1000, &covered), 0u);
+  EXPECT_EQ(covered, 0u);
   EXPECT_TRUE(hints->hints.empty());
   // Reads do not depend on it.
   std::vector<ColdPage> pages;
@@ -525,38 +529,52 @@ TEST_F(Compaction, WillReadHintsColdBlocksAndPagesOfTheSeriesAskedFor) {
 
   constexpr uint64_t kBudget = 8u << 20;
   f->SetFilter("/cold");
-  const uint64_t asked = db_->WillRead({a_, b_}, t0_, t0_ + 2 * kHour - 1, kBudget);
+  size_t covered = 9;
+  const uint64_t asked = db_->WillRead({a_, b_}, t0_, t0_ + 2 * kHour - 1, kBudget, &covered);
+  EXPECT_EQ(covered, 2u);
   EXPECT_EQ(f->will_need_calls(), 1u);  // the two blocks lie side by side
   const uint64_t cold_bytes = f->will_need_bytes();
   EXPECT_GT(cold_bytes, 0u);
   EXPECT_GE(asked, cold_bytes);  // and the page file's pages
   // A budget that holds one block buys that one; none buys nothing.
-  const uint64_t block_a = db_->WillRead({a_}, t0_, t0_ + kHour - 1, kBudget);
+  const uint64_t block_a = db_->WillRead({a_}, t0_, t0_ + kHour - 1, kBudget, &covered);
+  EXPECT_EQ(covered, 1u);
   EXPECT_GT(block_a, 0u);
   EXPECT_LT(block_a, cold_bytes);
-  EXPECT_EQ(db_->WillRead({a_, b_}, t0_, t0_ + kHour - 1, block_a), block_a);
+  EXPECT_EQ(db_->WillRead({a_, b_}, t0_, t0_ + kHour - 1, block_a, &covered), block_a);
+  EXPECT_EQ(covered, 1u);  // a's block only
   EXPECT_EQ(f->will_need_calls(), 3u);
   EXPECT_EQ(f->will_need_bytes(), cold_bytes + 2 * block_a);  // b's block did not fit
-  EXPECT_EQ(db_->WillRead({a_, b_}, t0_, t0_ + 2 * kHour - 1, 0), 0u);
+  EXPECT_EQ(db_->WillRead({a_, b_}, t0_, t0_ + 2 * kHour - 1, 0, &covered), 0u);
+  EXPECT_EQ(covered, 0u);
   EXPECT_EQ(f->will_need_calls(), 3u);
   f->SetFilter("/pages");
   const uint64_t base = f->will_need_bytes();
-  db_->WillRead({a_, b_}, t0_, t0_ + 2 * kHour - 1, kBudget);
+  db_->WillRead({a_, b_}, t0_, t0_ + 2 * kHour - 1, kBudget, &covered);
   EXPECT_GE(f->will_need_calls(), 4u);
   const uint64_t page_bytes = f->will_need_bytes() - base;
   EXPECT_GT(page_bytes, 0u);
   // One series asks for less; a range before the data and an unknown
   // series ask for nothing.
-  db_->WillRead({a_}, t0_ + kHour, t0_ + 2 * kHour - 1, kBudget);
+  db_->WillRead({a_}, t0_ + kHour, t0_ + 2 * kHour - 1, kBudget, &covered);
   const uint64_t one = f->will_need_bytes() - base - page_bytes;
   EXPECT_GT(one, 0u);
   EXPECT_LT(one, page_bytes);
   const uint64_t calls = f->will_need_calls();
-  EXPECT_EQ(db_->WillRead({a_, b_}, 0, t0_ - 1, kBudget), 0u);
-  EXPECT_EQ(db_->WillRead({b_ + 100}, t0_, t0_ + 2 * kHour - 1, kBudget), 0u);
+  EXPECT_EQ(db_->WillRead({a_, b_}, 0, t0_ - 1, kBudget, &covered), 0u);
+  EXPECT_EQ(db_->WillRead({b_ + 100}, t0_, t0_ + 2 * kHour - 1, kBudget, &covered), 0u);
+  EXPECT_EQ(f->will_need_calls(), calls);
+  // An iterator of a series a hint covered does not ask again; a plain one
+  // asks for its pages.
+  std::vector<Sample> hinted;
+  for (auto it = db_->NewHintedIterator(a_, kMinTimestamp, kMaxTimestamp); it->Next();) {
+    hinted.push_back(Sample{it->t(), it->v()});
+  }
+  EXPECT_EQ(Text(hinted), Text(a));
   EXPECT_EQ(f->will_need_calls(), calls);
 
   EXPECT_EQ(Text(ReadAll(db_.get(), a_)), Text(a));
+  EXPECT_GT(f->will_need_calls(), calls);
   EXPECT_EQ(Text(ReadAll(db_.get(), b_)), Text(b));
 }
 

@@ -274,6 +274,13 @@ class Storage {
   // time order, duplicates resolved (last write wins). Caller owns it.
   virtual std::unique_ptr<SampleIterator> NewIterator(SeriesId id, Timestamp start,
                                                       Timestamp end) = 0;
+  // NewIterator for a series whose data over [start, end] a WillRead call
+  // asked for (it counted the series in *covered): the iterator does not
+  // ask the disk for it again.
+  virtual std::unique_ptr<SampleIterator> NewHintedIterator(SeriesId id, Timestamp start,
+                                                            Timestamp end) {
+    return NewIterator(id, start, end);
+  }
 
   // The newest point of the series. NotFound if it has none.
   virtual Status LastPoint(SeriesId id, Sample* out) = 0;
@@ -283,10 +290,12 @@ class Storage {
   // at once, so that the disk works on them in parallel), at most
   // max_bytes of them (small gaps between two stretches may be read
   // along). Returns the bytes of them it asked for, <= max_bytes, so that
-  // a caller can spread one budget over several hints. Results never
-  // depend on it.
+  // a caller can spread one budget over several hints, and in *covered how
+  // many of ids, from the first, had all of their data asked for (see
+  // NewHintedIterator). Results never depend on it.
   virtual uint64_t WillRead(const std::vector<SeriesId>& /*ids*/, Timestamp /*start*/,
-                            Timestamp /*end*/, uint64_t /*max_bytes*/) {
+                            Timestamp /*end*/, uint64_t /*max_bytes*/, size_t* covered) {
+    *covered = 0;
     return 0;
   }
 
