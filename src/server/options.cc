@@ -299,7 +299,9 @@ const std::vector<OptionSpec> kOptionTable = {
        o->http.cors.allow_headers = std::string(v);
        return Status::OK();
      }},
-    {"query.threads", "2", "worker threads running queries (kept off the I/O threads)",
+    {"query.threads", "2",
+     "worker threads running queries (kept off the I/O threads); a query whose groups are a few "
+     "series downsampled to few points each runs them on up to min(this, CPU cores) at once",
      [](std::string_view v, Options* o) { return Uint32(v, 1, 256, &o->query.threads); }},
     {"query.spare_threads", "16",
      "threads the query pool may add while streamed answers wait for clients that do not read, "
