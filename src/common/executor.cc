@@ -3,8 +3,6 @@
 #include <atomic>
 #include <exception>
 #include <memory>
-#include <cstdio>
-#include <unistd.h>
 
 #include "sundial/common/mutex.h"
 

@@ -304,8 +304,8 @@ bool FewBuckets(const DownsampleSpec& d, const SubPlan& plan) {
 // Runs one group and writes its result (if any member has data).
 // Adds the group's figures to *total.
 // cache: null, or the bucket cache with what this query reads under.
-// W is ResultWriter (JSON) or CollectWriter (data); only the former
-// prints cached bucket text.
+// W is ResultWriter (JSON), RecordedResult (JSON later) or CollectWriter
+// (data); the first two print cached bucket text.
 template <typename W>
 Status RunGroup(storage::Storage* st, const rollup::RollupStore* rollups, const CacheUse* cache,
                 const AnnotationUse& ann, const QuerySpec& spec, const SubPlan& plan,
@@ -357,7 +357,9 @@ Status RunGroup(storage::Storage* st, const rollup::RollupStore* rollups, const 
       auto src = std::make_unique<CachedDownsampleSource>(st, *cache, plan.series[m].id, ctx,
                                                           budget);
       if (!src->Prime()) continue;
-      if (std::is_same_v<W, ResultWriter>) texts = src.get();
+      if (std::is_same_v<W, ResultWriter> || std::is_same_v<W, RecordedResult>) {
+        texts = src.get();
+      }
       downsampled = std::move(src);
     }
     if (downsampled != nullptr) {
@@ -410,54 +412,6 @@ Status RunGroup(storage::Storage* st, const rollup::RollupStore* rollups, const 
   return Status::OK();
 }
 
-// RunGroup's writer for a group run on its own budget, maybe on another
-// thread: keeps what the group writes, for Replay() in output order.
-class GroupRecord {
- public:
-  void BeginResult(const SubQuery& q, const GroupHeader& h) {
-    q_ = &q;
-    header_ = h;
-  }
-  void AddPoint(Timestamp t, const Value& v) { points_.push_back({t, v, 0, 0}); }
-  void AddPointText(Timestamp t, std::string_view text) {
-    points_.push_back({t, Value(), texts_.size(), text.size()});
-    texts_.append(text);
-  }
-  bool EndResult(const ResultStats& stats) {
-    stats_ = stats;
-    return true;
-  }
-  uint64_t emitted() const { return points_.size(); }
-
-  // Writes the recorded result (if the group wrote one) to w; false if
-  // w's sink went away.
-  bool Replay(ResultWriter* w) const {
-    if (q_ == nullptr) return true;
-    w->BeginResult(*q_, header_);
-    for (const Recorded& p : points_) {
-      if (p.text_len != 0) {
-        w->AddPointText(p.t, std::string_view(texts_).substr(p.text_at, p.text_len));
-      } else {
-        w->AddPoint(p.t, p.v);
-      }
-    }
-    return w->EndResult(stats_);
-  }
-
- private:
-  struct Recorded {
-    Timestamp t;
-    Value v;
-    size_t text_at;   // the value's text in texts_,
-    size_t text_len;  //   if it came as text (else 0)
-  };
-  const SubQuery* q_ = nullptr;  // null: no result
-  GroupHeader header_;
-  std::vector<Recorded> points_;
-  std::string texts_;
-  ResultStats stats_;
-};
-
 // The most groups a parallel plan runs before writing them: their records
 // wait in memory (each fewer than kMaterializeMaxBuckets points).
 constexpr size_t kParallelWindow = 32;
@@ -487,7 +441,7 @@ Status RunGroupsInParallel(const QueryLanes& lanes, storage::Storage* st,
                            QueryBudget* budget, ResultWriter* w, ResultStats* total) {
   struct Part {
     std::unique_ptr<QueryBudget> budget;
-    GroupRecord record;
+    RecordedResult record;
     ResultStats total;
     Status status;
   };
@@ -507,7 +461,7 @@ Status RunGroupsInParallel(const QueryLanes& lanes, storage::Storage* st,
       if (!budget->Absorb(*p.budget)) {
         // It failed, or passed a limit with the groups before it: run it
         // again on the query's budget, to fail where and as it would have.
-        p.record = GroupRecord();
+        p.record = RecordedResult();
         p.total = ResultStats();
         p.status = RunGroup(st, rollups, cache, ann, spec, plan, plan.groups[from + i], budget,
                             &p.record, &p.total);

@@ -273,4 +273,17 @@ bool ResultWriter::Finish(const ResultStats& summary) {
   return Flush(/*last=*/true);
 }
 
+bool RecordedResult::Replay(ResultWriter* w) const {
+  if (q_ == nullptr) return true;
+  w->BeginResult(*q_, header_);
+  for (const Recorded& p : points_) {
+    if (p.text_len != 0) {
+      w->AddPointText(p.t, std::string_view(texts_).substr(p.text_at, p.text_len));
+    } else {
+      w->AddPoint(p.t, p.v);
+    }
+  }
+  return w->EndResult(stats_);
+}
+
 }  // namespace sundial::query

@@ -92,6 +92,46 @@ class ResultWriter {
   bool sink_ok_ = true;
 };
 
+// A result kept to be written later: ResultWriter's result interface,
+// recording. A query that runs groups at once records each (on its own
+// thread) and replays them into its ResultWriter in output order.
+//
+// Thread-safety: one thread at a time.
+class RecordedResult {
+ public:
+  void BeginResult(const SubQuery& q, const GroupHeader& h) {
+    q_ = &q;
+    header_ = h;
+  }
+  void AddPoint(Timestamp t, const Value& v) { points_.push_back({t, v, 0, 0}); }
+  void AddPointText(Timestamp t, std::string_view text) {
+    points_.push_back({t, Value(), texts_.size(), text.size()});
+    texts_.append(text);
+  }
+  bool EndResult(const ResultStats& stats) {
+    stats_ = stats;
+    return true;
+  }
+  uint64_t emitted() const { return points_.size(); }
+
+  // Writes the recorded result (if one was begun) to w; false if w's sink
+  // went away.
+  bool Replay(ResultWriter* w) const;
+
+ private:
+  struct Recorded {
+    Timestamp t;
+    Value v;
+    size_t text_at;   // the value's text in texts_,
+    size_t text_len;  //   if it came as text (else 0)
+  };
+  const SubQuery* q_ = nullptr;  // null: no result
+  GroupHeader header_;
+  std::vector<Recorded> points_;
+  std::string texts_;
+  ResultStats stats_;
+};
+
 // Appends the showQuery object of a sub-query.
 void AppendSubQueryJson(const SubQuery& q, std::string* out);
 
