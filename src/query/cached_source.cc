@@ -206,7 +206,28 @@ void CachedDownsampleSource::StoreBack() {
     r.n = std::min(r.n, e.buckets.size() - std::min(r.at, e.buckets.size()));
   }
   FormatValues(r, &e);
-  use_.cache->Put(key_, stamp_, std::move(e));
+  if (use_.deferred != nullptr) {
+    // Kept counted until settled; dropped, as a source that could not
+    // collect, when it would pass the cache's size.
+    const size_t bytes = e.buckets.size() * sizeof(BucketCache::Bucket) + e.value_text.size() +
+                         e.text_len.size();
+    const size_t was = use_.collected->fetch_add(bytes, std::memory_order_relaxed);
+    if (was + bytes > use_.cache->max_bytes()) {
+      use_.collected->fetch_sub(bytes, std::memory_order_relaxed);
+      return;
+    }
+    use_.deferred->push_back(DeferredPut{key_, stamp_, std::move(e), bytes});
+  } else {
+    use_.cache->Put(key_, stamp_, std::move(e));
+  }
+}
+
+void SettleDeferred(const CacheUse& use, std::vector<DeferredPut>* puts, bool store) {
+  for (DeferredPut& d : *puts) {
+    if (store) use.cache->Put(d.key, d.stamp, std::move(d.entry));
+    use.collected->fetch_sub(d.bytes, std::memory_order_relaxed);
+  }
+  puts->clear();
 }
 
 }  // namespace sundial::query

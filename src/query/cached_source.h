@@ -26,6 +26,15 @@
 
 namespace sundial::query {
 
+// An entry a source would have stored, kept to be stored later
+// (SettleDeferred); its bytes count in CacheUse::collected meanwhile.
+struct DeferredPut {
+  BucketCache::Key key;
+  BucketCache::Stamp stamp;
+  BucketCache::Entry entry;
+  size_t bytes = 0;
+};
+
 // What a query read under: taken once, before any raw point is read.
 struct CacheUse {
   BucketCache* cache = nullptr;
@@ -36,7 +45,15 @@ struct CacheUse {
   // buckets could not all be kept anyway). Keeps a query over many long
   // series from holding every bucket it streams. Must not be null.
   std::atomic<size_t>* collected = nullptr;
+  // Null, or where sources leave their entries instead of storing them: a
+  // group run at once with others stores its entries only once the query
+  // knows the group's result stands (query_engine.cc).
+  std::vector<DeferredPut>* deferred = nullptr;
 };
+
+// Stores the entries in *puts in use.cache if store, and empties *puts,
+// giving their bytes back to *use.collected.
+void SettleDeferred(const CacheUse& use, std::vector<DeferredPut>* puts, bool store);
 
 // True when q's downsampling can use the cache: a fixed interval (not
 // calendar, not "all").

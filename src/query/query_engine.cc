@@ -434,7 +434,9 @@ bool RunsInParallel(const QueryLanes& lanes, const SubPlan& plan) {
 // budget of its own (QueryBudget::PartLimits), then absorbs their budgets
 // and writes them in order. The body and the errors are those of RunGroup
 // in sequence: a group that fails, or passes a limit with the groups
-// before it, runs again on the query's budget.
+// before it, runs again on the query's budget (and fails there). Work
+// beyond a limit is bounded by the window: each group runs on what was
+// left of the limits when the window started.
 Status RunGroupsInParallel(const QueryLanes& lanes, storage::Storage* st,
                            const rollup::RollupStore* rollups, const CacheUse* cache,
                            const AnnotationUse& ann, const QuerySpec& spec, const SubPlan& plan,
@@ -444,6 +446,7 @@ Status RunGroupsInParallel(const QueryLanes& lanes, storage::Storage* st,
     RecordedResult record;
     ResultStats total;
     Status status;
+    std::vector<DeferredPut> puts;  // its bucket cache entries, stored once it stands
   };
   const size_t n = plan.groups.size();
   for (size_t from = 0; from < n; from += kParallelWindow) {
@@ -453,14 +456,22 @@ Status RunGroupsInParallel(const QueryLanes& lanes, storage::Storage* st,
     ParallelFor(lanes.executor, lanes.helpers, count, [&](size_t i) {
       Part& p = parts[i];
       p.budget = std::make_unique<QueryBudget>(limits);
-      p.status = RunGroup(st, rollups, cache, ann, spec, plan, plan.groups[from + i],
-                          p.budget.get(), &p.record, &p.total);
+      CacheUse deferring;
+      if (cache != nullptr) {
+        deferring = *cache;
+        deferring.deferred = &p.puts;
+      }
+      p.status = RunGroup(st, rollups, cache != nullptr ? &deferring : nullptr, ann, spec, plan,
+                          plan.groups[from + i], p.budget.get(), &p.record, &p.total);
     });
     for (size_t i = 0; i < count; ++i) {
       Part& p = parts[i];
-      if (!budget->Absorb(*p.budget)) {
+      const bool stands = budget->Absorb(*p.budget);
+      if (cache != nullptr) SettleDeferred(*cache, &p.puts, stands);
+      if (!stands) {
         // It failed, or passed a limit with the groups before it: run it
-        // again on the query's budget, to fail where and as it would have.
+        // again on the query's budget, to fail where and as it would have
+        // (its cache entries were not stored, so it reads what it read).
         p.record = RecordedResult();
         p.total = ResultStats();
         p.status = RunGroup(st, rollups, cache, ann, spec, plan, plan.groups[from + i], budget,

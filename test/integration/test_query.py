@@ -257,3 +257,58 @@ def test_head_sealed_and_out_of_order_points_all_appear(server):
     check()
     server.restart()  # sealed pages now come from the page files
     check()
+
+
+# ---- groups of one query on several threads ----
+
+def test_groups_run_at_once_answer_as_one_thread(server):
+    """A query whose groups are small runs them on the query threads at
+    once (the server here has two): every answer, limit errors included,
+    must be the one the same data gives with --query-threads 1."""
+    import random
+    seed = random.randrange(1 << 30)
+    print(f"seed {seed}")
+    rng = random.Random(seed)
+    pts = []
+    for h in range(40):
+        walk = rng.uniform(0, 100)
+        counter = 0
+        for i in range(0, 7200, 10):
+            walk += rng.uniform(-1, 1)
+            counter += rng.randrange(1000)
+            tags = {"host": f"h{h:02d}", "dc": f"dc{h % 3}"}
+            pts.append({"metric": "g.cpu", "timestamp": T0 + i, "value": round(walk, 2),
+                        "tags": tags})
+            pts.append({"metric": "g.bytes", "timestamp": T0 + i, "value": counter, "tags": tags})
+    put(server, pts)
+    queries = [
+        "avg:1h-avg:g.cpu{host=*}",
+        "sum:5m-p95-zero:g.cpu{host=*}",
+        "max:10m-avg:rate{counter}:g.bytes{host=*}",
+        "avg:1m-count:g.cpu{dc=*}",
+        "p90:15m-max-null:g.cpu{host=*,dc=*}",
+        "sum:2m-sum:g.bytes{host=h0*}",
+        "avg:g.cpu{dc=dc1}",
+    ]
+
+    def answers(srv):
+        c = srv.http()
+        out = []
+        for m in queries:
+            status, _, body = c.get(q("/api/query", start=T0, end=T0 + 7199, m=m))
+            out.append((m, status, body))
+        return out
+
+    with_lanes = answers(server)
+    for m, status, body in with_lanes:
+        assert status == 200, (m, body)
+    assert json.loads(with_lanes[0][2])[0]["dps"], "no data"
+    server.restart(["--query-threads", "1"])
+    assert answers(server) == with_lanes
+    # A raw-point limit that a group passes halfway: the same 413.
+    server.restart(["--query-threads", "1", "--query-max-points", "15000"])
+    one = answers(server)
+    server.restart(["--query-max-points", "15000"])
+    assert answers(server) == one
+    assert any(status == 413 for _, status, _ in one), [s for _, s, _ in one]
+    assert any(status == 200 for _, status, _ in one)
