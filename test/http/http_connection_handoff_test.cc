@@ -8,12 +8,9 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdlib>
 #include <deque>
-#include <functional>
 #include <memory>
-#include <mutex>
 #include <random>
 #include <string>
 #include <thread>
@@ -23,6 +20,7 @@
 #include <asio/write.hpp>
 #include <gtest/gtest.h>
 
+#include "common/thread_executor.h"
 #include "loopback_server.h"
 #include "sundial/http/http_connection.h"
 
@@ -38,50 +36,6 @@ uint32_t TestSeed() {
   std::printf("SUNDIAL_SEED=%u\n", seed);
   return seed;
 }
-
-// A few threads that run submitted work, as the server's worker pool does.
-class Workers {
- public:
-  explicit Workers(int n) {
-    for (int i = 0; i < n; ++i) threads_.emplace_back([this] { Run(); });
-  }
-  ~Workers() {
-    {
-      std::lock_guard<std::mutex> l(mu_);
-      stop_ = true;
-    }
-    cv_.notify_all();
-    for (auto& t : threads_) t.join();
-  }
-  void Submit(std::function<void()> fn) {
-    {
-      std::lock_guard<std::mutex> l(mu_);
-      queue_.push_back(std::move(fn));
-    }
-    cv_.notify_one();
-  }
-
- private:
-  void Run() {
-    for (;;) {
-      std::function<void()> fn;
-      {
-        std::unique_lock<std::mutex> l(mu_);
-        cv_.wait(l, [this] { return stop_ || !queue_.empty(); });
-        if (queue_.empty()) return;
-        fn = std::move(queue_.front());
-        queue_.pop_front();
-      }
-      fn();
-    }
-  }
-
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<std::function<void()>> queue_;
-  bool stop_ = false;
-  std::vector<std::thread> threads_;
-};
 
 // The body every reply to /api/r?id=<id> carries, whichever way it is sent.
 std::string ExpectedBody(const std::string& id) { return id + ":abc"; }
@@ -112,11 +66,11 @@ class HandoffServer {
         r->Send(Reply::Json(ExpectedBody(id)));
         return;
       case 1:
-        workers_.Submit([r, id] { r->Send(Reply::Json(ExpectedBody(id))); });
+        workers_.Post([r, id] { r->Send(Reply::Json(ExpectedBody(id))); });
         return;
       case 2:
         r->StartChunked(Reply::Json(id + ":"));
-        workers_.Submit([r] {
+        workers_.Post([r] {
           r->WriteChunk("a");
           r->WriteChunk("b");
           r->WriteChunk("c");
@@ -124,7 +78,7 @@ class HandoffServer {
         });
         return;
       case 3:
-        workers_.Submit([r, id] {
+        workers_.Post([r, id] {
           r->StartChunked(Reply::Json(id + ":"));
           r->WriteChunk("a", [r](bool ok) {
             if (!ok) return r->Finish();
@@ -134,14 +88,14 @@ class HandoffServer {
         });
         return;
       default:
-        workers_.Submit([held = r]() mutable { held.reset(); });
+        workers_.Post([held = r]() mutable { held.reset(); });
         return;
     }
   }
 
   Router router_;
   std::unique_ptr<testing::LoopbackServer> server_;
-  Workers workers_{3};  // destroyed first: no worker touches a reply after
+  sundial::testing::ThreadExecutor workers_{3};  // destroyed first: no worker touches a reply after
 };
 
 // Takes one complete response off the front of *in: its status and its
