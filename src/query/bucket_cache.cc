@@ -8,12 +8,12 @@ namespace {
 // Bookkeeping per entry besides its buckets: list node, index slot, key.
 constexpr size_t kEntryOverhead = 128;
 
-size_t BytesOf(const BucketCache::Entry& e) {
+}  // namespace
+
+size_t BucketCache::BytesOf(const Entry& e) {
   return kEntryOverhead + e.buckets.capacity() * sizeof(BucketCache::Bucket) +
          (e.value_text.empty() ? 0 : e.value_text.capacity()) + e.text_len.capacity();
 }
-
-}  // namespace
 
 BucketCache::BucketCache(size_t max_bytes)
     : max_bytes_(max_bytes), slots_(new std::atomic<uint32_t>[kSlots]) {

@@ -209,8 +209,7 @@ void CachedDownsampleSource::StoreBack() {
   if (use_.deferred != nullptr) {
     // Kept counted until settled; dropped, as a source that could not
     // collect, when it would pass the cache's size.
-    const size_t bytes = e.buckets.size() * sizeof(BucketCache::Bucket) + e.value_text.size() +
-                         e.text_len.size();
+    const size_t bytes = BucketCache::BytesOf(e);
     const size_t was = use_.collected->fetch_add(bytes, std::memory_order_relaxed);
     if (was + bytes > use_.cache->max_bytes()) {
       use_.collected->fetch_sub(bytes, std::memory_order_relaxed);

@@ -113,6 +113,8 @@ class BucketCache final : public storage::LateAppendObserver {
   void Put(const Key& key, const Stamp& stamp, Entry e) EXCLUDES(mu_);
   Counters counters() const EXCLUDES(mu_);
   size_t max_bytes() const { return max_bytes_; }
+  // What e counts against max_bytes once stored.
+  static size_t BytesOf(const Entry& e);
 
   // storage::LateAppendObserver
   Timestamp late_watermark() const override { return watermark_.load(); }
