@@ -319,6 +319,9 @@ class StorageImpl final : public Storage {
   // One pass of the loop at Env time `now`. REQUIRES: maint_run_mu_ held.
   void MaintenancePass(int64_t now) REQUIRES(maint_run_mu_);
   Status WritePending() REQUIRES(maint_run_mu_);
+  // Whether a sealed page of the partition starting at part_start waits to
+  // be written.
+  bool HasPendingIn(Timestamp part_start) EXCLUDES(pending_mu_);
   // When the open pages' buffers hold more than head_memory_bytes, seals
   // the largest (at least half a page) until they hold at most 3/4 of it,
   // or as close as that allows; the builder of a series idle since the

@@ -1,6 +1,6 @@
 // Fewer, larger disk writes for a trickle (README "Running on an SD card"):
 // sealed pages wait in memory until enough are pending or the oldest has
-// waited five minutes, and a checkpoint waits for enough WAL volume.
+// waited half an hour, and a checkpoint waits for enough WAL volume.
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -72,7 +72,7 @@ TEST(WriteBatching, FewSealedPagesWaitThenGoOutTogether) {
   EXPECT_EQ(d.db->stats().pages_pending, 3u);
   // Readers see the waiting pages.
   EXPECT_EQ(ReadAll(d.db.get(), d.id).size(), static_cast<size_t>(n));
-  d.fault->AdvanceClock(4 * 60000);
+  d.fault->AdvanceClock(29 * 60000);
   d.db->TEST_RunMaintenance();
   EXPECT_EQ(d.db->stats().pages_written, 0u);
   d.fault->AdvanceClock(60000);
@@ -86,11 +86,16 @@ TEST(WriteBatching, ManySealedPagesAreWrittenAtOnce) {
   TempDir dir;
   Opened d = OpenManual(SmallOptions(dir.path()));
   ASSERT_TRUE(d.db);
-  // 1024 pending pages are written at once (kPendingWritePages).
-  const int n = AppendUntilSealed(d.db.get(), d.id, d.fault->NowMs() - 86400000, 1026, 16);
+  // 4096 pending pages are written at once (kPendingWritePages); fewer wait.
+  const int few = AppendUntilSealed(d.db.get(), d.id, d.fault->NowMs() - 86400000, 4000, 16);
+  d.db->TEST_RunMaintenance();
+  EXPECT_EQ(d.db->stats().pages_written, 0u);
+  const int n = few + AppendUntilSealed(d.db.get(), d.id,
+                                        d.fault->NowMs() - 86400000 + int64_t{few} * 1000,
+                                        4098, 16);
   d.db->TEST_RunMaintenance();
   EXPECT_EQ(d.db->stats().pages_pending, 0u);
-  EXPECT_GE(d.db->stats().pages_written, 1026u);
+  EXPECT_GE(d.db->stats().pages_written, 4098u);
   // What a restart finds: the pages, plus the WAL for the open head.
   d.db.reset();
   std::unique_ptr<Storage> again;
@@ -126,7 +131,7 @@ TEST(WriteBatching, PagesOfOneMetricLieSideBySide) {
     ++n;
   }
   d.db->TEST_RunMaintenance();  // too few to write yet: they wait
-  d.fault->AdvanceClock(5 * 60000);  // the oldest pending page has waited long enough
+  d.fault->AdvanceClock(30 * 60000);  // the oldest pending page has waited long enough
   d.db->TEST_RunMaintenance();
   ASSERT_EQ(d.db->stats().pages_pending, 0u);
   std::string path;
@@ -167,6 +172,47 @@ TEST(WriteBatching, PagesOfOneMetricLieSideBySide) {
       ASSERT_EQ(got[k].v.int_value(), want);
     }
   }
+}
+
+// A partition due for compaction takes its pages still waiting to be
+// written: none is left to go to a page file beside the new cold file
+// (which would cost a second rewrite of the partition an hour later).
+TEST(WriteBatching, CompactionTakesThePagesStillWaiting) {
+  TempDir dir;
+  StorageOptions o = SmallOptions(dir.path());
+  constexpr int64_t kHour = 3600000;
+  o.partition_duration_ms = kHour;
+  o.compact_after_ms = 60000;
+  Opened d = OpenManual(o);
+  ASSERT_TRUE(d.db);
+  // An hour that ended two hours ago: some of its pages on disk, then late
+  // points to it, sealed as their pages fill, that wait.
+  const Timestamp t0 = d.fault->NowMs() / kHour * kHour - 3 * kHour;
+  int n = 0;
+  for (; n < 1800; ++n) {
+    SeriesPoint p{d.id, t0 + int64_t{n} * 2000, Value::Int(int64_t{n} * 7919 % 100003)};
+    ASSERT_TRUE(d.db->Append(&p, 1).ok());
+  }
+  ASSERT_TRUE(d.db->TEST_FlushAll().ok());
+  const uint64_t written = d.db->stats().pages_written;
+  ASSERT_GT(written, 0u);
+  const uint64_t sealed = d.db->stats().pages_sealed;
+  for (int k = 0; d.db->stats().pages_sealed < sealed + 2; ++k, ++n) {
+    SeriesPoint p{d.id, t0 + int64_t{k} * 2000 + 1000, Value::Int(k)};
+    ASSERT_TRUE(d.db->Append(&p, 1).ok());
+  }
+  ASSERT_GE(d.db->stats().pages_pending, 2u);
+  const std::string part =
+      dir.path() + "/part/" + std::to_string(t0) + "_" + std::to_string(t0 + kHour);
+  ASSERT_TRUE(std::filesystem::exists(part + "/pages"));
+  d.fault->AdvanceClock(60000);
+  d.db->TEST_RunMaintenance();
+  EXPECT_EQ(d.db->stats().partitions_compacted, 1u);
+  EXPECT_EQ(d.db->stats().pages_pending, 0u);
+  EXPECT_GT(d.db->stats().pages_written, written);
+  EXPECT_TRUE(std::filesystem::exists(part + "/cold"));
+  EXPECT_FALSE(std::filesystem::exists(part + "/pages"));
+  EXPECT_EQ(ReadAll(d.db.get(), d.id).size(), static_cast<size_t>(n));
 }
 
 TEST(WriteBatching, CheckpointWaitsForWalVolume) {
