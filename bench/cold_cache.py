@@ -88,6 +88,31 @@ def time_queries(args):
             f.write("%.3f %.3f %.3f\n" % (first, percentile(times, 0.5), percentile(times, 0.99)))
 
 
+def time_ranges(args):
+    fd = os.open(args.file, os.O_RDONLY)
+    span = min(100 << 20, os.fstat(fd).st_size)
+    shapes = [(1, 1200000), (10, 1200000), (40, 400000), (47, 1200000), (123, 400000),
+              (123, 1200000), (300, 1200000)]
+    try:
+        for count, total in shapes:
+            size = total // count
+            stride = span // count
+            times = []
+            for _ in range(args.rounds):
+                os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+                t0 = time.perf_counter()
+                for i in range(count):
+                    os.posix_fadvise(fd, i * stride, size, os.POSIX_FADV_WILLNEED)
+                for i in range(count):
+                    for off in range(0, size, 4096):
+                        os.pread(fd, 1, i * stride + off)
+                times.append((time.perf_counter() - t0) * 1000.0)
+            times.sort()
+            print("%4d ranges, %8d bytes: %6.2f ms" % (count, total, percentile(times, 0.5)))
+    finally:
+        os.close(fd)
+
+
 def main():
     p = argparse.ArgumentParser()
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -100,10 +125,15 @@ def main():
     t.add_argument("--label", default="query")
     t.add_argument("--min-bytes", type=int, default=100)
     t.add_argument("--out", default="")
+    r = sub.add_parser("ranges")
+    r.add_argument("file")
+    r.add_argument("--rounds", type=int, default=7)
     args = p.parse_args()
     if args.cmd == "drop":
         files, size = drop(args.dirs)
         print("dropped %d files (%.1f MB) from the page cache" % (files, size / 1e6))
+    elif args.cmd == "ranges":
+        time_ranges(args)
     else:
         time_queries(args)
 
