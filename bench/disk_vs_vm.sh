@@ -6,7 +6,11 @@
 # /internal/force_merge), both stopped cleanly, then bytes per point of each
 # data directory (du --apparent-size and du, that is blocks allocated) and
 # the ratio Sundial / VictoriaMetrics. Sundial's figure includes everything
-# in its data dir: cold files, rollups, index, WAL.
+# in its data dir: cold files, rollups, index, WAL. Then what each process
+# wrote to get there, per point (/proc/PID/io write_bytes minus
+# cancelled_write_bytes, read once the compaction or merge is done, just
+# before the stop): the WAL, pages and compaction for Sundial, parts and
+# their merges for VictoriaMetrics; a flash card wears by this figure.
 #
 #   bench/disk_vs_vm.sh [build-dir]      (default: build-release)
 #   env: HOSTS (10), METRICS (101), DAYS ("1 7": one run per figure),
@@ -40,6 +44,11 @@ vm_metric() {
   curl -fsS "http://127.0.0.1:$1/metrics" | awk -v n="$2" '
     index($0, n) == 1 { s += $NF } END { printf "%d\n", s }'
 }
+# written pid: bytes the process caused to be written to disk so far.
+written() {
+  awk '/^write_bytes/ { w = $2 } /^cancelled_write_bytes/ { c = $2 } END { print w - c }' \
+    "/proc/$1/io"
+}
 bpp() { python3 -c "import sys; print(f'{int(sys.argv[1]) / int(sys.argv[2]):.3f}')" "$1" "$2"; }
 ratio() { python3 -c "import sys; print(f'{float(sys.argv[1]) / float(sys.argv[2]):.2f}')" "$1" "$2"; }
 
@@ -70,6 +79,7 @@ for values in ${VALUES:-decimal full}; do
     done
     [ "$(stat_of "$port" tsd.storage.partitions_compacted)" -ge "$parts" ] ||
       echo "warning: sundial compacted fewer than $parts partitions" >&2
+    s_written=$(written "$spid")
     stop "$spid"
     s_app=$(du -sb "$work/$name" | cut -f1)
     s_du=$(( $(du -sk "$work/$name" | cut -f1) * 1024 ))
@@ -86,6 +96,7 @@ for values in ${VALUES:-decimal full}; do
       [ "$(vm_metric "$vhttp" vm_active_merges)" -eq 0 ] && break
       sleep 0.5
     done
+    v_written=$(written "$vpid")
     stop "$vpid"
     v_app=$(du -sb "$work/$vname" | cut -f1)
     v_du=$(( $(du -sk "$work/$vname" | cut -f1) * 1024 ))
@@ -94,6 +105,8 @@ for values in ${VALUES:-decimal full}; do
     va=$(bpp "$v_app" "$points"); vd=$(bpp "$v_du" "$points")
     printf '%-8s %-5s %10s | %-28s | %-28s | %s\n' "$values" "$days" "$points" \
       "$sa  $sd" "$va  $vd" "$(ratio "$sa" "$va")  $(ratio "$sd" "$vd")"
+    sw=$(bpp "$s_written" "$points"); vw=$(bpp "$v_written" "$points")
+    echo "  written to disk to get there: sundial $sw B/pt, vm $vw B/pt, ratio $(ratio "$sw" "$vw")"
     # Where Sundial's bytes go: the files by size, then what the cold
     # files spend them on (bench/cold_file_stats.cc).
     du -ab "$work/$name" | sort -n | tail -n 6 | sed "s|$work/||"
