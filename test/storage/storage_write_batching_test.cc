@@ -87,12 +87,11 @@ TEST(WriteBatching, ManySealedPagesAreWrittenAtOnce) {
   Opened d = OpenManual(SmallOptions(dir.path()));
   ASSERT_TRUE(d.db);
   // 4096 pending pages are written at once (kPendingWritePages); fewer wait.
-  const int few = AppendUntilSealed(d.db.get(), d.id, d.fault->NowMs() - 86400000, 4000, 16);
+  const Timestamp t0 = d.fault->NowMs() - 86400000;
+  const int few = AppendUntilSealed(d.db.get(), d.id, t0, 4000, 16);
   d.db->TEST_RunMaintenance();
   EXPECT_EQ(d.db->stats().pages_written, 0u);
-  const int n = few + AppendUntilSealed(d.db.get(), d.id,
-                                        d.fault->NowMs() - 86400000 + int64_t{few} * 1000,
-                                        4098, 16);
+  const int n = few + AppendUntilSealed(d.db.get(), d.id, t0 + int64_t{few} * 1000, 4098, 16);
   d.db->TEST_RunMaintenance();
   EXPECT_EQ(d.db->stats().pages_pending, 0u);
   EXPECT_GE(d.db->stats().pages_written, 4098u);
