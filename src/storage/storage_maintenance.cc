@@ -82,7 +82,6 @@ void StorageImpl::MaintenancePass(int64_t now) {
   if (pending >= kPendingWritePages || over_budget ||
       (pending > 0 && now - pending_since_ms_ >= kPendingMaxAgeMs)) {
     s = WritePending();
-    if (s.ok()) pending_since_ms_ = -1;
   }
   if (options_.wal_sync == WalSyncMode::kInterval &&
       now - last_sync_ms_ >= static_cast<int64_t>(options_.wal_sync_interval_ms)) {
@@ -249,6 +248,9 @@ Status StorageImpl::WritePending() {
     // Wake Appends waiting for the budget (WaitForWriter) as it frees up.
     pending_cv_.SignalAll();
   }
+  // Whoever wrote them (a pass, a checkpoint, a compaction, a delete), the
+  // pages sealed from now on wait their own kPendingMaxAgeMs.
+  pending_since_ms_ = -1;
   return Status::OK();
 }
 

@@ -82,6 +82,37 @@ TEST(WriteBatching, FewSealedPagesWaitThenGoOutTogether) {
   EXPECT_EQ(ReadAll(d.db.get(), d.id).size(), static_cast<size_t>(n));
 }
 
+// Pages written by something else than the age limit (here a checkpoint)
+// restart the wait: pages sealed after it wait their own half hour, not
+// what is left of the written ones'.
+TEST(WriteBatching, PagesSealedAfterACheckpointWaitTheirOwnTime) {
+  TempDir dir;
+  Opened d = OpenManual(SmallOptions(dir.path()));
+  ASSERT_TRUE(d.db);
+  const Timestamp t0 = d.fault->NowMs() - 3600000;
+  const int first = AppendUntilSealed(d.db.get(), d.id, t0, 3);
+  d.db->TEST_RunMaintenance();  // the oldest pending page starts waiting
+  EXPECT_EQ(d.db->stats().pages_written, 0u);
+  ASSERT_TRUE(d.db->TEST_Checkpoint().ok());  // writes the pending pages
+  const uint64_t written = d.db->stats().pages_written;
+  EXPECT_GE(written, 3u);
+  EXPECT_EQ(d.db->stats().pages_pending, 0u);
+  d.fault->AdvanceClock(29 * 60000);
+  const uint64_t sealed = d.db->stats().pages_sealed;
+  const int more =
+      AppendUntilSealed(d.db.get(), d.id, t0 + int64_t{first} * 1000, sealed + 2);
+  d.db->TEST_RunMaintenance();  // these start waiting now
+  d.fault->AdvanceClock(60000);  // 30 minutes after the first ones began to wait
+  d.db->TEST_RunMaintenance();
+  EXPECT_EQ(d.db->stats().pages_written, written);
+  EXPECT_GE(d.db->stats().pages_pending, 2u);
+  d.fault->AdvanceClock(29 * 60000);
+  d.db->TEST_RunMaintenance();
+  EXPECT_EQ(d.db->stats().pages_pending, 0u);
+  EXPECT_GT(d.db->stats().pages_written, written);
+  EXPECT_EQ(ReadAll(d.db.get(), d.id).size(), static_cast<size_t>(first + more));
+}
+
 TEST(WriteBatching, ManySealedPagesAreWrittenAtOnce) {
   TempDir dir;
   Opened d = OpenManual(SmallOptions(dir.path()));
