@@ -103,9 +103,9 @@ class PosixFile final : public File {
                         POSIX_FADV_WILLNEED);
   }
 
-  void Reserve(uint64_t bytes) override {
-#ifdef FALLOC_FL_KEEP_SIZE
-    (void)fallocate(fd_, FALLOC_FL_KEEP_SIZE, 0, static_cast<off_t>(bytes));
+  void Preallocate(uint64_t bytes) override {
+#ifdef __linux__
+    (void)fallocate(fd_, 0, 0, static_cast<off_t>(bytes));
 #else
     (void)bytes;
 #endif

@@ -1,5 +1,6 @@
 #include "storage/record_log.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "sundial/common/coding.h"
@@ -88,6 +89,18 @@ const char* LogReader::Check(size_t* record_len) {
   return nullptr;
 }
 
+size_t LogReader::ZerosToBlockEnd() {
+  const uint64_t here = buf_offset_ + pos_;
+  const uint64_t block_end = (here / kLogBlockSize + 1) * kLogBlockSize;
+  const size_t n = static_cast<size_t>(std::min(block_end, file_size_) - here);
+  if (Ensure(n) < n) return 0;
+  const char* p = buf_.data() + pos_;
+  for (size_t i = 0; i < n; ++i) {
+    if (p[i] != 0) return 0;
+  }
+  return n;
+}
+
 void LogReader::NoteSkip(uint64_t start, uint64_t end, const char* reason) {
   skipped_bytes_ += end - start;
   skipped_.push_back(file_->path() + ": skipped " + std::to_string(end - start) +
@@ -98,6 +111,7 @@ bool LogReader::Next(uint8_t* type, std::string_view* payload) {
   if (!status_.ok()) return false;
   uint64_t skip_start = 0;
   const char* skip_reason = nullptr;
+  bool zero_blocks = false;  // skipping whole zero blocks since skip_start
   for (;;) {
     const uint64_t here = buf_offset_ + pos_;
     if (here >= file_size_) break;
@@ -113,13 +127,30 @@ bool LogReader::Next(uint8_t* type, std::string_view* payload) {
       end_of_valid_ = buf_offset_ + pos_;
       return true;
     }
+    // Only where a record could start: at a record boundary, or after
+    // whole zero blocks.
+    if (skip_reason == nullptr || zero_blocks) {
+      const size_t zeros = ZerosToBlockEnd();
+      if (!status_.ok()) return false;
+      if (zeros > 0) {
+        if (skip_reason == nullptr && here % kLogBlockSize == 0) {
+          skip_start = here;  // a whole block: padding never is
+          skip_reason = "zeroed blocks";
+          zero_blocks = true;
+        }
+        pos_ += zeros;
+        continue;
+      }
+    }
     if (skip_reason == nullptr) {
       skip_start = here;
       skip_reason = why;
     }
+    zero_blocks = false;
     ++pos_;  // resynchronise one byte further on
   }
-  if (skip_reason != nullptr) NoteSkip(skip_start, file_size_, skip_reason);
+  // Zero blocks up to the end of the file are space allocated ahead.
+  if (skip_reason != nullptr && !zero_blocks) NoteSkip(skip_start, file_size_, skip_reason);
   return false;
 }
 

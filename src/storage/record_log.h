@@ -10,7 +10,12 @@
 //   [4,8)   fixed32 length of the payload
 //   [8]     record type, never 0 (meaning is up to the file kind)
 //   [9,..)  payload
-// All integers little-endian. A reader that meets a record whose CRC, length
+// All integers little-endian. Zero bytes where a record would start are not
+// damage when they run to the next multiple of kLogBlockSize (a writer
+// that starts a record at the next block leaves them) or to the end of the
+// file (space allocated ahead of the records): readers skip them without
+// a word. Whole zero blocks followed by more records are reported as
+// skipped. A reader that meets a record whose CRC, length
 // or type does not check out skips forward byte by byte until a valid record
 // starts again (or the file ends) and reports the skipped range, so damage in
 // the middle of a log loses only the damaged records. A damaged file header
@@ -33,6 +38,7 @@ namespace sundial::storage {
 constexpr size_t kLogFileHeaderSize = 16;
 constexpr size_t kLogRecordHeaderSize = 9;
 constexpr uint32_t kMaxLogRecordBytes = 64u << 20;
+constexpr uint64_t kLogBlockSize = 4096;
 
 // Returns the 16-byte file header for a magic of exactly 8 characters:
 // magic, fixed32 version 1, fixed32 tag (what the tag means is the file's
@@ -90,6 +96,9 @@ class LogReader {
   size_t Ensure(size_t n);
   // 0 = valid record at pos_, else a reason for rejecting it.
   const char* Check(size_t* record_len);
+  // The bytes from pos_ to the next block boundary (or the end of the
+  // file, if sooner) when they are all zero, else 0.
+  size_t ZerosToBlockEnd();
   void NoteSkip(uint64_t start, uint64_t end, const char* reason);
 
   File* const file_;

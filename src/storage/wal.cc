@@ -333,18 +333,30 @@ Status Wal::OpenSegment(uint64_t seq) {
 Status Wal::Append(const std::string& record, uint64_t* lsn) {
   MutexLock lock(&mu_);
   if (!file_) return Status::Unavailable("WAL is not open");
-  if (offset_ + record.size() > reserved_) {
-    reserved_ = offset_ + record.size() + kReserveAhead;
-    file_->Reserve(reserved_);
+  uint64_t at = offset_;
+  const uint64_t in_block = at % kLogBlockSize;
+  // A record that would straddle two blocks starts at the next one instead
+  // when the tail block is already on disk: the fsync after it then writes
+  // one block, not two (wal.h).
+  if (in_block != 0 && in_block + record.size() > kLogBlockSize &&
+      record.size() <= kLogBlockSize && durable_lsn_.load(std::memory_order_relaxed) >= lsn_) {
+    at += kLogBlockSize - in_block;
   }
-  Status s = file_->Write(offset_, record.data(), record.size());
+  if (at + record.size() > reserved_) {
+    // Not past where the segment will be rotated (unless this record goes
+    // there itself).
+    reserved_ = std::max(std::min(at + kReserveAhead, segment_bytes_), at + record.size());
+    file_->Preallocate(reserved_);
+  }
+  Status s = file_->Write(at, record.data(), record.size());
   if (!s.ok()) {
     write_errors_.fetch_add(1, std::memory_order_relaxed);
     (void)file_->Truncate(offset_);  // best effort: drop a torn record
+    reserved_ = offset_;
     return s.WithContext("WAL write");
   }
-  offset_ += record.size();
-  lsn_ += record.size();
+  lsn_ += at + record.size() - offset_;
+  offset_ = at + record.size();
   *lsn = lsn_;
   bytes_written_.fetch_add(record.size(), std::memory_order_relaxed);
   if (offset_ >= segment_bytes_) wants_rotation_.store(true, std::memory_order_relaxed);
@@ -392,7 +404,10 @@ void Wal::AcquireSyncToken() {
 void Wal::ReleaseSyncToken(uint64_t synced_lsn) {
   MutexLock sl(&sync_mu_);
   syncing_ = false;
-  if (synced_lsn > synced_lsn_) synced_lsn_ = synced_lsn;
+  if (synced_lsn > synced_lsn_) {
+    synced_lsn_ = synced_lsn;
+    durable_lsn_.store(synced_lsn, std::memory_order_relaxed);
+  }
   sync_cv_.SignalAll();
 }
 

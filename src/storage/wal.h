@@ -13,7 +13,15 @@
 // such kept segments are read by WalReader only, never replayed.
 //
 // Segment and checkpoint format, version 1: a record log (record_log.h) with
-// magic "SUNDWAL1" (segments) or "SUNDCKP1" (checkpoints). Record type 4,
+// magic "SUNDWAL1" (segments) or "SUNDCKP1" (checkpoints). A segment is
+// longer than its records while it is written: zeros follow them, up to
+// where its blocks are allocated (up to 256 KiB ahead, and not past the
+// segment size). A record of at most one
+// block that would straddle two starts at the next block (zero padding
+// before it) when everything before it is fsynced: the block it would
+// have begun in is already on disk, and writing the record there would
+// make the fsync after it write that block again, 8 KiB instead of 4 for
+// a small record (measured in bench/README.md, sd_writes.sh). Record type 4,
 // a batch of points (what EncodeWalBatch writes):
 //   varint32 n
 //   n times: varint64 (series id << 4 | code)
@@ -122,7 +130,7 @@ class Wal {
   }
 
   // Writes one encoded record (EncodeWalBatch) at the end of the current
-  // segment. *lsn is the log position after it, for SyncTo. On error the
+  // segment (or at the next block, above). *lsn is the log position after it, for SyncTo. On error the
   // segment is cut back to where it was and nothing is acknowledged.
   Status Append(const std::string& record, uint64_t* lsn);
   // Returns once everything up to lsn is fsynced.
@@ -215,8 +223,10 @@ class Wal {
   std::unique_ptr<File> file_ GUARDED_BY(mu_);
   uint64_t seq_ GUARDED_BY(mu_) = 0;
   uint64_t offset_ GUARDED_BY(mu_) = 0;  // end of the current segment
-  // The current segment's blocks are allocated up to here (File::Reserve),
-  // kReserveAhead at a time, so that an fsync writes the new bytes only.
+  // The current segment is this long, its blocks allocated
+  // (File::Preallocate), kReserveAhead at a time but not past
+  // segment_bytes_, so that an fsync writes the new bytes only and an
+  // append never moves the end of the file.
   uint64_t reserved_ GUARDED_BY(mu_) = 0;
   static constexpr uint64_t kReserveAhead = 256 << 10;
   uint64_t lsn_ GUARDED_BY(mu_) = 0;     // bytes appended since open
@@ -226,6 +236,9 @@ class Wal {
   bool syncing_ GUARDED_BY(sync_mu_) = false;  // the sync token is taken
   uint64_t synced_lsn_ GUARDED_BY(sync_mu_) = 0;
 
+  // synced_lsn_, readable without sync_mu_: whether the tail block is
+  // already on disk (Append).
+  std::atomic<uint64_t> durable_lsn_{0};
   std::atomic<bool> wants_rotation_{false};
   std::atomic<uint64_t> bytes_written_{0};
   std::atomic<uint64_t> syncs_{0};

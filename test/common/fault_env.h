@@ -147,6 +147,7 @@ class FaultInjectionEnv final : public Env {
       return f_->Truncate(s);
     }
     Status Size(uint64_t* s) override { return f_->Size(s); }
+    void Preallocate(uint64_t bytes) override { f_->Preallocate(bytes); }
     Status Map(uint64_t o, size_t l, std::unique_ptr<MappedRegion>* out) override {
       return f_->Map(o, l, out);
     }

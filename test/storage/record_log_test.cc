@@ -78,5 +78,55 @@ TEST(RecordLog, GarbageAndWrongMagic) {
   EXPECT_TRUE(r.Open().IsCorruption());
 }
 
+// Zeros up to the next block (a record moved to the next block) and up to
+// the end of the file (space allocated ahead) are not damage; whole zero
+// blocks with records after them are.
+TEST(RecordLog, ZeroPaddingAndZeroTailAreSkippedSilently) {
+  std::string data = BuildLog(3);
+  data.resize(kLogBlockSize, '\0');
+  AppendLogRecord(&data, 1, "after padding");
+  // A record that ends 5 bytes short of the block: fewer zeros than a
+  // record header.
+  AppendLogRecord(&data, 1, std::string(2 * kLogBlockSize - 5 - data.size() - 9, 'x'));
+  ASSERT_EQ(data.size(), 2 * kLogBlockSize - 5);
+  data.resize(2 * kLogBlockSize, '\0');
+  AppendLogRecord(&data, 1, "after five");
+  data.resize(3 * kLogBlockSize, '\0');
+  AppendLogRecord(&data, 1, "after a block's worth");
+  data.resize(data.size() + 3 * kLogBlockSize + 7, '\0');  // the tail
+  std::vector<std::string> skipped;
+  auto recs = ReadBack(data, &skipped);
+  ASSERT_EQ(recs.size(), 7u);
+  EXPECT_EQ(recs[3], "after padding");
+  EXPECT_EQ(recs[5], "after five");
+  EXPECT_EQ(recs[6], "after a block's worth");
+  EXPECT_TRUE(skipped.empty()) << skipped[0];
+}
+
+TEST(RecordLog, ZeroedBlocksBetweenRecordsAreReported) {
+  std::string data = BuildLog(3);
+  data.resize(kLogBlockSize * 3, '\0');  // padding, then two whole blocks
+  AppendLogRecord(&data, 1, "later");
+  std::vector<std::string> skipped;
+  auto recs = ReadBack(data, &skipped);
+  ASSERT_EQ(recs.size(), 4u);
+  EXPECT_EQ(recs[3], "later");
+  ASSERT_EQ(skipped.size(), 1u);
+  EXPECT_NE(skipped[0].find("skipped 8192 bytes at offset 4096"), std::string::npos) << skipped[0];
+}
+
+// Zeros in the middle of a block that do not reach its end are damage.
+TEST(RecordLog, ZerosShortOfTheBlockEndAreReported) {
+  std::string data = BuildLog(3);
+  const size_t hole = data.size();
+  data.resize(hole + 40, '\0');
+  AppendLogRecord(&data, 1, "after");
+  std::vector<std::string> skipped;
+  auto recs = ReadBack(data, &skipped);
+  ASSERT_EQ(recs.size(), 4u);
+  ASSERT_EQ(skipped.size(), 1u);
+  EXPECT_NE(skipped[0].find("skipped 40 bytes"), std::string::npos) << skipped[0];
+}
+
 }  // namespace
 }  // namespace sundial::storage
