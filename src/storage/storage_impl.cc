@@ -131,10 +131,8 @@ Status StorageImpl::Recover() {
         maint_run_mu_.AssertHeld();
         bool ok = true;
         late.clear();
-        if (type == kWalPointsRecord) {
-          ok = DecodeWalBatch(payload, apply);
-        } else if (type == kWalPointsRecordV1) {
-          ok = DecodeWalBatchV1(payload, apply);
+        if (IsWalPointsRecord(type)) {
+          ok = DecodeWalPoints(type, payload, apply);
         } else if (type == kWalPageRecord) {
           ok = DecodeCheckpointPage(payload, apply);
         } else if (type == kWalDeleteRecord) {

@@ -83,6 +83,7 @@ void EncodeWalBatch(const SeriesPoint* points, size_t n, std::string* out) {
   char* const base = &(*out)[0];
   char* p = EncodeVarint32(base + kLogRecordHeaderSize, static_cast<uint32_t>(n));
   Timestamp prev = 0;
+  SeriesId prev_series = 0;
   int scale = 2;
   for (size_t i = 0; i < n; ++i) {
     const SeriesPoint& pt = points[i];
@@ -93,7 +94,9 @@ void EncodeWalBatch(const SeriesPoint* points, size_t n, std::string* out) {
                  ? kCodeDecimal + static_cast<uint64_t>(scale)
                  : kCodeFloat;
     }
-    p = PutVarint(p, (static_cast<uint64_t>(pt.series) << 4) | code);
+    const int64_t dseries = static_cast<int64_t>(pt.series) - static_cast<int64_t>(prev_series);
+    prev_series = pt.series;
+    p = PutVarint(p, (ZigZagEncode64(dseries) << 4) | code);
     p = PutVarint(p, ZigZagEncode64(static_cast<int64_t>(static_cast<uint64_t>(pt.t) -
                                                          static_cast<uint64_t>(prev))));
     prev = pt.t;
@@ -112,19 +115,32 @@ void EncodeWalBatch(const SeriesPoint* points, size_t n, std::string* out) {
 
 namespace {
 
-// Decodes either batch format; v1 selects type 1.
-bool DecodeBatch(std::string_view in, bool v1, const std::function<void(const SeriesPoint&)>& fn) {
+// Decodes a batch of any version: 1 (type 1), 2 (type 4) or 3 (type 7).
+bool DecodeBatch(std::string_view in, int version,
+                 const std::function<void(const SeriesPoint&)>& fn) {
   uint32_t n = 0;
   if (!GetVarint32(&in, &n)) return false;
   Timestamp prev = 0;
+  int64_t prev_series = 0;
+  const unsigned shift = version == 1 ? 1 : 4;
   for (uint32_t i = 0; i < n; ++i) {
     uint64_t tag = 0, dt = 0;
     if (!GetVarint64(&in, &tag) || !GetVarint64(&in, &dt)) return false;
-    const unsigned shift = v1 ? 1 : 4;
     const uint64_t code = tag & ((uint64_t{1} << shift) - 1);
-    if ((tag >> shift) > kInvalidSeriesId || code > kCodeDecimal + kMaxWalScale) return false;
+    int64_t series = 0;
+    if (version < 3) {
+      if ((tag >> shift) > kInvalidSeriesId) return false;
+      series = static_cast<int64_t>(tag >> shift);
+    } else {
+      const int64_t d = ZigZagDecode64(tag >> shift);
+      if (d > int64_t{kInvalidSeriesId} || d < -int64_t{kInvalidSeriesId}) return false;
+      series = prev_series + d;
+      if (series < 0 || series > int64_t{kInvalidSeriesId}) return false;
+    }
+    if (code > kCodeDecimal + kMaxWalScale) return false;
+    prev_series = series;
     SeriesPoint pt;
-    pt.series = static_cast<SeriesId>(tag >> shift);
+    pt.series = static_cast<SeriesId>(series);
     pt.t = static_cast<Timestamp>(static_cast<uint64_t>(prev) +
                                   static_cast<uint64_t>(ZigZagDecode64(dt)));
     prev = pt.t;
@@ -146,12 +162,22 @@ bool DecodeBatch(std::string_view in, bool v1, const std::function<void(const Se
 
 }  // namespace
 
-bool DecodeWalBatch(std::string_view in, const std::function<void(const SeriesPoint&)>& fn) {
-  return DecodeBatch(in, false, fn);
+bool IsWalPointsRecord(uint8_t type) {
+  return type == kWalPointsRecord || type == kWalPointsRecordV2 || type == kWalPointsRecordV1;
 }
 
-bool DecodeWalBatchV1(std::string_view in, const std::function<void(const SeriesPoint&)>& fn) {
-  return DecodeBatch(in, true, fn);
+bool DecodeWalPoints(uint8_t type, std::string_view payload,
+                     const std::function<void(const SeriesPoint&)>& fn) {
+  switch (type) {
+    case kWalPointsRecord:
+      return DecodeBatch(payload, 3, fn);
+    case kWalPointsRecordV2:
+      return DecodeBatch(payload, 2, fn);
+    case kWalPointsRecordV1:
+      return DecodeBatch(payload, 1, fn);
+    default:
+      return false;
+  }
 }
 
 bool DecodeCheckpointPage(std::string_view in,
@@ -225,7 +251,7 @@ void Wal::ReplayFile(const std::string& path, std::string_view magic,
   std::string_view payload;
   const bool checkpoint = magic == kCheckpointMagic;
   while (reader.Next(&type, &payload)) {
-    if (type != kWalPointsRecord && type != kWalPointsRecordV1 && type != kWalDeleteRecord &&
+    if (!IsWalPointsRecord(type) && type != kWalDeleteRecord &&
         !(checkpoint && (type == kWalPageRecord || type == kWalMarksRecord ||
                          type == kWalDeleteStateRecord))) {
       warnings->push_back(path + ": unknown record type skipped");

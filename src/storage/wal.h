@@ -16,24 +16,30 @@
 // magic "SUNDWAL1" (segments) or "SUNDCKP1" (checkpoints). A segment is
 // longer than its records while it is written: zeros follow them, up to
 // where its blocks are allocated (up to 256 KiB ahead, and not past the
-// segment size). A record of at most one
-// block that would straddle two starts at the next block (zero padding
-// before it) when everything before it is fsynced: the block it would
-// have begun in is already on disk, and writing the record there would
-// make the fsync after it write that block again, 8 KiB instead of 4 for
-// a small record (measured in bench/README.md, sd_writes.sh). Record type 4,
-// a batch of points (what EncodeWalBatch writes):
+// segment size). A record of at most one block that would straddle two
+// starts at the next block (zero padding before it) when everything before
+// it is fsynced: the block it would have begun in is already on disk, and
+// writing the record there would make the fsync after it write that block
+// again, 8 KiB instead of 4 for a small record (bench/README.md,
+// sd_writes.sh).
+// Record type 7, a batch of points (what EncodeWalBatch writes):
 //   varint32 n
-//   n times: varint64 (series id << 4 | code)
+//   n times: varint64 (zigzag(series id - previous id) << 4 | code),
+//                   previous = 0 first
 //            varint64 zigzag(t - previous t in the batch; previous = 0 first)
 //            code 0, int:   varint64 zigzag(value)
 //            code 1, float: fixed64 IEEE-754 bits
 //            code 2 + s (s = 0..9), a float that is the decimal m / 10^s:
 //                   varint64 zigzag(m); the value is double(m) / 10^s, one
 //                   IEEE division, bit-identical to the float written
-// Record type 1, the same batch as written before type 4 existed (still
-// replayed): varint64 (series id << 1 | is_float), then t as above, then
-// the int as code 0 or the float as code 1.
+// Why the id as a difference: a client sends a host's metrics together,
+// and the ids of one host's series were given out together, so most
+// differences take one byte with the code where the id took two or three
+// (measured in bench/README.md, "Smaller WAL records").
+// Older batches, still replayed:
+//   type 4: as type 7, with the id itself: varint64 (series id << 4 | code)
+//   type 1: varint64 (series id << 1 | is_float), then t as above, then
+//           the int as code 0 or the float as code 1.
 // Checkpoints (version 1 since marks and pages were added; older
 // checkpoints hold type 1 records only and are still read):
 //   type 3, first record, partition marks (written by PartitionSet::Marks,
@@ -69,7 +75,8 @@
 namespace sundial::storage {
 
 constexpr uint8_t kWalPointsRecordV1 = 1;  // read only
-constexpr uint8_t kWalPointsRecord = 4;
+constexpr uint8_t kWalPointsRecordV2 = 4;  // read only
+constexpr uint8_t kWalPointsRecord = 7;
 constexpr uint8_t kWalPageRecord = 2;   // checkpoints only
 constexpr uint8_t kWalMarksRecord = 3;  // checkpoints only, first record
 inline constexpr char kWalSegmentMagic[] = "SUNDWAL1";
@@ -81,12 +88,13 @@ bool ParseWalSegmentName(const std::string& name, uint64_t* seq);
 // Encodes a batch as a complete record (header included) into *out, which
 // is cleared first and reused (no allocation once it has grown).
 void EncodeWalBatch(const SeriesPoint* points, size_t n, std::string* out);
-// Decodes a batch payload, calling fn for each point. Returns false if the
-// payload is malformed (fn may have been called for a prefix).
-bool DecodeWalBatch(std::string_view payload, const std::function<void(const SeriesPoint&)>& fn);
-// The same for a type 1 record's payload.
-bool DecodeWalBatchV1(std::string_view payload,
-                      const std::function<void(const SeriesPoint&)>& fn);
+// Whether records of this type are batches of points (any version).
+bool IsWalPointsRecord(uint8_t type);
+// Decodes the payload of a batch of points of any version (type says
+// which), calling fn for each point. Returns false if the payload is
+// malformed or type is not a batch (fn may have been called for a prefix).
+bool DecodeWalPoints(uint8_t type, std::string_view payload,
+                     const std::function<void(const SeriesPoint&)>& fn);
 // Decodes a checkpoint page record's payload, calling fn for each point in
 // page order. Returns false if the payload or the page is malformed (fn may
 // have been called for a prefix).

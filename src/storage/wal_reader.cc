@@ -115,12 +115,8 @@ bool WalReaderImpl::Next(std::vector<SeriesPoint>* points) {
     if (got) {
       pos_.offset = reached;
       const size_t before = points->size();
-      bool ok = true;
-      if (type == kWalPointsRecord) {
-        ok = DecodeWalBatch(payload, add);
-      } else if (type == kWalPointsRecordV1) {
-        ok = DecodeWalBatchV1(payload, add);
-      }  // other types (deletes, future records) are not points: skipped
+      // Other types (deletes, future records) are not points: skipped.
+      const bool ok = !IsWalPointsRecord(type) || DecodeWalPoints(type, payload, add);
       if (!ok) {
         points->resize(before);
         warnings_.push_back(file_->path() + ": undecodable batch skipped");

@@ -76,8 +76,9 @@ std::string_view Take(const uint8_t** data, size_t* size) {
 
 void FuzzWalRecords(const uint8_t* data, size_t size) {
   const std::string_view in(reinterpret_cast<const char*>(data), size);
-  (void)DecodeWalBatch(in, [](const SeriesPoint&) {});
-  (void)DecodeWalBatchV1(in, [](const SeriesPoint&) {});
+  for (uint8_t type : {kWalPointsRecord, kWalPointsRecordV2, kWalPointsRecordV1}) {
+    (void)DecodeWalPoints(type, in, [](const SeriesPoint&) {});
+  }
   (void)DecodeCheckpointPage(in, [](const SeriesPoint&) {});
   MemFile file(LogFileHeader("SUNDWAL1") + std::string(in));
   LogReader reader(&file, kLogFileHeaderSize + size, "SUNDWAL1");
@@ -85,8 +86,7 @@ void FuzzWalRecords(const uint8_t* data, size_t size) {
   uint8_t type;
   std::string_view payload;
   while (reader.Next(&type, &payload)) {
-    (void)DecodeWalBatch(payload, [](const SeriesPoint&) {});
-    (void)DecodeWalBatchV1(payload, [](const SeriesPoint&) {});
+    (void)DecodeWalPoints(type, payload, [](const SeriesPoint&) {});
   }
 }
 

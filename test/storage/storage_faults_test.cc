@@ -13,6 +13,7 @@
 #include "common/fault_env.h"
 #include "storage/storage_impl.h"
 #include "storage/test_util.h"
+#include "storage/wal.h"
 
 namespace sundial::storage {
 namespace {
@@ -104,21 +105,46 @@ size_t CountGood(Db* d) {
   return n;
 }
 
+// Where the records of the WAL's current segment end (the segment is
+// allocated further: zeros follow).
+WalPosition WalEnd(Db* d) {
+  std::unique_ptr<WalReader> r;
+  EXPECT_TRUE(d->db->NewWalReader(WalPosition{}, &r).ok());
+  return r->End();
+}
+
+void ZeroBytes(const fs::path& p, uint64_t offset, size_t n) {
+  std::fstream f(p, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekp(static_cast<std::streamoff>(offset));
+  const std::string zeros(n, '\0');
+  f.write(zeros.data(), static_cast<std::streamsize>(n));
+}
+
 TEST(StorageFaults, TornWalTailKeepsEverythingBefore) {
-  TempDir dir, crashed;
-  auto o = SmallOptions(dir.path());
-  Db d = OpenDb(o);
-  Write(&d, 0, 300);
-  CrashCopy(dir.path(), crashed.path());
-  auto segs = Files(crashed.path() + "/wal", ".wal");
-  ASSERT_FALSE(segs.empty());
-  fs::resize_file(segs.back(), fs::file_size(segs.back()) - 5);  // tear the last record
-  o.data_dir = crashed.path();
-  Db r = OpenDb(o);
-  EXPECT_EQ(CountGood(&r), 299u * kSeries);
-  ASSERT_FALSE(r.db->recovery_warnings().empty());
-  EXPECT_NE(r.db->recovery_warnings()[0].find("truncated"), std::string::npos)
-      << r.db->recovery_warnings()[0];
+  for (const bool cut : {true, false}) {
+    SCOPED_TRACE(cut ? "the file ends inside the last record"
+                     : "the last record's end never reached the allocated blocks");
+    TempDir dir, crashed;
+    auto o = SmallOptions(dir.path());
+    Db d = OpenDb(o);
+    Write(&d, 0, 300);
+    const WalPosition end = WalEnd(&d);
+    CrashCopy(dir.path(), crashed.path());
+    const fs::path seg = crashed.path() + "/wal/" + WalSegmentName(end.segment);
+    ASSERT_TRUE(fs::exists(seg));
+    if (cut) {
+      fs::resize_file(seg, end.offset - 5);
+    } else {
+      ZeroBytes(seg, end.offset - 5, 5);
+    }
+    o.data_dir = crashed.path();
+    Db r = OpenDb(o);
+    EXPECT_EQ(CountGood(&r), 299u * kSeries);
+    ASSERT_FALSE(r.db->recovery_warnings().empty());
+    EXPECT_NE(r.db->recovery_warnings()[0].find(cut ? "truncated" : "bad checksum"),
+              std::string::npos)
+        << r.db->recovery_warnings()[0];
+  }
 }
 
 TEST(StorageFaults, CorruptWalRecordLosesOnlyThatRecord) {
@@ -126,10 +152,11 @@ TEST(StorageFaults, CorruptWalRecordLosesOnlyThatRecord) {
   auto o = SmallOptions(dir.path());
   Db d = OpenDb(o);
   Write(&d, 0, 300);
+  const WalPosition end = WalEnd(&d);
   CrashCopy(dir.path(), crashed.path());
   auto segs = Files(crashed.path() + "/wal", ".wal");
   ASSERT_EQ(segs.size(), 1u);
-  FlipByte(segs[0], fs::file_size(segs[0]) / 2);  // one batch in the middle
+  FlipByte(segs[0], end.offset / 2);  // one batch in the middle
   o.data_dir = crashed.path();
   Db r = OpenDb(o);
   EXPECT_EQ(CountGood(&r), 299u * kSeries);

@@ -24,8 +24,9 @@ std::vector<Timestamp> RecoverTimes(Wal* wal) {
   uint64_t corrupt = 0;
   Status open_error;
   EXPECT_TRUE(wal->Recover(
-                     [&](uint8_t, std::string_view payload) {
-                       DecodeWalBatch(payload, [&](const SeriesPoint& p) { seen.push_back(p.t); });
+                     [&](uint8_t type, std::string_view payload) {
+                       EXPECT_TRUE(DecodeWalPoints(
+                           type, payload, [&](const SeriesPoint& p) { seen.push_back(p.t); }));
                      },
                      &warnings, &corrupt, &open_error)
                   .ok());
@@ -46,7 +47,7 @@ TEST(Wal, BatchCodecRoundTrips) {
   std::string rec;
   EncodeWalBatch(in.data(), in.size(), &rec);
   std::vector<SeriesPoint> out;
-  ASSERT_TRUE(DecodeWalBatch(std::string_view(rec).substr(kLogRecordHeaderSize),
+  ASSERT_TRUE(DecodeWalPoints(kWalPointsRecord, std::string_view(rec).substr(kLogRecordHeaderSize),
                              [&](const SeriesPoint& p) { out.push_back(p); }));
   ASSERT_EQ(out.size(), in.size());
   for (size_t i = 0; i < in.size(); ++i) {
@@ -56,7 +57,7 @@ TEST(Wal, BatchCodecRoundTrips) {
   }
   // Truncated payloads are rejected, never overread.
   for (size_t cut = 0; cut + kLogRecordHeaderSize < rec.size(); ++cut) {
-    EXPECT_FALSE(DecodeWalBatch(std::string_view(rec).substr(kLogRecordHeaderSize, cut),
+    EXPECT_FALSE(DecodeWalPoints(kWalPointsRecord, std::string_view(rec).substr(kLogRecordHeaderSize, cut),
                                 [](const SeriesPoint&) {}));
   }
 }
@@ -72,7 +73,7 @@ TEST(Wal, DecimalFloatsRoundTripBitForBit) {
   std::string rec;
   EncodeWalBatch(in.data(), in.size(), &rec);
   std::vector<SeriesPoint> out;
-  ASSERT_TRUE(DecodeWalBatch(std::string_view(rec).substr(kLogRecordHeaderSize),
+  ASSERT_TRUE(DecodeWalPoints(kWalPointsRecord, std::string_view(rec).substr(kLogRecordHeaderSize),
                              [&](const SeriesPoint& p) { out.push_back(p); }));
   ASSERT_EQ(out.size(), in.size());
   for (size_t i = 0; i < in.size(); ++i) {
@@ -86,6 +87,68 @@ TEST(Wal, DecimalFloatsRoundTripBitForBit) {
   EXPECT_LT(rec.size(), 1000u * 5);  // raw: 10 bytes a point
 }
 
+// Series ids go as differences from the one before: a host's metrics,
+// sent together with ids given out together, take a byte each however
+// large the ids.
+TEST(Wal, SeriesIdsGoAsDifferences) {
+  std::vector<SeriesPoint> in;
+  for (int host = 0; host < 10; ++host) {
+    for (int metric = 0; metric < 100; ++metric) {
+      in.push_back({static_cast<SeriesId>(90000 + host * 1000 + metric), 1700000000000,
+                    Value::Int(metric % 50)});
+    }
+  }
+  in.push_back({0, 1700000000000, Value::Int(1)});  // a big step down, and back
+  in.push_back({kInvalidSeriesId - 1, 1700000000000, Value::Int(2)});
+  std::string rec;
+  EncodeWalBatch(in.data(), in.size(), &rec);
+  EXPECT_EQ(static_cast<uint8_t>(rec[8]), kWalPointsRecord);
+  // Id and code 1 byte, t 1, value 1; 10 hosts' first ids 2-3 bytes, the
+  // first t 6.
+  EXPECT_LT(rec.size(), in.size() * 3 + 60);
+  std::vector<SeriesPoint> out;
+  ASSERT_TRUE(DecodeWalPoints(kWalPointsRecord, std::string_view(rec).substr(kLogRecordHeaderSize),
+                              [&](const SeriesPoint& p) { out.push_back(p); }));
+  ASSERT_EQ(out.size(), in.size());
+  for (size_t i = 0; i < in.size(); ++i) {
+    EXPECT_EQ(out[i].series, in[i].series) << i;
+    EXPECT_TRUE(out[i].v.BitEquals(in[i].v)) << i;
+  }
+  // An id difference that leaves the range of ids is malformed.
+  std::string bad;
+  PutVarint32(&bad, 2);
+  PutVarint64(&bad, ZigZagEncode64(5) << 4);
+  PutVarint64(&bad, 0);
+  PutVarint64(&bad, 0);
+  PutVarint64(&bad, ZigZagEncode64(-6) << 4);
+  PutVarint64(&bad, 0);
+  PutVarint64(&bad, 0);
+  EXPECT_FALSE(DecodeWalPoints(kWalPointsRecord, bad, [](const SeriesPoint&) {}));
+}
+
+// Batches written before ids went as differences (record type 4) still
+// decode.
+TEST(Wal, VersionTwoBatchesDecode) {
+  std::string payload;
+  PutVarint32(&payload, 2);
+  PutVarint64(&payload, (uint64_t{90123} << 4) | 0);  // int
+  PutVarint64(&payload, ZigZagEncode64(1700000000000));
+  PutVarint64(&payload, ZigZagEncode64(-3));
+  PutVarint64(&payload, (uint64_t{7} << 4) | 4);  // 2-decimal float
+  PutVarint64(&payload, ZigZagEncode64(10));
+  PutVarint64(&payload, ZigZagEncode64(1234));
+  std::vector<SeriesPoint> out;
+  ASSERT_TRUE(DecodeWalPoints(kWalPointsRecordV2, payload,
+                              [&](const SeriesPoint& p) { out.push_back(p); }));
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].series, 90123u);
+  EXPECT_EQ(out[0].t, 1700000000000);
+  EXPECT_TRUE(out[0].v.BitEquals(Value::Int(-3)));
+  EXPECT_EQ(out[1].series, 7u);
+  EXPECT_EQ(out[1].t, 1700000000010);
+  EXPECT_TRUE(out[1].v.BitEquals(Value::Float(12.34)));
+}
+
 // Batches written before the decimal code (record type 1) still decode.
 TEST(Wal, VersionOneBatchesDecode) {
   std::string payload;
@@ -97,7 +160,8 @@ TEST(Wal, VersionOneBatchesDecode) {
   PutVarint64(&payload, ZigZagEncode64(-10));
   PutVarint64(&payload, ZigZagEncode64(-7));
   std::vector<SeriesPoint> out;
-  ASSERT_TRUE(DecodeWalBatchV1(payload, [&](const SeriesPoint& p) { out.push_back(p); }));
+  ASSERT_TRUE(DecodeWalPoints(kWalPointsRecordV1, payload,
+                              [&](const SeriesPoint& p) { out.push_back(p); }));
   ASSERT_EQ(out.size(), 2u);
   EXPECT_EQ(out[0].series, 9u);
   EXPECT_EQ(out[0].t, 1700000000000);
