@@ -50,7 +50,7 @@ for profile in "${profiles[@]}"; do
     mkdir -p "$run"
     port=$(free_port)
     strace -f -ttt -y -o "$run/trace" \
-      -e trace=openat,write,writev,pwrite64,pwritev,pwritev2,lseek,fsync,fdatasync,ftruncate,unlink,unlinkat,rename,renameat,renameat2 \
+      -e trace=openat,write,writev,pwrite64,pwritev,pwritev2,lseek,fsync,fdatasync,ftruncate,fallocate,unlink,unlinkat,rename,renameat,renameat2 \
       "$sundiald" --bind 127.0.0.1 --port "$port" --data-dir "$run/data" --wal-sync "$profile" \
       "${extra[@]}" >"$run/log" 2>&1 &
     spid=$!

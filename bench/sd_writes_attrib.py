@@ -2,7 +2,7 @@
 """Attributes the bytes a process made dirty to the files it wrote.
 
 Reads an `strace -f -ttt -y -o FILE` trace of write/pwrite64/writev/
-pwritev/fsync/fdatasync/ftruncate/openat/close/unlink/rename calls and
+pwritev/fsync/fdatasync/ftruncate/fallocate/openat/close/unlink/rename calls and
 models what the kernel counts in /proc/PID/io write_bytes: 4 KiB each time
 a clean page-cache page becomes dirty. A page is clean again after an
 fsync/fdatasync of its file, or once it has been dirty for the kernel's
@@ -158,6 +158,14 @@ def main():
                     f.size = n
                     for pg in [p for p in f.dirty if p * PAGE >= n]:
                         del f.dirty[pg]
+            elif call == "fallocate":
+                am = re.search(r",\s*([A-Z_|0-9]+),\s*(\d+),\s*(\d+)$", args)
+                if am:
+                    keep = 1 if "KEEP_SIZE" in am.group(1) else 0
+                    end = int(am.group(2)) + int(am.group(3))
+                    record(category(path, data_dir), t, "a", path, end, keep)
+                    if not keep:
+                        f_of(path).size = max(f_of(path).size, end)
             elif call == "lseek":
                 pos[fd] = ret
     measured = replay(ops) if replay_dir else {}
@@ -189,8 +197,11 @@ def replay(ops):
     counts for exactly those calls. Files that were never fsynced count at
     most once per page here (no 30 s writeback between calls): a lower
     bound for them."""
+    import ctypes
     import os
     import shutil
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.fallocate.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int64, ctypes.c_int64]
     out = {}
     for cat, calls in ops.items():
         root = os.path.join(replay_dir, "r")
@@ -209,6 +220,8 @@ def replay(ops):
                 os.fdatasync(fd)
             elif op == "t":
                 os.ftruncate(fd, off)
+            elif op == "a":  # fallocate: n is 1 for FALLOC_FL_KEEP_SIZE
+                libc.fallocate(fd, n, ctypes.c_int64(0), ctypes.c_int64(off))
         out[cat] = write_bytes() - before
         for fd in fds.values():
             os.close(fd)

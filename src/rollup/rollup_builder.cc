@@ -163,9 +163,11 @@ Status RollupStore::BuildNewHours(storage::Storage* storage, Timestamp closed_en
       }
     }
     if (a == kMinTimestamp || next > a) {
-      // Nothing stored in [a, next): skip it.
+      // Nothing stored in [a, next): skip it. STATE records the skip when
+      // the pass ends here; otherwise the next step's WriteState does (a
+      // crash before it only makes the next start skip again).
       const Timestamp to = std::min(next, closed_end);
-      SUNDIAL_RETURN_IF_ERROR(WriteState(to));
+      if (to >= closed_end) SUNDIAL_RETURN_IF_ERROR(WriteState(to));
       MutexLock lock(&mu_);
       built_mark_ = to;
       stats_.watermark = to;
@@ -257,7 +259,12 @@ Status RollupStore::RebuildDay(storage::Storage* storage, const DayWork& work_in
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
 
   DayFileWriter writer;
-  SUNDIAL_RETURN_IF_ERROR(writer.Open(env_, path + ".tmp", work.day));
+  bool opened = false;  // the writer is opened for the first series kept
+  auto open_writer = [&]() -> Status {
+    if (opened) return Status::OK();
+    opened = true;
+    return writer.Open(env_, path + ".tmp", work.day);
+  };
   std::vector<HourStats> kept, fresh, merged;
   uint64_t built = 0;
   for (SeriesId id : ids) {
@@ -279,18 +286,32 @@ Status RollupStore::RebuildDay(storage::Storage* storage, const DayWork& work_in
     merged.insert(merged.end(), fresh.begin(), fresh.end());
     std::sort(merged.begin(), merged.end(),
               [](const HourStats& x, const HourStats& y) { return x.hour < y.hour; });
-    if (!merged.empty()) SUNDIAL_RETURN_IF_ERROR(writer.Add(id, merged));
+    if (!merged.empty()) {
+      SUNDIAL_RETURN_IF_ERROR(open_writer());
+      SUNDIAL_RETURN_IF_ERROR(writer.Add(id, merged));
+    }
   }
-  SUNDIAL_RETURN_IF_ERROR(writer.Finish());
-  const uint64_t bytes = writer.bytes();
-  SUNDIAL_RETURN_IF_ERROR(RenameDurable(env_, path + ".tmp", path));
+  // A day with nothing rolled up and no file to replace gets no file
+  // (queries answer such days from raw data): an empty one would cost the
+  // disk a write, two fsyncs and a rename, on every fresh start.
+  const bool write = opened || env_->FileExists(path);
+  uint64_t bytes = 0;
   std::unique_ptr<DayFileReader> fresh_reader;
-  Status open = DayFileReader::Open(env_, path, work.day, &fresh_reader);
+  Status open;
+  if (write) {
+    SUNDIAL_RETURN_IF_ERROR(open_writer());
+    SUNDIAL_RETURN_IF_ERROR(writer.Finish());
+    bytes = writer.bytes();
+    SUNDIAL_RETURN_IF_ERROR(RenameDurable(env_, path + ".tmp", path));
+    open = DayFileReader::Open(env_, path, work.day, &fresh_reader);
+  }
   MutexLock lock(&mu_);
   readers_.erase(work.day);
-  // Marks stay until the new file is what readers get.
-  SUNDIAL_RETURN_IF_ERROR(open);
-  readers_[work.day] = {std::move(fresh_reader), ++use_clock_};
+  if (write) {
+    // Marks stay until the new file is what readers get.
+    SUNDIAL_RETURN_IF_ERROR(open);
+    readers_[work.day] = {std::move(fresh_reader), ++use_clock_};
+  }
   bool cleared = false;
   for (const auto& p : work.pairs) {
     auto it = dirty_pairs_.find(p.first);
@@ -307,7 +328,7 @@ Status RollupStore::RebuildDay(storage::Storage* storage, const DayWork& work_in
     }
   }
   stats_.hours_built += built;
-  stats_.files_written += 1;
+  stats_.files_written += write ? 1 : 0;
   stats_.bytes_written += bytes;
   if (cleared) return RewriteDirtyLogLocked();
   return Status::OK();
