@@ -8,10 +8,14 @@ of the server's write_bytes the WAL costs only because of timing
 
 Usage: sd_writes_timed_wal.py TRACE SCRATCH_DIR [T_START T_END]
 """
+import ctypes
 import os
 import re
 import sys
 import time
+
+libc = ctypes.CDLL(None, use_errno=True)
+libc.fallocate.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int64, ctypes.c_int64]
 
 LINE = re.compile(r"^(\d+)\s+(\d+\.\d+)\s+(\w+)\((\d+)<([^>]*)>(.*)\)\s+=\s+(-?\d+)")
 
@@ -42,6 +46,11 @@ def main():
                 ops.append((t, "w", off, ret))
             elif call in ("fsync", "fdatasync"):
                 ops.append((t, "s", 0, 0))
+            elif call == "fallocate":
+                am = re.search(r",\s*([A-Z_|0-9]+),\s*(\d+),\s*(\d+)$", m.group(6))
+                if am:
+                    keep = 1 if "KEEP_SIZE" in am.group(1) else 0
+                    ops.append((t, "a", int(am.group(2)) + int(am.group(3)), keep))
     if not ops:
         print("no WAL calls in the trace")
         return
@@ -52,6 +61,8 @@ def main():
         time.sleep(max(0.0, start + (t - ops[0][0]) - time.time()))
         if op == "w":
             os.pwrite(fd, b"\x5a" * n, off)
+        elif op == "a":  # fallocate up to off; n is 1 for FALLOC_FL_KEEP_SIZE
+            libc.fallocate(fd, n, ctypes.c_int64(0), ctypes.c_int64(off))
         else:
             os.fdatasync(fd)
     print(f"timed WAL replay: {sum(1 for o in ops if o[1] == 'w')} writes, "

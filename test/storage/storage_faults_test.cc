@@ -120,25 +120,33 @@ void ZeroBytes(const fs::path& p, uint64_t offset, size_t n) {
   f.write(zeros.data(), static_cast<std::streamsize>(n));
 }
 
+// Writes 300 points per series into a fresh engine on dir, copies its data
+// dir to crashed as a crash would leave it, and returns where the WAL's
+// records end; *segment is the copy's current WAL segment.
+WalPosition WriteAndCrashCopy(const std::string& dir, const std::string& crashed,
+                              fs::path* segment) {
+  Db d = OpenDb(SmallOptions(dir));
+  Write(&d, 0, 300);
+  const WalPosition end = WalEnd(&d);
+  CrashCopy(dir, crashed);
+  *segment = crashed + "/wal/" + WalSegmentName(end.segment);
+  return end;
+}
+
 TEST(StorageFaults, TornWalTailKeepsEverythingBefore) {
   for (const bool cut : {true, false}) {
     SCOPED_TRACE(cut ? "the file ends inside the last record"
                      : "the last record's end never reached the allocated blocks");
     TempDir dir, crashed;
-    auto o = SmallOptions(dir.path());
-    Db d = OpenDb(o);
-    Write(&d, 0, 300);
-    const WalPosition end = WalEnd(&d);
-    CrashCopy(dir.path(), crashed.path());
-    const fs::path seg = crashed.path() + "/wal/" + WalSegmentName(end.segment);
+    fs::path seg;
+    const WalPosition end = WriteAndCrashCopy(dir.path(), crashed.path(), &seg);
     ASSERT_TRUE(fs::exists(seg));
     if (cut) {
       fs::resize_file(seg, end.offset - 5);
     } else {
       ZeroBytes(seg, end.offset - 5, 5);
     }
-    o.data_dir = crashed.path();
-    Db r = OpenDb(o);
+    Db r = OpenDb(SmallOptions(crashed.path()));
     EXPECT_EQ(CountGood(&r), 299u * kSeries);
     ASSERT_FALSE(r.db->recovery_warnings().empty());
     EXPECT_NE(r.db->recovery_warnings()[0].find(cut ? "truncated" : "bad checksum"),
@@ -149,16 +157,11 @@ TEST(StorageFaults, TornWalTailKeepsEverythingBefore) {
 
 TEST(StorageFaults, CorruptWalRecordLosesOnlyThatRecord) {
   TempDir dir, crashed;
-  auto o = SmallOptions(dir.path());
-  Db d = OpenDb(o);
-  Write(&d, 0, 300);
-  const WalPosition end = WalEnd(&d);
-  CrashCopy(dir.path(), crashed.path());
-  auto segs = Files(crashed.path() + "/wal", ".wal");
-  ASSERT_EQ(segs.size(), 1u);
-  FlipByte(segs[0], end.offset / 2);  // one batch in the middle
-  o.data_dir = crashed.path();
-  Db r = OpenDb(o);
+  fs::path seg;
+  const WalPosition end = WriteAndCrashCopy(dir.path(), crashed.path(), &seg);
+  ASSERT_EQ(Files(crashed.path() + "/wal", ".wal").size(), 1u);
+  FlipByte(seg, end.offset / 2);  // one batch in the middle
+  Db r = OpenDb(SmallOptions(crashed.path()));
   EXPECT_EQ(CountGood(&r), 299u * kSeries);
   EXPECT_FALSE(r.db->recovery_warnings().empty());
   EXPECT_GE(r.db->stats().corruptions_skipped, 1u);

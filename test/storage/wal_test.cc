@@ -218,6 +218,15 @@ std::string Record(int points, int first) {
   return rec;
 }
 
+// Recovers a WAL directory that holds nothing yet.
+void OpenEmpty(Wal* wal) {
+  std::vector<std::string> w;
+  uint64_t corrupt = 0;
+  Status open_error;
+  ASSERT_TRUE(wal->Recover([](uint8_t, std::string_view) {}, &w, &corrupt, &open_error).ok());
+  ASSERT_TRUE(open_error.ok());
+}
+
 // The path of the one segment in wal_dir ("" if none).
 std::string OnlySegment(const std::string& wal_dir) {
   std::string segment;
@@ -250,10 +259,7 @@ TEST(Wal, SegmentIsAllocatedAheadOfItsRecords) {
   auto env = NewPosixEnv();
   const std::string wal_dir = dir.path() + "/wal";
   Wal wal(env.get(), wal_dir, 1 << 20);
-  std::vector<std::string> w;
-  uint64_t corrupt = 0;
-  Status open_error;
-  ASSERT_TRUE(wal.Recover([](uint8_t, std::string_view) {}, &w, &corrupt, &open_error).ok());
+  OpenEmpty(&wal);
   uint64_t lsn = 0;
   for (int i = 0; i < 100; ++i) ASSERT_TRUE(wal.Append(Record(1, i), &lsn).ok());
   ASSERT_TRUE(wal.SyncTo(lsn).ok());
@@ -286,10 +292,7 @@ TEST(Wal, ARecordAfterAnFsyncDoesNotStraddleTwoBlocks) {
   auto env = NewPosixEnv();
   const std::string wal_dir = dir.path() + "/wal";
   Wal wal(env.get(), wal_dir, 1 << 20);
-  std::vector<std::string> w;
-  uint64_t corrupt = 0;
-  Status open_error;
-  ASSERT_TRUE(wal.Recover([](uint8_t, std::string_view) {}, &w, &corrupt, &open_error).ok());
+  OpenEmpty(&wal);
   uint64_t seq = 0, end = 0, lsn = 0;
   int points = 0, gaps = 0;
   for (int i = 0; i < 40; ++i) {
