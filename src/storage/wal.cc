@@ -132,9 +132,8 @@ bool DecodeBatch(std::string_view in, int version,
       if ((tag >> shift) > kInvalidSeriesId) return false;
       series = static_cast<int64_t>(tag >> shift);
     } else {
-      const int64_t d = ZigZagDecode64(tag >> shift);
-      if (d > int64_t{kInvalidSeriesId} || d < -int64_t{kInvalidSeriesId}) return false;
-      series = prev_series + d;
+      // |difference| < 2^60 (a varint64 shifted by 4): no overflow.
+      series = prev_series + ZigZagDecode64(tag >> shift);
       if (series < 0 || series > int64_t{kInvalidSeriesId}) return false;
     }
     if (code > kCodeDecimal + kMaxWalScale) return false;
@@ -365,7 +364,7 @@ Status Wal::Append(const std::string& record, uint64_t* lsn) {
   // when the tail block is already on disk: the fsync after it then writes
   // one block, not two (wal.h).
   if (in_block != 0 && in_block + record.size() > kLogBlockSize &&
-      record.size() <= kLogBlockSize && durable_lsn_.load(std::memory_order_relaxed) >= lsn_) {
+      record.size() <= kLogBlockSize && synced_lsn_.load(std::memory_order_relaxed) >= lsn_) {
     at += kLogBlockSize - in_block;
   }
   if (at + record.size() > reserved_) {
@@ -430,10 +429,7 @@ void Wal::AcquireSyncToken() {
 void Wal::ReleaseSyncToken(uint64_t synced_lsn) {
   MutexLock sl(&sync_mu_);
   syncing_ = false;
-  if (synced_lsn > synced_lsn_) {
-    synced_lsn_ = synced_lsn;
-    durable_lsn_.store(synced_lsn, std::memory_order_relaxed);
-  }
+  if (synced_lsn > synced_lsn_) synced_lsn_ = synced_lsn;
   sync_cv_.SignalAll();
 }
 

@@ -35,7 +35,7 @@
 // Why the id as a difference: a client sends a host's metrics together,
 // and the ids of one host's series were given out together, so most
 // differences take one byte with the code where the id took two or three
-// (measured in bench/README.md, "Smaller WAL records").
+// (measured in bench/README.md, "Series ids as differences").
 // Older batches, still replayed:
 //   type 4: as type 7, with the id itself: varint64 (series id << 4 | code)
 //   type 1: varint64 (series id << 1 | is_float), then t as above, then
@@ -242,11 +242,10 @@ class Wal {
   Mutex sync_mu_;
   CondVar sync_cv_{&sync_mu_};
   bool syncing_ GUARDED_BY(sync_mu_) = false;  // the sync token is taken
-  uint64_t synced_lsn_ GUARDED_BY(sync_mu_) = 0;
+  // Written under sync_mu_ only; Append reads it without the lock to learn
+  // whether the tail block is already on disk.
+  std::atomic<uint64_t> synced_lsn_{0};
 
-  // synced_lsn_, readable without sync_mu_: whether the tail block is
-  // already on disk (Append).
-  std::atomic<uint64_t> durable_lsn_{0};
   std::atomic<bool> wants_rotation_{false};
   std::atomic<uint64_t> bytes_written_{0};
   std::atomic<uint64_t> syncs_{0};
