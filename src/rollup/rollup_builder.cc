@@ -164,10 +164,11 @@ Status RollupStore::BuildNewHours(storage::Storage* storage, Timestamp closed_en
     }
     if (a == kMinTimestamp || next > a) {
       // Nothing stored in [a, next): skip it. STATE records the skip when
-      // the pass ends here; otherwise the next step's WriteState does (a
-      // crash before it only makes the next start skip again).
+      // the pass ends here (if there is a STATE: see below); otherwise the
+      // next step's WriteState does (a crash before it only makes the next
+      // start skip again).
       const Timestamp to = std::min(next, closed_end);
-      if (to >= closed_end) SUNDIAL_RETURN_IF_ERROR(WriteState(to));
+      if (to >= closed_end && state_written_.load()) SUNDIAL_RETURN_IF_ERROR(WriteState(to));
       MutexLock lock(&mu_);
       built_mark_ = to;
       stats_.watermark = to;
@@ -191,12 +192,17 @@ Status RollupStore::BuildNewHours(storage::Storage* storage, Timestamp closed_en
     // marks of those reports are durable (see the top of rollup_store.h).
     uint64_t segment = 0;
     const bool rotated = storage->RotateWal(&segment).ok();
-    SUNDIAL_RETURN_IF_ERROR(RebuildDay(storage, work));
+    bool wrote = false;
+    SUNDIAL_RETURN_IF_ERROR(RebuildDay(storage, work, &wrote));
     if (rotated) {
       SUNDIAL_RETURN_IF_ERROR(SyncLate());
       wal_seen_.store(segment);
     }
-    SUNDIAL_RETURN_IF_ERROR(WriteState(b));
+    // Until something is rolled up there is no STATE: a fresh server's
+    // first passes, over the empty hours before its first point, then cost
+    // the disk nothing, and a restart before that only builds those empty
+    // hours again (without a late mark: with no STATE no point is late).
+    if (wrote || state_written_.load()) SUNDIAL_RETURN_IF_ERROR(WriteState(b));
     MutexLock lock(&mu_);
     built_mark_ = b;
     stats_.watermark = b;
@@ -234,7 +240,7 @@ Status RollupStore::BuildDirty(storage::Storage* storage) {
   return Status::OK();
 }
 
-Status RollupStore::RebuildDay(storage::Storage* storage, const DayWork& work_in) {
+Status RollupStore::RebuildDay(storage::Storage* storage, const DayWork& work_in, bool* wrote) {
   DayWork work = work_in;
   const std::string path = options_.dir + "/" + DayFileName(work.day);
   std::unique_ptr<DayFileReader> old;
@@ -295,6 +301,7 @@ Status RollupStore::RebuildDay(storage::Storage* storage, const DayWork& work_in
   // (queries answer such days from raw data): an empty one would cost the
   // disk a write, two fsyncs and a rename, on every fresh start.
   const bool write = opened || env_->FileExists(path);
+  if (wrote != nullptr) *wrote = write;
   uint64_t bytes = 0;
   std::unique_ptr<DayFileReader> fresh_reader;
   Status open;

@@ -102,6 +102,7 @@ Status RollupStore::Load() {
     } else {
       built_mark_ = static_cast<Timestamp>(DecodeFixed64(state.data() + 4));
       if (version == kStateVersion) wal_seen_.store(DecodeFixed64(state.data() + 12));
+      state_written_.store(true);
     }
   } else if (!s.IsNotFound()) {
     return s;
@@ -265,7 +266,9 @@ Status RollupStore::WriteState(Timestamp watermark) {
   PutFixed64(&state, static_cast<uint64_t>(watermark));
   PutFixed64(&state, wal_seen_.load());
   PutFixed32(&state, crc32c::Mask(crc32c::Value(state.data(), state.size())));
-  return ReplaceFile(env_, options_.dir + "/STATE", state);
+  SUNDIAL_RETURN_IF_ERROR(ReplaceFile(env_, options_.dir + "/STATE", state));
+  state_written_.store(true);
+  return Status::OK();
 }
 
 std::shared_ptr<const DayFileReader> RollupStore::Reader(Timestamp day) const {

@@ -40,11 +40,20 @@ void AppendLogRecord(std::string* dst, uint8_t type, std::string_view payload) {
 LogReader::LogReader(File* file, uint64_t file_size, std::string_view magic)
     : file_(file), file_size_(file_size), magic_(magic) {}
 
-Status LogReader::Open() {
+Status LogReader::Open() { return OpenHeader(false); }
+
+Status LogReader::OpenAllocated() { return OpenHeader(true); }
+
+Status LogReader::OpenHeader(bool zeros_are_unwritten) {
   char h[kLogFileHeaderSize];
   size_t got = 0;
   Status s = file_->Read(0, sizeof(h), h, &got);
   if (!s.ok()) return status_ = s;
+  if (zeros_are_unwritten && got == sizeof(h) &&
+      std::all_of(h, h + sizeof(h), [](char c) { return c == 0; })) {
+    buf_offset_ = 0;  // Next() reads the header's block as zeros
+    return Status::OK();
+  }
   if (got < sizeof(h) || std::memcmp(h, magic_.data(), 8) != 0 || DecodeFixed32(h + 8) != 1) {
     return status_ = Status::Corruption(file_->path(), "bad or missing file header");
   }

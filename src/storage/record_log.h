@@ -62,6 +62,12 @@ class LogReader {
   LogReader& operator=(const LogReader&) = delete;
 
   Status Open();
+  // Open() for a file allocated ahead of what was written to it (a WAL
+  // segment, whose header reaches the disk with its first fsync): a header
+  // of 16 zero bytes was never written, which is not damage. Its block is
+  // then read like any other: zeros to the end of the file are nothing,
+  // zero blocks followed by records are reported as skipped.
+  Status OpenAllocated();
   // For a file whose header is damaged: reads the records after where the
   // header should be anyway (each record carries its own CRC, so whatever
   // is intact is found). Never fails.
@@ -94,6 +100,7 @@ class LogReader {
   // Makes at least n bytes available at pos_ unless the file ends first.
   // Returns the number available (<= n).
   size_t Ensure(size_t n);
+  Status OpenHeader(bool zeros_are_unwritten);
   // 0 = valid record at pos_, else a reason for rejecting it.
   const char* Check(size_t* record_len);
   // The bytes from pos_ to the next block boundary (or the end of the

@@ -235,7 +235,8 @@ void Wal::ReplayFile(const std::string& path, std::string_view magic,
   }
   if (size == 0) return;  // created but never written: nothing lost
   LogReader reader(file.get(), size, magic);
-  s = reader.Open();
+  // Segments are allocated ahead; checkpoints are written whole and synced.
+  s = magic == kSegmentMagic ? reader.OpenAllocated() : reader.Open();
   if (s.IsCorruption()) {
     // Each record has its own CRC: replay the intact ones after the header.
     warnings->push_back(s.ToString() + "; replaying the records after it");
@@ -335,9 +336,15 @@ Status Wal::OpenSegment(uint64_t seq) {
   std::unique_ptr<File> f;
   SUNDIAL_RETURN_IF_ERROR(env_->OpenFile(SegmentPath(seq), &f));
   const std::string h = LogFileHeader(kSegmentMagic);
+  // The name is made durable before the header is written: a directory
+  // fsync after it would write the header's block at once (ext4 orders a
+  // new file's data before its metadata), and the first record's fsync
+  // would write that block again. Until that fsync a power cut may leave
+  // the header as zeros, which replay reads as never written
+  // (LogReader::OpenAllocated).
   Status s = f->Truncate(0);
-  if (s.ok()) s = f->Write(0, h.data(), h.size());
   if (s.ok()) s = env_->SyncDir(dir_);
+  if (s.ok()) s = f->Write(0, h.data(), h.size());
   if (!s.ok()) {
     f.reset();
     (void)env_->RemoveFile(SegmentPath(seq));

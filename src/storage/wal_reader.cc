@@ -97,7 +97,7 @@ bool WalReaderImpl::Next(std::vector<SeriesPoint>* points) {
       skipped_seen_ = 0;
       if (pos_.offset < kLogFileHeaderSize) {
         if (limit < kLogFileHeaderSize) return false;  // header not yet written
-        if (!log_->Open().ok()) {
+        if (!log_->OpenAllocated().ok()) {
           warnings_.push_back(file_->path() + ": damaged header; reading the records after it");
           log_->OpenSkippingHeader();
         }

@@ -134,9 +134,18 @@ TEST(RollupStore, HoursWithoutPointsWriteNoDayFile) {
   EXPECT_FALSE(std::filesystem::exists(day_file));
   EXPECT_EQ(f.rollups_->stats().files_written, 0u);
   EXPECT_EQ(f.StateOf(a, kT0 + 3 * kHourMs), HourState::kRaw);
+  // Nor a STATE: a skip over nothing is computed again after a restart.
+  const std::string state = dir.path() + "/rollup/STATE";
+  EXPECT_FALSE(std::filesystem::exists(state));
+  f.Close();
+  f.Open();
+  ASSERT_TRUE(f.rollups_->BuildNow(f.storage_.get()).ok());
+  EXPECT_EQ(f.rollups_->stats().watermark, kT0 + 4 * kHourMs);
+  EXPECT_FALSE(std::filesystem::exists(state));
   f.now_ += kHourMs;
   ASSERT_TRUE(f.rollups_->BuildNow(f.storage_.get()).ok());
   EXPECT_TRUE(std::filesystem::exists(day_file));
+  EXPECT_TRUE(std::filesystem::exists(state));
   HourStats h;
   ASSERT_EQ(f.StateOf(a, kT0 + 4 * kHourMs, &h), HourState::kRolled);
   EXPECT_EQ(h.count, 1u);

@@ -18,14 +18,16 @@ std::string BuildLog(int n) {
   return data;
 }
 
-std::vector<std::string> ReadBack(const std::string& data, std::vector<std::string>* skipped) {
+// Reads data back as a log file; `allocated` opens it with OpenAllocated().
+std::vector<std::string> ReadBack(const std::string& data, std::vector<std::string>* skipped,
+                                  bool allocated = false) {
   testing::TempDir dir;
   auto env = NewPosixEnv();
   std::unique_ptr<File> f;
   EXPECT_TRUE(env->OpenFile(dir.path() + "/log", &f).ok());
   EXPECT_TRUE(f->Write(0, data.data(), data.size()).ok());
   LogReader r(f.get(), data.size(), "TESTLOG1");
-  EXPECT_TRUE(r.Open().ok());
+  EXPECT_TRUE((allocated ? r.OpenAllocated() : r.Open()).ok());
   std::vector<std::string> out;
   uint8_t type;
   std::string_view payload;
@@ -113,6 +115,33 @@ TEST(RecordLog, ZeroedBlocksBetweenRecordsAreReported) {
   EXPECT_EQ(recs[3], "later");
   ASSERT_EQ(skipped.size(), 1u);
   EXPECT_NE(skipped[0].find("skipped 8192 bytes at offset 4096"), std::string::npos) << skipped[0];
+}
+
+// A file allocated ahead whose header never reached the disk: only zeros
+// are nothing; zero blocks with records after them are reported. Open()
+// still calls a zero header damage.
+TEST(RecordLog, AZeroHeaderOfAnAllocatedFileWasNeverWritten) {
+  const std::string zeros(3 * kLogBlockSize + 5, '\0');
+  std::vector<std::string> skipped;
+  EXPECT_TRUE(ReadBack(zeros, &skipped, true).empty());
+  EXPECT_TRUE(skipped.empty()) << skipped[0];
+
+  std::string later(kLogBlockSize, '\0');
+  AppendLogRecord(&later, 1, "in block one");
+  auto recs = ReadBack(later, &skipped, true);
+  ASSERT_EQ(recs.size(), 1u);
+  EXPECT_EQ(recs[0], "in block one");
+  ASSERT_EQ(skipped.size(), 1u);
+  EXPECT_NE(skipped[0].find("skipped 4096 bytes at offset 0 (zeroed blocks)"), std::string::npos)
+      << skipped[0];
+
+  testing::TempDir dir;
+  auto env = NewPosixEnv();
+  std::unique_ptr<File> f;
+  ASSERT_TRUE(env->OpenFile(dir.path() + "/log", &f).ok());
+  ASSERT_TRUE(f->Write(0, zeros.data(), zeros.size()).ok());
+  LogReader r(f.get(), zeros.size(), "TESTLOG1");
+  EXPECT_TRUE(r.Open().IsCorruption());
 }
 
 // Zeros in the middle of a block that do not reach its end are damage.
