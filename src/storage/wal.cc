@@ -336,15 +336,13 @@ Status Wal::OpenSegment(uint64_t seq) {
   std::unique_ptr<File> f;
   SUNDIAL_RETURN_IF_ERROR(env_->OpenFile(SegmentPath(seq), &f));
   const std::string h = LogFileHeader(kSegmentMagic);
-  // The name is made durable before the header is written: a directory
-  // fsync after it would write the header's block at once (ext4 orders a
-  // new file's data before its metadata), and the first record's fsync
-  // would write that block again. Until that fsync a power cut may leave
-  // the header as zeros, which replay reads as never written
+  // The header reaches the disk with the first fsync of the segment. A
+  // power cut before it can leave the file allocated ahead but all zeros,
+  // header included, which replay reads as never written
   // (LogReader::OpenAllocated).
   Status s = f->Truncate(0);
-  if (s.ok()) s = env_->SyncDir(dir_);
   if (s.ok()) s = f->Write(0, h.data(), h.size());
+  if (s.ok()) s = env_->SyncDir(dir_);
   if (!s.ok()) {
     f.reset();
     (void)env_->RemoveFile(SegmentPath(seq));
