@@ -348,10 +348,15 @@ Status Wal::OpenSegment(uint64_t seq) {
     (void)env_->RemoveFile(SegmentPath(seq));
     return s.WithContext("new WAL segment");
   }
-  // The segment being closed gives back the blocks reserved past its end
-  // (a no-op for its bytes), so that segments kept for the relay hold only
-  // what they contain.
-  if (file_) (void)file_->Truncate(offset_);
+  // The segment being closed gives back the blocks reserved past its end,
+  // so that segments kept for the relay hold only what they contain. It is
+  // cut at the end of the block its records end in: cut inside that block
+  // (already on disk), ext4 would zero the rest of it and so write it
+  // again. Readers pass over those zeros (record_log.h).
+  if (file_) {
+    const uint64_t block_end = (offset_ + kLogBlockSize - 1) / kLogBlockSize * kLogBlockSize;
+    (void)file_->Truncate(std::max(offset_, std::min(block_end, reserved_)));
+  }
   file_ = std::move(f);  // REQUIRES (callers): the sync token is held
   seq_ = seq;
   offset_ = h.size();

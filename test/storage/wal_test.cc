@@ -279,11 +279,15 @@ TEST(Wal, SegmentIsAllocatedAheadOfItsRecords) {
     Wal again(env.get(), wal_dir, 1 << 20);
     EXPECT_EQ(RecoverTimes(&again).size(), 100u);
   }
-  // A closed segment keeps only its records and their blocks.
+  // A closed segment keeps only its records and their blocks: it ends at
+  // the end of its last block (cut inside it, ext4 would write it again),
+  // and a restart reads it without a warning.
   ASSERT_TRUE(wal.Rotate(&seq).ok());
   ASSERT_EQ(stat(segment.c_str(), &st), 0);
-  EXPECT_EQ(static_cast<uint64_t>(st.st_size), end);
+  EXPECT_EQ(static_cast<uint64_t>(st.st_size), uint64_t{4096});
   EXPECT_LT(static_cast<uint64_t>(st.st_blocks) * 512, uint64_t{64} << 10);
+  Wal again(env.get(), wal_dir, 1 << 20);
+  EXPECT_EQ(RecoverTimes(&again).size(), 100u);
 }
 
 // A power cut after a segment was created and allocated ahead but before
