@@ -201,7 +201,7 @@ Status RollupStore::BuildNewHours(storage::Storage* storage, Timestamp closed_en
     // Until something is rolled up there is no STATE: a fresh server's
     // first passes, over the empty hours before its first point, then cost
     // the disk nothing, and a restart before that only builds those empty
-    // hours again (without a late mark: with no STATE no point is late).
+    // hours again (finding no STATE, it takes no replayed point as late).
     if (wrote || state_written_.load()) SUNDIAL_RETURN_IF_ERROR(WriteState(b));
     MutexLock lock(&mu_);
     built_mark_ = b;

@@ -16,12 +16,14 @@
 // magic "SUNDWAL1" (segments) or "SUNDCKP1" (checkpoints). A segment is
 // longer than its records while it is written: zeros follow them, up to
 // where its blocks are allocated (up to 256 KiB ahead, and not past the
-// segment size). A record of at most one block that would straddle two
-// starts at the next block (zero padding before it) when everything before
-// it is fsynced: the block it would have begun in is already on disk, and
-// writing the record there would make the fsync after it write that block
-// again, 8 KiB instead of 4 for a small record (bench/README.md,
-// sd_writes.sh).
+// segment size); once closed, up to the end of the 4 KiB block its records
+// end in. Its header reaches the disk with its first fsync, so a power cut
+// before that can leave a segment of zeros only, read as empty. A record
+// of at most one block that would straddle two starts at the next block
+// (zero padding before it) when everything before it is fsynced: the block
+// it would have begun in is already on disk, and writing the record there
+// would make the fsync after it write that block again, 8 KiB instead of 4
+// for a small record (bench/README.md, sd_writes.sh).
 // Record type 7, a batch of points (what EncodeWalBatch writes):
 //   varint32 n
 //   n times: varint64 (zigzag(series id - previous id) << 4 | code),
