@@ -36,6 +36,18 @@ std::vector<std::string> ReadBack(const std::string& data, std::vector<std::stri
   return out;
 }
 
+// What LogReader::Open() says of data as a log file of the given magic.
+Status OpenStatus(const std::string& data, const char* magic) {
+  testing::TempDir dir;
+  auto env = NewPosixEnv();
+  std::unique_ptr<File> f;
+  Status s = env->OpenFile(dir.path() + "/log", &f);
+  if (s.ok()) s = f->Write(0, data.data(), data.size());
+  if (!s.ok()) return s;
+  LogReader r(f.get(), data.size(), magic);
+  return r.Open();
+}
+
 TEST(RecordLog, RoundTrip) {
   std::vector<std::string> skipped;
   auto recs = ReadBack(BuildLog(100), &skipped);
@@ -71,13 +83,7 @@ TEST(RecordLog, GarbageAndWrongMagic) {
   std::vector<std::string> skipped;
   auto recs = ReadBack(garbage + data.substr(kLogFileHeaderSize), &skipped);
   EXPECT_EQ(recs.size(), 10u);
-  testing::TempDir dir;
-  auto env = NewPosixEnv();
-  std::unique_ptr<File> f;
-  ASSERT_TRUE(env->OpenFile(dir.path() + "/x", &f).ok());
-  ASSERT_TRUE(f->Write(0, data.data(), data.size()).ok());
-  LogReader r(f.get(), data.size(), "OTHERLG1");
-  EXPECT_TRUE(r.Open().IsCorruption());
+  EXPECT_TRUE(OpenStatus(data, "OTHERLG1").IsCorruption());
 }
 
 // Zeros up to the next block (a record moved to the next block) and up to
@@ -134,14 +140,7 @@ TEST(RecordLog, AZeroHeaderOfAnAllocatedFileWasNeverWritten) {
   ASSERT_EQ(skipped.size(), 1u);
   EXPECT_NE(skipped[0].find("skipped 4096 bytes at offset 0 (zeroed blocks)"), std::string::npos)
       << skipped[0];
-
-  testing::TempDir dir;
-  auto env = NewPosixEnv();
-  std::unique_ptr<File> f;
-  ASSERT_TRUE(env->OpenFile(dir.path() + "/log", &f).ok());
-  ASSERT_TRUE(f->Write(0, zeros.data(), zeros.size()).ok());
-  LogReader r(f.get(), zeros.size(), "TESTLOG1");
-  EXPECT_TRUE(r.Open().IsCorruption());
+  EXPECT_TRUE(OpenStatus(zeros, "TESTLOG1").IsCorruption());
 }
 
 // Zeros in the middle of a block that do not reach its end are damage.
