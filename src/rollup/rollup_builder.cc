@@ -168,7 +168,7 @@ Status RollupStore::BuildNewHours(storage::Storage* storage, Timestamp closed_en
       // next step's WriteState does (a crash before it only makes the next
       // start skip again).
       const Timestamp to = std::min(next, closed_end);
-      if (to >= closed_end && state_written_.load()) SUNDIAL_RETURN_IF_ERROR(WriteState(to));
+      if (to >= closed_end && HasState()) SUNDIAL_RETURN_IF_ERROR(WriteState(to));
       MutexLock lock(&mu_);
       built_mark_ = to;
       stats_.watermark = to;
@@ -202,7 +202,7 @@ Status RollupStore::BuildNewHours(storage::Storage* storage, Timestamp closed_en
     // first passes, over the empty hours before its first point, then cost
     // the disk nothing, and a restart before that only builds those empty
     // hours again (finding no STATE, it takes no replayed point as late).
-    if (wrote || state_written_.load()) SUNDIAL_RETURN_IF_ERROR(WriteState(b));
+    if (wrote || HasState()) SUNDIAL_RETURN_IF_ERROR(WriteState(b));
     MutexLock lock(&mu_);
     built_mark_ = b;
     stats_.watermark = b;

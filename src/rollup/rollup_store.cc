@@ -102,7 +102,6 @@ Status RollupStore::Load() {
     } else {
       built_mark_ = static_cast<Timestamp>(DecodeFixed64(state.data() + 4));
       if (version == kStateVersion) wal_seen_.store(DecodeFixed64(state.data() + 12));
-      state_written_.store(true);
     }
   } else if (!s.IsNotFound()) {
     return s;
@@ -266,10 +265,10 @@ Status RollupStore::WriteState(Timestamp watermark) {
   PutFixed64(&state, static_cast<uint64_t>(watermark));
   PutFixed64(&state, wal_seen_.load());
   PutFixed32(&state, crc32c::Mask(crc32c::Value(state.data(), state.size())));
-  SUNDIAL_RETURN_IF_ERROR(ReplaceFile(env_, options_.dir + "/STATE", state));
-  state_written_.store(true);
-  return Status::OK();
+  return ReplaceFile(env_, options_.dir + "/STATE", state);
 }
+
+bool RollupStore::HasState() const { return env_->FileExists(options_.dir + "/STATE"); }
 
 std::shared_ptr<const DayFileReader> RollupStore::Reader(Timestamp day) const {
   {

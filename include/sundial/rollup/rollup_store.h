@@ -171,6 +171,9 @@ class RollupStore final : public storage::LateAppendObserver {
   // *wrote (if given): whether the day has a file now.
   Status RebuildDay(storage::Storage* storage, const DayWork& work, bool* wrote = nullptr);
   Status WriteState(Timestamp watermark);
+  // Whether a STATE file exists. Until one does, a pass that rolled nothing
+  // up writes none.
+  bool HasState() const;
   // Marks built days whose file is missing or damaged (first pass only).
   void CheckFiles(storage::Storage* storage);
   void ApplyRetention();
@@ -192,9 +195,6 @@ class RollupStore final : public storage::LateAppendObserver {
   std::atomic<Timestamp> late_mark_{kMinTimestamp};  // points below it are late
   // WAL segment started just before the newest built day was read (STATE).
   std::atomic<uint64_t> wal_seen_{0};
-  // Whether a STATE file exists (set by Load and WriteState; read by the
-  // builder). Until one does, a pass that rolled nothing up writes none.
-  std::atomic<bool> state_written_{false};
 
   mutable Mutex mu_;
   Timestamp built_mark_ GUARDED_BY(mu_) = kMinTimestamp;  // hours below it are built
