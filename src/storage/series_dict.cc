@@ -37,9 +37,10 @@ void SortByKey(Pair* pairs, size_t n) {
 }  // namespace
 
 SeriesDict::SeriesDict(Env* env, std::string path, std::function<void(SeriesId)> on_create,
-                       uint64_t max_series)
+                       uint64_t max_series,
+                       std::function<Status(const std::string&)> on_new_records)
     : env_(env), path_(std::move(path)), on_create_(std::move(on_create)),
-      max_series_(max_series) {}
+      max_series_(max_series), on_new_records_(std::move(on_new_records)) {}
 
 Status SeriesDict::Open(std::vector<std::string>* warnings) {
   WriterLock lock(&mu_);
@@ -266,7 +267,13 @@ Status SeriesDict::CreateLocked(std::string_view metric, const TagRef* tags, siz
   std::vector<NewName> fresh;
   uint32_t next[3] = {names(NameKind::kMetric).next_uid(), names(NameKind::kTagKey).next_uid(),
                       names(NameKind::kTagValue).next_uid()};
-  std::string rec;
+  std::string rec;      // as the log holds them
+  std::string entries;  // as on_new_records gets them (ReplayNewRecords)
+  auto add = [&](uint8_t type, std::string_view payload) {
+    AppendLogRecord(&rec, type, payload);
+    entries.push_back(static_cast<char>(type));
+    PutLengthPrefixed(&entries, payload);
+  };
   auto assign = [&](NameKind kind, std::string_view name) -> uint32_t {
     mu_.AssertHeld();  // CreateLocked's
     if (const uint32_t uid = names(kind).Find(name)) return uid;
@@ -278,7 +285,7 @@ Status SeriesDict::CreateLocked(std::string_view metric, const TagRef* tags, siz
     std::string payload(1, static_cast<char>(kind));
     PutVarint32(&payload, uid);
     PutLengthPrefixed(&payload, name);
-    AppendLogRecord(&rec, kNameRecord, payload);
+    add(kNameRecord, payload);
     return uid;
   };
   const uint32_t metric_uid = assign(NameKind::kMetric, metric);
@@ -308,14 +315,18 @@ Status SeriesDict::CreateLocked(std::string_view metric, const TagRef* tags, siz
     PutVarint32(&payload, p.first);
     PutVarint32(&payload, p.second);
   }
-  AppendLogRecord(&rec, kSeriesRecord, payload);
-  Status s = file_->Write(file_end_, rec.data(), rec.size());
-  if (!s.ok()) {
-    (void)file_->Truncate(file_end_);  // best effort: drop a partial record
-    return s.WithContext("series dictionary");
+  add(kSeriesRecord, payload);
+  SUNDIAL_RETURN_IF_ERROR(AppendLocked(rec));
+  if (on_new_records_) {
+    Status s = on_new_records_(entries);
+    if (!s.ok()) {
+      // Not in the owner's log: out of this one too, or a crash could keep
+      // an id that the next series is given.
+      file_end_ -= rec.size();
+      (void)file_->Truncate(file_end_);
+      return s.WithContext("series dictionary");
+    }
   }
-  file_end_ += rec.size();
-  dirty_ = true;
   for (const auto& f : fresh) names(f.kind).Insert(f.name, f.uid);
   AddSeries(new_id, metric_uid, pairs.data(), num_tags);
   *id = new_id;
@@ -326,10 +337,11 @@ Status SeriesDict::Sync() {
   MutexLock sync_lock(&sync_mu_);
   {
     ReaderLock lock(&mu_);
-    if (!dirty_) return Status::OK();
+    if (!dirty_ && unwritten_.empty()) return Status::OK();
   }
   {
     WriterLock lock(&mu_);
+    if (!unwritten_.empty()) SUNDIAL_RETURN_IF_ERROR(AppendLocked(std::string()));
     dirty_ = false;
   }
   Status s = file_->Sync();
@@ -464,17 +476,86 @@ Status SeriesDict::LookupUid(NameKind kind, std::string_view name, uint32_t* uid
   return Status::OK();
 }
 
-Status SeriesDict::AppendSyncedLocked(uint8_t type, std::string_view payload) {
-  std::string rec;
-  AppendLogRecord(&rec, type, payload);
-  Status s = file_->Write(file_end_, rec.data(), rec.size());
-  if (s.ok()) s = file_->Sync();
+Status SeriesDict::AppendLocked(const std::string& records) {
+  std::string joined;
+  const std::string* data = &records;
+  if (!unwritten_.empty()) {
+    joined = unwritten_ + records;
+    data = &joined;
+  }
+  Status s = file_->Write(file_end_, data->data(), data->size());
   if (!s.ok()) {
     (void)file_->Truncate(file_end_);  // best effort: drop a partial record
     return s.WithContext("series dictionary");
   }
-  file_end_ += rec.size();
+  file_end_ += data->size();
+  unwritten_.clear();
+  dirty_ = true;
   return Status::OK();
+}
+
+Status SeriesDict::AppendSyncedLocked(uint8_t type, std::string_view payload) {
+  std::string rec;
+  AppendLogRecord(&rec, type, payload);
+  SUNDIAL_RETURN_IF_ERROR(AppendLocked(rec));
+  Status s = file_->Sync();
+  if (!s.ok()) {
+    // Drop this record (best effort); what was written before it stays.
+    file_end_ -= rec.size();
+    (void)file_->Truncate(file_end_);
+    return s.WithContext("series dictionary");
+  }
+  return Status::OK();
+}
+
+bool SeriesDict::ReplayNewRecords(std::string_view in, std::vector<std::string>* warnings) {
+  WriterLock lock(&mu_);
+  bool ok = true;
+  while (!in.empty()) {
+    const auto type = static_cast<uint8_t>(in[0]);
+    in.remove_prefix(1);
+    std::string_view payload;
+    if (!GetLengthPrefixed(&in, &payload)) {
+      ok = false;
+      break;
+    }
+    ReplayEntry(type, payload, warnings);
+  }
+  // Best effort now; Sync() retries before the WAL that holds them goes.
+  if (!unwritten_.empty()) (void)AppendLocked(std::string());
+  return ok;
+}
+
+void SeriesDict::ReplayEntry(uint8_t type, std::string_view payload,
+                             std::vector<std::string>* warnings) {
+  std::string_view in = payload;
+  if (type == kNameRecord && !in.empty() && static_cast<uint8_t>(in[0]) <= 2) {
+    const auto kind = static_cast<NameKind>(in[0]);
+    in.remove_prefix(1);
+    uint32_t uid = 0;
+    std::string_view name;
+    if (GetVarint32(&in, &uid) && GetLengthPrefixed(&in, &name) && !name.empty() &&
+        names(kind).Name(uid) == name) {
+      return;  // the log has it
+    }
+  } else if (type == kSeriesRecord) {
+    uint32_t id = 0, metric = 0, n = 0;
+    if (GetVarint32(&in, &id) && Exists(id) && GetVarint32(&in, &metric) &&
+        GetVarint32(&in, &n) && n <= in.size() / 2) {
+      std::vector<UidPair> pairs(n);
+      bool parsed = true;
+      for (auto& p : pairs) parsed = parsed && GetVarint32(&in, &p.first) && GetVarint32(&in, &p.second);
+      SortByKey(pairs.data(), n);
+      if (parsed && FindKey(metric, pairs.data(), n) == id) return;  // the log has it
+    }
+  }
+  const size_t before = warnings->size();
+  ApplyRecord(type, payload, warnings);
+  if (warnings->size() != before) {
+    warnings->back() += " (a new series' record in the WAL)";
+    return;
+  }
+  AppendLogRecord(&unwritten_, type, payload);
 }
 
 Status SeriesDict::AssignName(NameKind kind, std::string_view name, uint32_t* uid,

@@ -20,6 +20,13 @@
 // (metric uid -> ids, tagset id -> ids, (tagk uid, tagv uid) -> tagset
 // ids), all rebuilt on Open. Every id list is ascending.
 //
+// Durability: a new series' records are written to the log but not
+// fsynced. The owner either calls Sync() before the series is used, or
+// passes on_new_records, which puts the same records into its own log (the
+// engine's WAL, whose fsync then covers them: one fsync per batch, not two)
+// and replays them with ReplayNewRecords after a crash; it must then Sync()
+// before that copy is dropped.
+//
 // Thread-safety: all methods are thread-safe. Lookups share a reader lock;
 // creating a series takes the writer lock and writes the log.
 #pragma once
@@ -47,9 +54,14 @@ class SeriesDict {
   // becomes known (at Open and when created), before its id is handed out.
   // max_series: Resolve creates no series while this many exist (0: no
   // limit); a log holding more is still loaded whole. AssignName stops at
-  // max_series names of a kind.
+  // max_series names of a kind. on_new_records (may be null) runs under the
+  // writer lock when Resolve creates a series, after its records are
+  // written to the log and before its id is handed out, with those records
+  // encoded as ReplayNewRecords reads them; if it fails, the series is not
+  // created.
   SeriesDict(Env* env, std::string path, std::function<void(SeriesId)> on_create,
-             uint64_t max_series = 0);
+             uint64_t max_series = 0,
+             std::function<Status(const std::string& records)> on_new_records = nullptr);
   SeriesDict(const SeriesDict&) = delete;
   SeriesDict& operator=(const SeriesDict&) = delete;
 
@@ -70,6 +82,14 @@ class SeriesDict {
   }
   // fsyncs the log if anything was written since the last Sync.
   Status Sync();
+  // Applies records that on_new_records was given, after a crash: each name
+  // or series the log lacks is added and written to the log (not fsynced);
+  // those it has are skipped. Returns false if records is malformed (what
+  // came before the damage is applied); conflicts with the log are
+  // described in *warnings. Call after Open, before any Resolve.
+  // Encoding: entries back to back, each u8 record type (as in the log),
+  // varint32 payload length, payload.
+  bool ReplayNewRecords(std::string_view records, std::vector<std::string>* warnings);
 
   // Number of ids handed out so far (the largest id + 1).
   SeriesId id_limit() const { return id_limit_.load(std::memory_order_acquire); }
@@ -121,9 +141,14 @@ class SeriesDict {
                       SeriesId* id) REQUIRES(mu_);
   void ApplyRecord(uint8_t type, std::string_view payload, std::vector<std::string>* warnings)
       REQUIRES(mu_);
-  // Appends one record at file_end_ and fsyncs it; on failure truncates
-  // back (best effort) and leaves file_end_ as it was.
+  // Writes whole records at file_end_ (no fsync); on failure truncates back
+  // (best effort) and leaves file_end_ as it was.
+  [[nodiscard]] Status AppendLocked(const std::string& records) REQUIRES(mu_);
+  // AppendLocked of one record, then an fsync.
   [[nodiscard]] Status AppendSyncedLocked(uint8_t type, std::string_view payload)
+      REQUIRES(mu_);
+  // ReplayNewRecords' work on one entry.
+  void ReplayEntry(uint8_t type, std::string_view payload, std::vector<std::string>* warnings)
       REQUIRES(mu_);
   NameTable& names(NameKind kind) REQUIRES(mu_) { return names_[static_cast<int>(kind)]; }
   const NameTable& names(NameKind kind) const REQUIRES_SHARED(mu_) {
@@ -134,12 +159,17 @@ class SeriesDict {
   const std::string path_;
   const std::function<void(SeriesId)> on_create_;
   const uint64_t max_series_;
+  const std::function<Status(const std::string&)> on_new_records_;
 
   mutable SharedMutex mu_;
   // Set by Open (under mu_), never replaced: Sync() fsyncs it without mu_.
   std::unique_ptr<File> file_;
   uint64_t file_end_ GUARDED_BY(mu_) = 0;
   bool dirty_ GUARDED_BY(mu_) = false;
+  // Records replayed from the WAL that a write could not put in the log yet
+  // (replay needs no free space): written before any other record, since
+  // those may refer to their names, and by Sync() at the latest.
+  std::string unwritten_ GUARDED_BY(mu_);
   NameTable names_[3] GUARDED_BY(mu_);
   std::atomic<uint64_t> name_epoch_{0};  // renames so far
   TagsetTable tagsets_ GUARDED_BY(mu_);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iterator>
 
+#include "storage/record_log.h"
 #include "sundial/compress/page_iterator.h"
 #include "sundial/common/thread_name.h"
 
@@ -87,9 +88,21 @@ Status StorageImpl::Recover() {
   SUNDIAL_RETURN_IF_ERROR(env_->CreateDir(dir));
   RemovePartialSnapshots();  // a crash during a snapshot leaves one
   std::vector<std::string> warnings;
+  // A new series' records go into the WAL before any batch that uses it
+  // (wal.h, type 8): the batch's fsync covers them.
+  auto log_new_series = [this](const std::string& entries) {
+    std::string rec;
+    AppendLogRecord(&rec, kWalSeriesRecord, entries);
+    uint64_t lsn = 0;
+    SUNDIAL_RETURN_IF_ERROR(wal_->Append(rec, &lsn));
+    uint64_t seen = series_lsn_.load(std::memory_order_relaxed);
+    while (lsn > seen && !series_lsn_.compare_exchange_weak(seen, lsn)) {
+    }
+    return Status::OK();
+  };
   dict_ = std::make_unique<SeriesDict>(env_.get(), dir + "/series.log",
                                        [this](SeriesId id) { series_.Create(id); },
-                                       options_.max_series);
+                                       options_.max_series, log_new_series);
   SUNDIAL_RETURN_IF_ERROR(dict_->Open(&warnings));
   file_cache_ = std::make_unique<FileCacheEnv>(env_.get(), dir + "/part/",
                                                options_.max_open_files);
@@ -135,6 +148,8 @@ Status StorageImpl::Recover() {
           ok = DecodeWalPoints(type, payload, apply);
         } else if (type == kWalPageRecord) {
           ok = DecodeCheckpointPage(payload, apply);
+        } else if (type == kWalSeriesRecord) {
+          ok = dict_->ReplayNewRecords(payload, &warnings);
         } else if (type == kWalDeleteRecord) {
           ReplayDelete(payload, &ok);
         } else if (type == kWalDeleteStateRecord) {
@@ -282,8 +297,7 @@ Status StorageImpl::Append(const SeriesPoint* points, size_t n) {
   while (newest > seen && !newest_t_.compare_exchange_weak(seen, newest)) {
   }
   if (options_.wal_sync == WalSyncMode::kEveryBatch) {
-    SUNDIAL_RETURN_IF_ERROR(dict_->Sync());
-    SUNDIAL_RETURN_IF_ERROR(wal_->SyncTo(lsn));
+    SUNDIAL_RETURN_IF_ERROR(wal_->SyncTo(lsn));  // and the new series before it
   }
   if (pages_pending_.load(std::memory_order_relaxed) >= 256 || wal_->WantsRotation()) {
     {
@@ -324,8 +338,7 @@ void StorageImpl::WaitForWriter() {
 }
 
 Status StorageImpl::Sync() {
-  SUNDIAL_RETURN_IF_ERROR(dict_->Sync());
-  return wal_->Sync();
+  return wal_->Sync();  // new series are in it (wal.h, type 8)
 }
 
 bool StorageImpl::ApplyPoint(SeriesId id, MemSeries* s, Timestamp t, Value v) {

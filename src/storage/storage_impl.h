@@ -474,6 +474,11 @@ class StorageImpl final : public Storage {
   std::map<Timestamp, int64_t> late_pages_since_ GUARDED_BY(maint_run_mu_);
 
   std::atomic<uint64_t> points_appended_{0};
+  // The WAL position just past the newest new-series record (wal.h, type
+  // 8). No page is written before it is fsynced: a page file must never
+  // name a series whose definition a power cut could lose, or the id would
+  // be given to another series after the restart.
+  std::atomic<uint64_t> series_lsn_{0};
   std::atomic<uint64_t> ooo_points_{0};
   std::atomic<uint64_t> pages_sealed_{0};
   std::atomic<uint64_t> pages_written_{0};

@@ -180,6 +180,8 @@ bool StorageImpl::HasPendingIn(Timestamp part_start) {
 }
 
 Status StorageImpl::WritePending() {
+  // Usually long since fsynced (a no-op): see series_lsn_.
+  SUNDIAL_RETURN_IF_ERROR(wal_->SyncTo(series_lsn_.load(std::memory_order_relaxed)));
   std::deque<PendingPage*> batch;
   {
     MutexLock lock(&pending_mu_);

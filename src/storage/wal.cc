@@ -251,7 +251,7 @@ void Wal::ReplayFile(const std::string& path, std::string_view magic,
   std::string_view payload;
   const bool checkpoint = magic == kCheckpointMagic;
   while (reader.Next(&type, &payload)) {
-    if (!IsWalPointsRecord(type) && type != kWalDeleteRecord &&
+    if (!IsWalPointsRecord(type) && type != kWalDeleteRecord && type != kWalSeriesRecord &&
         !(checkpoint && (type == kWalPageRecord || type == kWalMarksRecord ||
                          type == kWalDeleteStateRecord))) {
       warnings->push_back(path + ": unknown record type skipped");

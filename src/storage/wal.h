@@ -51,6 +51,12 @@
 //     varint32 series id, u8 kind (0 in-order, 1 out-of-order sorted,
 //     2 out-of-order in arrival order), then the page (compress/
 //     page_format.h) to the end of the record
+// Record type 8 (segments), new series: the series dictionary's records
+// that define them, as SeriesDict::ReplayNewRecords reads them
+// (series_dict.h). Written before any batch that refers to them, so the
+// fsync that makes a batch durable makes its new series durable too;
+// series.log is fsynced only before a checkpoint drops the segment.
+// Replay adds those that series.log lacks.
 // Record type 5 (segments) is a delete and type 6 (checkpoints) the
 // deletion state; their formats are in tombstones.h.
 // Replaying the same batch twice is harmless: for equal timestamps the last
@@ -79,6 +85,7 @@ namespace sundial::storage {
 constexpr uint8_t kWalPointsRecordV1 = 1;  // read only
 constexpr uint8_t kWalPointsRecordV2 = 4;  // read only
 constexpr uint8_t kWalPointsRecord = 7;
+constexpr uint8_t kWalSeriesRecord = 8;  // segments
 constexpr uint8_t kWalPageRecord = 2;   // checkpoints only
 constexpr uint8_t kWalMarksRecord = 3;  // checkpoints only, first record
 inline constexpr char kWalSegmentMagic[] = "SUNDWAL1";

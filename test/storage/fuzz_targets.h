@@ -29,7 +29,8 @@ void FuzzDataDir(const uint8_t* data, size_t size);
 void FuzzColdFile(const uint8_t* data, size_t size);
 
 // Input = a whole series.log file, header included (so that a damaged
-// header is reached): the dictionary is opened, every series found is
+// header is reached): the dictionary is opened, the bytes after the header
+// are replayed as new-series records from the WAL, every series found is
 // resolved again, a series is created, and it is all done a second time.
 void FuzzSeriesLog(const uint8_t* data, size_t size);
 

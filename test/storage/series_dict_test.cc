@@ -442,5 +442,120 @@ TEST(SeriesDict, RandomIndexAgainstReference) {
   }
 }
 
+// The records on_new_records is given bring back what a crash cut from the
+// log (the engine's WAL holds them): same ids, same names, written back to
+// the log; replaying them again changes nothing; a record that contradicts
+// the log is refused with a warning.
+TEST(SeriesDict, NewRecordsReplayedRestoreWhatTheLogLost) {
+  testing::TempDir dir;
+  auto env = NewPosixEnv();
+  const std::string path = dir.path() + "/series.log";
+  std::vector<std::string> wal;
+  SeriesDict a(env.get(), path, nullptr, 0, [&](const std::string& records) {
+    wal.push_back(records);
+    return Status::OK();
+  });
+  std::vector<std::string> w;
+  ASSERT_TRUE(a.Open(&w).ok());
+  const std::pair<const char*, const char*> keys[] = {{"cpu", "a"}, {"cpu", "b"}, {"mem", "a"}};
+  SeriesId ids[3];
+  uint64_t after_first = 0;
+  for (int i = 0; i < 3; ++i) {
+    TagRef tag{"host", keys[i].second};
+    bool created = false;
+    ASSERT_TRUE(a.Resolve(keys[i].first, &tag, 1, &ids[i], &created).ok());
+    ASSERT_TRUE(created);
+    if (i == 0) after_first = a.LogSize();
+  }
+  ASSERT_EQ(wal.size(), 3u);  // one call per new series, none for a known one
+  // A crash left the log with the first series only.
+  const std::string cut = dir.path() + "/cut.log";
+  std::filesystem::copy_file(path, cut);
+  std::filesystem::resize_file(cut, after_first);
+  auto lookup = [&](SeriesDict* d, int i) {
+    TagRef tag{"host", keys[i].second};
+    SeriesId id = kInvalidSeriesId;
+    bool created = true;
+    EXPECT_TRUE(d->Resolve(keys[i].first, &tag, 1, &id, &created).ok());
+    EXPECT_FALSE(created) << keys[i].first << " host=" << keys[i].second;
+    return id;
+  };
+  {
+    SeriesDict b(env.get(), cut, nullptr);
+    ASSERT_TRUE(b.Open(&w).ok());
+    ASSERT_EQ(b.series_count(), 1u);
+    for (const std::string& r : wal) EXPECT_TRUE(b.ReplayNewRecords(r, &w));
+    EXPECT_TRUE(w.empty()) << w[0];
+    EXPECT_EQ(b.LogSize(), a.LogSize());
+    for (const std::string& r : wal) EXPECT_TRUE(b.ReplayNewRecords(r, &w));  // again
+    EXPECT_TRUE(w.empty()) << w[0];
+    EXPECT_EQ(b.LogSize(), a.LogSize());
+    for (int i = 0; i < 3; ++i) EXPECT_EQ(lookup(&b, i), ids[i]);
+    ASSERT_TRUE(b.Sync().ok());
+  }
+  SeriesDict c(env.get(), cut, nullptr);  // the log itself has them now
+  ASSERT_TRUE(c.Open(&w).ok());
+  EXPECT_TRUE(w.empty());
+  EXPECT_EQ(c.series_count(), 3u);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(lookup(&c, i), ids[i]);
+
+  // A log whose id 0 and first uids went to other names.
+  SeriesDict d(env.get(), dir.path() + "/other.log", nullptr);
+  ASSERT_TRUE(d.Open(&w).ok());
+  TagRef zone{"zone", "z"};
+  SeriesId disk = kInvalidSeriesId;
+  bool created = false;
+  ASSERT_TRUE(d.Resolve("disk", &zone, 1, &disk, &created).ok());
+  ASSERT_EQ(disk, ids[0]);
+  EXPECT_TRUE(d.ReplayNewRecords(wal[0], &w));
+  ASSERT_FALSE(w.empty());
+  EXPECT_NE(w.back().find("(a new series' record in the WAL)"), std::string::npos) << w.back();
+  EXPECT_EQ(d.series_count(), 1u);
+  SeriesKey key;
+  ASSERT_TRUE(d.GetSeriesKey(disk, &key).ok());
+  EXPECT_EQ(key.metric, "disk");
+  w.clear();
+  EXPECT_FALSE(d.ReplayNewRecords(std::string("\x02\xff", 2), &w));  // a torn entry
+}
+
+// When the owner's log refuses a new series' records, the series is not
+// created: the log is cut back and the id goes to the next series.
+TEST(SeriesDict, ASeriesTheOwnersLogRefusesIsNotCreated) {
+  testing::TempDir dir;
+  auto env = NewPosixEnv();
+  const std::string path = dir.path() + "/series.log";
+  bool refuse = true;
+  {
+    SeriesDict d(env.get(), path, nullptr, 0, [&](const std::string&) {
+      return refuse ? Status::IOError("WAL write", "No space left on device") : Status::OK();
+    });
+    std::vector<std::string> w;
+    ASSERT_TRUE(d.Open(&w).ok());
+    const uint64_t empty = d.LogSize();
+    TagRef tag{"host", "a"};
+    SeriesId id = kInvalidSeriesId;
+    bool created = false;
+    const Status s = d.Resolve("cpu", &tag, 1, &id, &created);
+    EXPECT_TRUE(s.IsIOError()) << s.ToString();
+    EXPECT_NE(s.ToString().find("series dictionary"), std::string::npos) << s.ToString();
+    EXPECT_EQ(d.LogSize(), empty);
+    EXPECT_EQ(std::filesystem::file_size(path), empty);
+    EXPECT_EQ(d.series_count(), 0u);
+    refuse = false;
+    TagRef other{"host", "b"};
+    ASSERT_TRUE(d.Resolve("mem", &other, 1, &id, &created).ok());
+    EXPECT_EQ(id, 0u);
+    ASSERT_TRUE(d.Sync().ok());
+  }
+  SeriesDict again(env.get(), path, nullptr);
+  std::vector<std::string> w;
+  ASSERT_TRUE(again.Open(&w).ok());
+  EXPECT_TRUE(w.empty());
+  EXPECT_EQ(again.series_count(), 1u);
+  EXPECT_TRUE(again.SeriesOfMetric("cpu").empty());
+  uint32_t uid = 0;
+  EXPECT_TRUE(again.LookupUid(NameKind::kMetric, "cpu", &uid).IsNotFound());
+}
+
 }  // namespace
 }  // namespace sundial::storage
