@@ -544,7 +544,9 @@ void SeriesDict::ReplayEntry(uint8_t type, std::string_view payload,
         GetVarint32(&in, &n) && n <= in.size() / 2) {
       std::vector<UidPair> pairs(n);
       bool parsed = true;
-      for (auto& p : pairs) parsed = parsed && GetVarint32(&in, &p.first) && GetVarint32(&in, &p.second);
+      for (auto& p : pairs) {
+        parsed = parsed && GetVarint32(&in, &p.first) && GetVarint32(&in, &p.second);
+      }
       SortByKey(pairs.data(), n);
       if (parsed && FindKey(metric, pairs.data(), n) == id) return;  // the log has it
     }
