@@ -306,6 +306,7 @@ Status RollupStore::RebuildDay(storage::Storage* storage, const DayWork& work_in
   std::unique_ptr<DayFileReader> fresh_reader;
   Status open;
   if (write) {
+    SUNDIAL_RETURN_IF_ERROR(storage->SyncNewSeries());  // before a file names them
     SUNDIAL_RETURN_IF_ERROR(open_writer());
     SUNDIAL_RETURN_IF_ERROR(writer.Finish());
     bytes = writer.bytes();

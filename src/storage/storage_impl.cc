@@ -341,6 +341,10 @@ Status StorageImpl::Sync() {
   return wal_->Sync();  // new series are in it (wal.h, type 8)
 }
 
+Status StorageImpl::SyncNewSeries() {
+  return wal_->SyncTo(series_lsn_.load(std::memory_order_relaxed));
+}
+
 bool StorageImpl::ApplyPoint(SeriesId id, MemSeries* s, Timestamp t, Value v) {
   for (int round = 0; round < 4; ++round) {
     // A partition this series has no page open in is found (maybe opened)

@@ -209,6 +209,7 @@ class StorageImpl final : public Storage {
                        SeriesId* id) override;
   Status Append(const SeriesPoint* points, size_t n) override;
   Status Sync() override;
+  Status SyncNewSeries() override;
   std::unique_ptr<SampleIterator> NewIterator(SeriesId id, Timestamp start,
                                               Timestamp end) override;
   std::unique_ptr<SampleIterator> NewHintedIterator(SeriesId id, Timestamp start,
@@ -475,9 +476,7 @@ class StorageImpl final : public Storage {
 
   std::atomic<uint64_t> points_appended_{0};
   // The WAL position just past the newest new-series record (wal.h, type
-  // 8). No page is written before it is fsynced: a page file must never
-  // name a series whose definition a power cut could lose, or the id would
-  // be given to another series after the restart.
+  // 8): SyncNewSeries() fsyncs up to it, before any page is written.
   std::atomic<uint64_t> series_lsn_{0};
   std::atomic<uint64_t> ooo_points_{0};
   std::atomic<uint64_t> pages_sealed_{0};

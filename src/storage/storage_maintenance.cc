@@ -180,8 +180,7 @@ bool StorageImpl::HasPendingIn(Timestamp part_start) {
 }
 
 Status StorageImpl::WritePending() {
-  // Usually long since fsynced (a no-op): see series_lsn_.
-  SUNDIAL_RETURN_IF_ERROR(wal_->SyncTo(series_lsn_.load(std::memory_order_relaxed)));
+  SUNDIAL_RETURN_IF_ERROR(SyncNewSeries());  // no page of a series a power cut could lose
   std::deque<PendingPage*> batch;
   {
     MutexLock lock(&pending_mu_);

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "common/fault_env.h"
+#include "storage/storage_impl.h"
 #include "sundial/common/coding.h"
 #include "sundial/common/crc32c.h"
 #include "test_util.h"
@@ -38,10 +39,16 @@ class Fixture {
     ro.max_dirty_pairs = max_dirty_pairs_;
     ro.env = env_;
     ASSERT_TRUE(RollupStore::Open(ro, &rollups_).ok());
-    storage::StorageOptions so;
+    storage::StorageOptions so = storage_options_;
     so.data_dir = dir_;
     so.late_observer = rollups_.get();
-    ASSERT_TRUE(storage::Storage::Open(so, &storage_).ok());
+    if (storage_env_) {
+      std::unique_ptr<storage::StorageImpl> impl;
+      ASSERT_TRUE(storage::StorageImpl::Open(so, std::move(storage_env_), &impl).ok());
+      storage_ = std::move(impl);
+    } else {
+      ASSERT_TRUE(storage::Storage::Open(so, &storage_).ok());
+    }
   }
   void Close() {
     storage_.reset();
@@ -81,6 +88,8 @@ class Fixture {
 
   std::string dir_;
   Env* env_ = nullptr;  // rollup file I/O; null = POSIX
+  storage::StorageOptions storage_options_;
+  std::unique_ptr<Env> storage_env_;  // the engine's, for one Open; null = POSIX
   size_t max_dirty_pairs_ = 65536;
   std::atomic<int64_t> now_{kT0 + 5 * kHourMs};
   std::unique_ptr<RollupStore> rollups_;
@@ -187,6 +196,36 @@ TEST(RollupStore, LatePointsMakeTheirHourRawUntilRebuilt) {
   rolled = 0;
   f.ExpectConsistent(a, kT0, kT0 + 5 * kHourMs, &rolled);
   EXPECT_EQ(rolled, 4);
+}
+
+// A day file names series ids: it is written only once the series it
+// names are durable. With wal.sync at an interval, a new series whose late
+// point reaches a built hour is fsynced (its WAL record) before the day
+// file is rewritten, not at the next interval.
+TEST(RollupStore, ADayFileNamesNoSeriesAPowerCutCouldLose) {
+  testing::TempDir dir;
+  Fixture f(dir.path());
+  f.storage_options_.wal_sync = storage::WalSyncMode::kInterval;
+  f.storage_options_.wal_sync_interval_ms = 3600 * 1000;
+  auto env = std::make_unique<sundial::testing::FaultInjectionEnv>(NewPosixEnv());
+  env->SetFilter("/wal/");
+  auto* wal_env = env.get();
+  f.storage_env_ = std::move(env);
+  f.Open();
+  const SeriesId a = f.Series("a"), b = f.Series("b");
+  Fill(&f, a, b);
+  ASSERT_TRUE(f.rollups_->BuildNow(f.storage_.get()).ok());
+  const SeriesId c = f.Series("c");
+  f.Put(c, kT0 + kHourMs + 5, Value::Int(3));  // late: its hour is built
+  ASSERT_EQ(f.StateOf(c, kT0 + kHourMs), HourState::kRaw);
+  const uint64_t syncs = wal_env->syncs();
+  ASSERT_TRUE(f.rollups_->BuildNow(f.storage_.get()).ok());
+  ASSERT_EQ(f.StateOf(c, kT0 + kHourMs), HourState::kRolled);
+  EXPECT_EQ(wal_env->syncs(), syncs + 1);
+  f.Put(a, kT0 + kHourMs + 5, Value::Int(4));  // late, no new series
+  ASSERT_TRUE(f.rollups_->BuildNow(f.storage_.get()).ok());
+  ASSERT_EQ(f.StateOf(a, kT0 + kHourMs), HourState::kRolled);
+  EXPECT_EQ(wal_env->syncs(), syncs + 1);
 }
 
 TEST(RollupStore, ManyLateHoursCollapseIntoDays) {

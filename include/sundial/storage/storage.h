@@ -267,6 +267,11 @@ class Storage {
 
   // fsyncs everything appended before the call.
   virtual Status Sync() = 0;
+  // Makes every series created so far durable (a no-op when it already
+  // is, as it usually is): a file that names series ids, written outside
+  // the engine (rollups), must not name one that a power cut could lose,
+  // or the restart would give its id to another series.
+  virtual Status SyncNewSeries() { return Sync(); }
 
   // ---- Read path ----
 
