@@ -15,6 +15,8 @@ constexpr uint8_t kNameRecord = 1;
 constexpr uint8_t kSeriesRecord = 2;
 constexpr uint8_t kRenameRecord = 3;
 constexpr size_t kStackTags = 32;
+// New series' records kept for one write to the log (SeriesDict::unwritten_).
+constexpr size_t kMaxUnwritten = 64 << 10;
 
 uint64_t Mix(uint64_t h, uint64_t v) {
   h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
@@ -316,16 +318,15 @@ Status SeriesDict::CreateLocked(std::string_view metric, const TagRef* tags, siz
     PutVarint32(&payload, p.second);
   }
   add(kSeriesRecord, payload);
-  SUNDIAL_RETURN_IF_ERROR(AppendLocked(rec));
   if (on_new_records_) {
-    Status s = on_new_records_(entries);
-    if (!s.ok()) {
-      // Not in the owner's log: out of this one too, or a crash could keep
-      // an id that the next series is given.
-      file_end_ -= rec.size();
-      (void)file_->Truncate(file_end_);
-      return s.WithContext("series dictionary");
-    }
+    // The owner's log makes them durable. This one gets them later, with
+    // others in one write (Sync() at the latest): a new series now and
+    // then costs series.log no block of its own until a checkpoint.
+    SUNDIAL_RETURN_IF_ERROR(on_new_records_(entries).WithContext("series dictionary"));
+    unwritten_ += rec;
+    if (unwritten_.size() >= kMaxUnwritten) (void)AppendLocked(std::string());  // else later
+  } else {
+    SUNDIAL_RETURN_IF_ERROR(AppendLocked(rec));
   }
   for (const auto& f : fresh) names(f.kind).Insert(f.name, f.uid);
   AddSeries(new_id, metric_uid, pairs.data(), num_tags);
@@ -644,7 +645,7 @@ std::vector<std::string> SeriesDict::SuggestNames(NameKind kind, std::string_vie
 size_t SeriesDict::MemoryUsage() const {
   ReaderLock lock(&mu_);
   size_t bytes = (series_metric_.capacity() + series_tagset_.capacity() + table_.capacity()) * 4 +
-                 tagsets_.MemoryUsage();
+                 tagsets_.MemoryUsage() + unwritten_.capacity();
   for (const auto& n : names_) bytes += n.MemoryUsage();
   for (const auto& v : by_metric_) bytes += v.capacity() * sizeof(SeriesId) + sizeof(v);
   for (const auto& v : by_tagset_) bytes += v.capacity() * sizeof(SeriesId) + sizeof(v);

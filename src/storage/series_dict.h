@@ -25,7 +25,9 @@
 // passes on_new_records, which puts the same records into its own log (the
 // engine's WAL, whose fsync then covers them: one fsync per batch, not two)
 // and replays them with ReplayNewRecords after a crash; it must then Sync()
-// before that copy is dropped.
+// before that copy is dropped. With on_new_records the records reach this
+// log in batches, by Sync() at the latest, so a trickle of new series does
+// not dirty a block of it between checkpoints.
 //
 // Thread-safety: all methods are thread-safe. Lookups share a reader lock;
 // creating a series takes the writer lock and writes the log.
@@ -70,17 +72,20 @@ class SeriesDict {
   Status Open(std::vector<std::string>* warnings);
 
   // Finds or creates metric{tags}. *created tells which. Creating writes the
-  // log (one write); on a write error nothing changes. ResourceExhausted
-  // ("too many series ...") when creating would pass max_series.
+  // log (one write; with on_new_records, that and the log later); on a
+  // write error nothing changes. ResourceExhausted ("too many series ...")
+  // when creating would pass max_series.
   Status Resolve(std::string_view metric, const TagRef* tags, size_t num_tags, SeriesId* id,
                  bool* created);
 
-  // The log's length now (a record boundary): what a snapshot copies.
+  // The log's length now (a record boundary): what a snapshot copies. The
+  // records not written yet are in the owner's log (on_new_records).
   uint64_t LogSize() const EXCLUDES(mu_) {
     ReaderLock lock(&mu_);
     return file_end_;
   }
-  // fsyncs the log if anything was written since the last Sync.
+  // Writes what waits (unwritten_) and fsyncs the log if anything was
+  // written since the last Sync.
   Status Sync();
   // Applies records that on_new_records was given, after a crash: each name
   // or series the log lacks is added and written to the log (not fsynced);
@@ -166,9 +171,11 @@ class SeriesDict {
   std::unique_ptr<File> file_;
   uint64_t file_end_ GUARDED_BY(mu_) = 0;
   bool dirty_ GUARDED_BY(mu_) = false;
-  // Records replayed from the WAL that a write could not put in the log yet
-  // (replay needs no free space): written before any other record, since
-  // those may refer to their names, and by Sync() at the latest.
+  // Records the owner's log holds and this one does not yet: new series'
+  // (with on_new_records; written once 64 KiB wait) and those replayed
+  // after a crash that a write could not put here (replay needs no free
+  // space). Written before any other record, since those may refer to
+  // their names, and by Sync() at the latest.
   std::string unwritten_ GUARDED_BY(mu_);
   NameTable names_[3] GUARDED_BY(mu_);
   std::atomic<uint64_t> name_epoch_{0};  // renames so far

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "storage/record_log.h"
 #include "storage/test_util.h"
 
 namespace sundial::storage {
@@ -465,9 +466,17 @@ TEST(SeriesDict, NewRecordsReplayedRestoreWhatTheLogLost) {
     bool created = false;
     ASSERT_TRUE(a.Resolve(keys[i].first, &tag, 1, &ids[i], &created).ok());
     ASSERT_TRUE(created);
-    if (i == 0) after_first = a.LogSize();
+    if (i == 0) {
+      EXPECT_EQ(a.LogSize(), kLogFileHeaderSize);  // the owner's log has it
+      ASSERT_TRUE(a.Sync().ok());                  // now this one too
+      after_first = a.LogSize();
+      EXPECT_GT(after_first, kLogFileHeaderSize);
+    }
   }
   ASSERT_EQ(wal.size(), 3u);  // one call per new series, none for a known one
+  EXPECT_EQ(a.LogSize(), after_first);
+  ASSERT_TRUE(a.Sync().ok());
+  EXPECT_GT(a.LogSize(), after_first);
   // A crash left the log with the first series only.
   const std::string cut = dir.path() + "/cut.log";
   std::filesystem::copy_file(path, cut);
