@@ -33,6 +33,8 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -236,13 +238,21 @@ void Disk(size_t points_per_fixture) {
 
 // ---- Simulated clock ----
 
-// Bytes written per kind of file.
+// Bytes written per kind of file, and the 4 KiB blocks those writes dirty
+// as the kernel counts them in /proc/PID/io write_bytes (what an SD card
+// is asked to write): a page counts when it becomes dirty; it is clean
+// again after an fsync of its file, or once written back 30 s (simulated)
+// after it became dirty; cutting a file inside a block dirties that block.
+// The same model as bench/sd_writes_attrib.py, on the simulated clock.
+enum Kind { kWal, kCheckpoint, kPages, kIndex, kDict, kKinds };
 struct WriteCounters {
-  std::atomic<uint64_t> wal{0}, checkpoint{0}, pages{0}, index{0}, dict{0}, syncs{0};
+  std::atomic<uint64_t> bytes[kKinds] = {};
+  std::atomic<uint64_t> blocks[kKinds] = {};
+  std::atomic<uint64_t> syncs{0};
 };
 
 // Forwards to the POSIX Env; the clock is set by the benchmark, writes are
-// counted by kind, and fsync only counts.
+// counted by kind, and fsync only counts (and cleans the file's pages).
 class SimEnv final : public EnvWrapper {
  public:
   // posix is borrowed and must outlive this Env.
@@ -251,37 +261,67 @@ class SimEnv final : public EnvWrapper {
   Status OpenFile(const std::string& path, std::unique_ptr<File>* out) override {
     std::unique_ptr<File> f;
     SUNDIAL_RETURN_IF_ERROR(target()->OpenFile(path, &f));
-    out->reset(new CountingFile(std::move(f), CounterFor(path), &counters_->syncs));
+    out->reset(new CountingFile(std::move(f), this));
     return Status::OK();
   }
   Status OpenExistingFile(const std::string& path, std::unique_ptr<File>* out) override {
     std::unique_ptr<File> f;
     SUNDIAL_RETURN_IF_ERROR(target()->OpenExistingFile(path, &f));
-    out->reset(new CountingFile(std::move(f), CounterFor(path), &counters_->syncs));
+    out->reset(new CountingFile(std::move(f), this));
     return Status::OK();
   }
   Status SyncDir(const std::string&) override {
     counters_->syncs.fetch_add(1, std::memory_order_relaxed);
     return Status::OK();
   }
+  Status RenameFile(const std::string& from, const std::string& to) override {
+    SUNDIAL_RETURN_IF_ERROR(target()->RenameFile(from, to));
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = dirty_.find(from);
+    if (it != dirty_.end()) {
+      dirty_[to] = std::move(it->second);
+      dirty_.erase(from);
+    } else {
+      dirty_.erase(to);
+    }
+    return Status::OK();
+  }
+  Status RemoveFile(const std::string& path) override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      dirty_.erase(path);
+    }
+    return target()->RemoveFile(path);
+  }
   int64_t NowMs() override { return clock_->load(std::memory_order_relaxed); }
 
  private:
+  static constexpr uint64_t kPage = 4096;
+  static constexpr int64_t kExpireMs = 30000;
+
   class CountingFile final : public File {
    public:
-    CountingFile(std::unique_ptr<File> f, std::atomic<uint64_t>* bytes,
-                 std::atomic<uint64_t>* syncs)
-        : f_(std::move(f)), bytes_(bytes), syncs_(syncs) {}
+    CountingFile(std::unique_ptr<File> f, SimEnv* env)
+        : f_(std::move(f)), env_(env), kind_(KindOf(f_->path())) {}
     Status Write(uint64_t offset, const char* data, size_t n) override {
-      bytes_->fetch_add(n, std::memory_order_relaxed);
+      env_->counters_->bytes[kind_].fetch_add(n, std::memory_order_relaxed);
+      if (n > 0) env_->Dirty(path(), kind_, offset / kPage, (offset + n - 1) / kPage);
       return f_->Write(offset, data, n);
     }
     Status Read(uint64_t o, size_t n, char* d, size_t* g) override { return f_->Read(o, n, d, g); }
     Status Sync() override {
-      syncs_->fetch_add(1, std::memory_order_relaxed);
+      env_->counters_->syncs.fetch_add(1, std::memory_order_relaxed);
+      env_->Clean(path());
       return Status::OK();
     }
-    Status Truncate(uint64_t s) override { return f_->Truncate(s); }
+    Status Truncate(uint64_t s) override {
+      uint64_t old = 0;
+      if (f_->Size(&old).ok() && s < old && s % kPage != 0) {
+        env_->Dirty(path(), kind_, s / kPage, s / kPage);  // the rest of the block is zeroed
+      }
+      env_->Drop(path(), (s + kPage - 1) / kPage);
+      return f_->Truncate(s);
+    }
     Status Size(uint64_t* s) override { return f_->Size(s); }
     Status Map(uint64_t o, size_t l, std::unique_ptr<MappedRegion>* out) override {
       return f_->Map(o, l, out);
@@ -290,37 +330,76 @@ class SimEnv final : public EnvWrapper {
 
    private:
     std::unique_ptr<File> f_;
-    std::atomic<uint64_t>* const bytes_;
-    std::atomic<uint64_t>* const syncs_;
+    SimEnv* const env_;
+    const Kind kind_;
   };
 
-  std::atomic<uint64_t>* CounterFor(const std::string& path) {
+  static Kind KindOf(const std::string& path) {
     auto ends = [&](const char* tail) {
       const size_t n = std::strlen(tail);
       return path.size() >= n && path.compare(path.size() - n, n, tail) == 0;
     };
-    if (ends(".wal")) return &counters_->wal;
-    if (ends(".ckpt.tmp") || ends(".ckpt")) return &counters_->checkpoint;
-    if (ends("/pages")) return &counters_->pages;
-    if (ends("/index") || ends("/index.tmp")) return &counters_->index;
-    return &counters_->dict;
+    if (ends(".wal")) return kWal;
+    if (ends(".ckpt.tmp") || ends(".ckpt")) return kCheckpoint;
+    if (ends("/pages") || path.find("/cold") != std::string::npos) return kPages;
+    if (ends("/index") || ends("/index.tmp")) return kIndex;
+    return kDict;
+  }
+  // Pages [first, last] of path are written now.
+  void Dirty(const std::string& path, Kind kind, uint64_t first, uint64_t last) {
+    const int64_t now = NowMs();
+    std::lock_guard<std::mutex> lock(mu_);
+    auto& pages = dirty_[path];
+    uint64_t fresh = 0;
+    for (uint64_t p = first; p <= last; ++p) {
+      auto it = pages.find(p);
+      if (it == pages.end()) {
+        pages.emplace(p, now);
+        ++fresh;
+      } else if (now - it->second >= kExpireMs) {  // written back meanwhile
+        it->second = now;
+        ++fresh;
+      }
+    }
+    counters_->blocks[kind].fetch_add(fresh, std::memory_order_relaxed);
+  }
+  void Clean(const std::string& path) {
+    std::lock_guard<std::mutex> lock(mu_);
+    dirty_.erase(path);
+  }
+  // Forgets the pages of path from `from` on (the file was cut there).
+  void Drop(const std::string& path, uint64_t from) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = dirty_.find(path);
+    if (it != dirty_.end()) it->second.erase(it->second.lower_bound(from), it->second.end());
   }
 
   std::atomic<int64_t>* const clock_;
   WriteCounters* const counters_;
+  std::mutex mu_;
+  std::map<std::string, std::map<uint64_t, int64_t>> dirty_;  // path -> page -> dirtied at
 };
 
 void PrintWrites(const char* when, const WriteCounters& c, double points) {
-  const double wal = static_cast<double>(c.wal.load());
-  const double ck = static_cast<double>(c.checkpoint.load());
-  const double pg = static_cast<double>(c.pages.load());
-  const double ix = static_cast<double>(c.index.load());
-  const double dc = static_cast<double>(c.dict.load());
-  std::printf("writes  %-9s %.0f points: %.2f B/pt written (WAL %.2f, checkpoints %.2f, "
-              "pages %.2f, index %.3f, dictionary %.3f), %llu fsyncs\n",
-              when, points, (wal + ck + pg + ix + dc) / points, wal / points, ck / points,
-              pg / points, ix / points, dc / points,
-              static_cast<unsigned long long>(c.syncs.load()));
+  static const char* const kNames[kKinds] = {"WAL", "checkpoints", "pages", "index",
+                                             "dictionary"};
+  double bytes = 0, blocks = 0;
+  std::string by_bytes, by_blocks;
+  char buf[64];
+  for (int k = 0; k < kKinds; ++k) {
+    const double b = static_cast<double>(c.bytes[k].load());
+    const double k4 = static_cast<double>(c.blocks[k].load()) * 4096;
+    bytes += b;
+    blocks += k4;
+    std::snprintf(buf, sizeof(buf), "%s%s %.3f", k ? ", " : "", kNames[k], b / points);
+    by_bytes += buf;
+    std::snprintf(buf, sizeof(buf), "%s%s %.3f", k ? ", " : "", kNames[k], k4 / points);
+    by_blocks += buf;
+  }
+  std::printf("writes  %-9s %.0f points: %.2f B/pt written (%s), %llu fsyncs\n", when, points,
+              bytes / points, by_bytes.c_str(), static_cast<unsigned long long>(c.syncs.load()));
+  std::printf("blocks  %-9s 4 KiB blocks dirtied: %.2f B/pt (%s)\n", when, blocks / points,
+              by_blocks.c_str());
 }
 
 void Simulate(size_t series, int days) {
@@ -347,7 +426,8 @@ void Simulate(size_t series, int days) {
       clock.store(t0 + static_cast<Timestamp>(r) * 10000 + 5000);
       // A pass after every batch, as the engine's own thread is woken once
       // 256 sealed pages wait (e.g. when every series moves to a new day).
-      AppendRounds(db.get(), ids, 0, series, r, r + 1, 1000, t0,
+      // Batches of 1000 points, or one burst per round for fewer series.
+      AppendRounds(db.get(), ids, 0, series, r, r + 1, std::min<size_t>(1000, series), t0,
                    [&] { db->TEST_RunMaintenance(); });
     }
     const double points = static_cast<double>(series) * r;
