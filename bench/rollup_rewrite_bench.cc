@@ -33,10 +33,12 @@ constexpr int64_t kStepMs = 10000;
 constexpr int64_t kMinuteMs = 60000;
 constexpr int64_t kDay0 = 20000 * kDayMs;  // a UTC day start
 
-// Blocks dirtied by the files of dir written since *seen (by size and
-// modification time); updates *seen. Each is written whole and fsynced.
-uint64_t NewBlocks(const std::string& dir, std::map<std::string, std::pair<uint64_t, int64_t>>* seen,
-                   uint64_t* files) {
+// A file's size and modification time (ns), by name.
+using Seen = std::map<std::string, std::pair<uint64_t, int64_t>>;
+
+// Blocks dirtied by the files of dir written since *seen; updates *seen
+// and counts them in *files. Each is written whole and fsynced.
+uint64_t NewBlocks(const std::string& dir, Seen* seen, uint64_t* files) {
   uint64_t blocks = 0;
   for (const auto& e : fs::directory_iterator(dir)) {
     struct stat st {};
@@ -85,7 +87,7 @@ int Run(int series, int days) {
               "blocks KiB", "B/pt");
   std::mt19937_64 rng(42);
   std::vector<int64_t> level(series, 5000);
-  std::map<std::string, std::pair<uint64_t, int64_t>> seen;
+  Seen seen;
   uint64_t total_points = 0, total_blocks = 0;
   for (int day = 0; day < days; ++day) {
     uint64_t points = 0, blocks = 0, files = 0;
