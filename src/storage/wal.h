@@ -55,8 +55,8 @@
 // that define them, as SeriesDict::ReplayNewRecords reads them
 // (series_dict.h). Written before any batch that refers to them, so the
 // fsync that makes a batch durable makes its new series durable too;
-// series.log is fsynced only before a checkpoint drops the segment.
-// Replay adds those that series.log lacks.
+// series.log gets them later, written and fsynced before a checkpoint
+// drops the segment. Replay adds those that series.log lacks.
 // Record type 5 (segments) is a delete and type 6 (checkpoints) the
 // deletion state; their formats are in tombstones.h.
 // Replaying the same batch twice is harmless: for equal timestamps the last
