@@ -98,47 +98,54 @@ Status SeriesDict::Open(std::vector<std::string>* warnings) {
   return Status::OK();
 }
 
-void SeriesDict::ApplyRecord(uint8_t type, std::string_view in,
-                             std::vector<std::string>* warnings) {
+SeriesDict::Applied SeriesDict::ApplyRecord(uint8_t type, std::string_view in,
+                                            std::vector<std::string>* warnings) {
   if (type == kNameRecord) {
     uint32_t uid = 0;
     std::string_view name;
     if (in.empty() || static_cast<uint8_t>(in[0]) > 2) {
       warnings->push_back(path_ + ": bad name record skipped");
-      return;
+      return Applied::kSkipped;
     }
     const auto kind = static_cast<NameKind>(in[0]);
     in.remove_prefix(1);
     if (!GetVarint32(&in, &uid) || !GetLengthPrefixed(&in, &name) || uid == 0 ||
-        name.empty() || !names(kind).Insert(name, uid)) {
-      warnings->push_back(path_ + ": bad or duplicate name record skipped");
+        name.empty()) {
+      warnings->push_back(path_ + ": bad name record skipped");
+      return Applied::kSkipped;
     }
-    return;
+    if (names(kind).Name(uid) == name) return Applied::kKnown;
+    if (!names(kind).Insert(name, uid)) {
+      warnings->push_back(path_ + ": duplicate name record skipped");
+      return Applied::kSkipped;
+    }
+    return Applied::kAdded;
   }
   if (type == kRenameRecord) {
     uint32_t uid = 0;
     std::string_view name;
     if (in.empty() || static_cast<uint8_t>(in[0]) > 2) {
       warnings->push_back(path_ + ": bad rename record skipped");
-      return;
+      return Applied::kSkipped;
     }
     const auto kind = static_cast<NameKind>(in[0]);
     in.remove_prefix(1);
     if (!GetVarint32(&in, &uid) || !GetLengthPrefixed(&in, &name) || name.empty() ||
         !names(kind).Rename(uid, name)) {
       warnings->push_back(path_ + ": bad rename record skipped");
+      return Applied::kSkipped;
     }
-    return;
+    return Applied::kAdded;
   }
   if (type != kSeriesRecord) {
     warnings->push_back(path_ + ": unknown record type " + std::to_string(type) + " skipped");
-    return;
+    return Applied::kSkipped;
   }
   uint32_t id = 0, metric = 0, n = 0;
   if (!GetVarint32(&in, &id) || !GetVarint32(&in, &metric) || !GetVarint32(&in, &n) ||
       n > in.size() / 2 || id == kInvalidSeriesId) {
     warnings->push_back(path_ + ": bad series record skipped");
-    return;
+    return Applied::kSkipped;
   }
   std::vector<UidPair> pairs(n);
   bool ok = !names(NameKind::kMetric).Name(metric).empty();
@@ -147,13 +154,16 @@ void SeriesDict::ApplyRecord(uint8_t type, std::string_view in,
          !names(NameKind::kTagKey).Name(p.first).empty() &&
          !names(NameKind::kTagValue).Name(p.second).empty();
   }
-  if (!ok || Exists(id) || FindKey(metric, pairs.data(), n) != kInvalidSeriesId) {
+  if (ok) SortByKey(pairs.data(), n);
+  const SeriesId found = ok ? FindKey(metric, pairs.data(), n) : kInvalidSeriesId;
+  if (ok && found == id && Exists(id)) return Applied::kKnown;
+  if (!ok || Exists(id) || found != kInvalidSeriesId) {
     warnings->push_back(path_ + ": series record " + std::to_string(id) +
                         " refers to unknown names or repeats a series; skipped");
-    return;
+    return Applied::kSkipped;
   }
-  SortByKey(pairs.data(), n);
   AddSeries(id, metric, pairs.data(), n);
+  return Applied::kAdded;
 }
 
 bool SeriesDict::FindUids(std::string_view metric, const TagRef* tags, size_t num_tags,
@@ -485,18 +495,15 @@ Status SeriesDict::LookupUid(NameKind kind, std::string_view name, uint32_t* uid
 }
 
 Status SeriesDict::AppendLocked(const std::string& records) {
-  std::string joined;
-  const std::string* data = &records;
-  if (!unwritten_.empty()) {
-    joined = unwritten_ + records;
-    data = &joined;
-  }
-  Status s = file_->Write(file_end_, data->data(), data->size());
+  const size_t waiting = unwritten_.size();
+  unwritten_ += records;  // after what waits: it may hold their names
+  Status s = file_->Write(file_end_, unwritten_.data(), unwritten_.size());
   if (!s.ok()) {
     (void)file_->Truncate(file_end_);  // best effort: drop a partial record
+    unwritten_.resize(waiting);
     return s.WithContext("series dictionary");
   }
-  file_end_ += data->size();
+  file_end_ += unwritten_.size();
   unwritten_.clear();
   dirty_ = true;
   return Status::OK();
@@ -527,47 +534,14 @@ bool SeriesDict::ReplayNewRecords(std::string_view in, std::vector<std::string>*
       ok = false;
       break;
     }
-    ReplayEntry(type, payload, warnings);
+    // What the log has is known; what it lacks is added and written back.
+    const Applied applied = ApplyRecord(type, payload, warnings);
+    if (applied == Applied::kAdded) AppendLogRecord(&unwritten_, type, payload);
+    if (applied == Applied::kSkipped) warnings->back() += " (a new series' record in the WAL)";
   }
   // Best effort now; Sync() retries before the WAL that holds them goes.
   if (!unwritten_.empty()) (void)AppendLocked(std::string());
   return ok;
-}
-
-void SeriesDict::ReplayEntry(uint8_t type, std::string_view payload,
-                             std::vector<std::string>* warnings) {
-  std::string_view in = payload;
-  if (type == kNameRecord && !in.empty() && static_cast<uint8_t>(in[0]) <= 2) {
-    const auto kind = static_cast<NameKind>(in[0]);
-    in.remove_prefix(1);
-    uint32_t uid = 0;
-    std::string_view name;
-    if (GetVarint32(&in, &uid) && GetLengthPrefixed(&in, &name) && !name.empty() &&
-        names(kind).Name(uid) == name) {
-      return;  // the log has it
-    }
-  } else if (type == kSeriesRecord) {
-    uint32_t id = 0, metric = 0, n = 0;
-    if (GetVarint32(&in, &id) && Exists(id) && GetVarint32(&in, &metric) &&
-        GetVarint32(&in, &n) && n <= in.size() / 2) {
-      std::vector<UidPair> pairs(n);
-      bool parsed = true;
-      for (auto& p : pairs) {
-        parsed = parsed && GetVarint32(&in, &p.first) && GetVarint32(&in, &p.second);
-      }
-      if (parsed) {
-        SortByKey(pairs.data(), n);
-        if (FindKey(metric, pairs.data(), n) == id) return;  // the log has it
-      }
-    }
-  }
-  const size_t before = warnings->size();
-  ApplyRecord(type, payload, warnings);
-  if (warnings->size() != before) {
-    warnings->back() += " (a new series' record in the WAL)";
-    return;
-  }
-  AppendLogRecord(&unwritten_, type, payload);
 }
 
 Status SeriesDict::AssignName(NameKind kind, std::string_view name, uint32_t* uid,

@@ -144,16 +144,17 @@ class SeriesDict {
   void Rehash() REQUIRES(mu_);
   Status CreateLocked(std::string_view metric, const TagRef* tags, size_t num_tags,
                       SeriesId* id) REQUIRES(mu_);
-  void ApplyRecord(uint8_t type, std::string_view payload, std::vector<std::string>* warnings)
+  // What ApplyRecord did with a record: added it, found it already there
+  // (the same name at the same uid, the same series at the same id), or
+  // skipped it, with a warning, as damaged or contradicting what is there.
+  enum class Applied { kAdded, kKnown, kSkipped };
+  Applied ApplyRecord(uint8_t type, std::string_view payload, std::vector<std::string>* warnings)
       REQUIRES(mu_);
   // Writes whole records at file_end_ (no fsync); on failure truncates back
   // (best effort) and leaves file_end_ as it was.
   [[nodiscard]] Status AppendLocked(const std::string& records) REQUIRES(mu_);
   // AppendLocked of one record, then an fsync.
   [[nodiscard]] Status AppendSyncedLocked(uint8_t type, std::string_view payload)
-      REQUIRES(mu_);
-  // ReplayNewRecords' work on one entry.
-  void ReplayEntry(uint8_t type, std::string_view payload, std::vector<std::string>* warnings)
       REQUIRES(mu_);
   NameTable& names(NameKind kind) REQUIRES(mu_) { return names_[static_cast<int>(kind)]; }
   const NameTable& names(NameKind kind) const REQUIRES_SHARED(mu_) {
