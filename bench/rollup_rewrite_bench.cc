@@ -2,14 +2,14 @@
 // N series, one point each every 10 s (2-decimal random walks), on a
 // simulated clock that follows the data, so days pass in seconds. The
 // rollup builder runs once a simulated minute, as the server's does; each
-// pass that closes an hour rewrites the day file (tmp file, fsync, rename)
-// and STATE. Printed per simulated day: the points, the day file's size at
+// pass that closes a batch of hours (rollup.batch) rewrites the day file
+// (tmp file, fsync, rename) and STATE. Printed per simulated day: the points, the day file's size at
 // the end of the day, the files written and the 4 KiB blocks they dirty
 // (each file is written whole and fsynced, so ceil(size / 4096) blocks),
 // as KiB and as bytes per stored point: the long-run share of the rollups
 // in bench/sd_writes.sh's "beyond the floor".
 //
-// Usage: rollup_rewrite_bench [series=20] [days=3]
+// Usage: rollup_rewrite_bench [series=20] [days=3] [batch hours=4]
 #include <sys/stat.h>
 
 #include <cstdio>
@@ -28,6 +28,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using rollup::kDayMs;
+using rollup::kHourMs;
 
 constexpr int64_t kStepMs = 10000;
 constexpr int64_t kMinuteMs = 60000;
@@ -55,7 +56,7 @@ uint64_t NewBlocks(const std::string& dir, Seen* seen, uint64_t* files) {
   return blocks;
 }
 
-int Run(int series, int days) {
+int Run(int series, int days, int batch_hours) {
   const char* base = std::getenv("TMPDIR");
   std::string dir = std::string(base != nullptr ? base : "/tmp") + "/sundial-rollup-XXXXXX";
   if (mkdtemp(&dir[0]) == nullptr) return 1;
@@ -63,6 +64,7 @@ int Run(int series, int days) {
   rollup::RollupOptions ro;
   ro.dir = dir + "/rollup";
   ro.clock = [&now] { return now; };
+  ro.batch_ms = int64_t{batch_hours} * kHourMs;
   std::unique_ptr<rollup::RollupStore> rollups;
   Status s = rollup::RollupStore::Open(ro, &rollups);
   storage::StorageOptions so;
@@ -81,8 +83,8 @@ int Run(int series, int days) {
     std::fprintf(stderr, "%s\n", s.ToString().c_str());
     return 1;
   }
-  std::printf("rollup_rewrite_bench: %d series, one point each every 10 s, %d days\n", series,
-              days);
+  std::printf("rollup_rewrite_bench: %d series, one point each every 10 s, %d days, batch %d h\n",
+              series, days, batch_hours);
   std::printf("%4s %10s %14s %7s %12s %8s\n", "day", "points", "day file bytes", "files",
               "blocks KiB", "B/pt");
   std::mt19937_64 rng(42);
@@ -138,9 +140,10 @@ int Run(int series, int days) {
 int main(int argc, char** argv) {
   const int series = argc > 1 ? std::atoi(argv[1]) : 20;
   const int days = argc > 2 ? std::atoi(argv[2]) : 3;
-  if (series <= 0 || days <= 0) {
-    std::fprintf(stderr, "usage: rollup_rewrite_bench [series=20] [days=3]\n");
+  const int batch = argc > 3 ? std::atoi(argv[3]) : 4;
+  if (series <= 0 || days <= 0 || batch < 1 || batch > 24) {
+    std::fprintf(stderr, "usage: rollup_rewrite_bench [series=20] [days=3] [batch hours=4, 1..24]\n");
     return 2;
   }
-  return sundial::Run(series, days);
+  return sundial::Run(series, days, batch);
 }

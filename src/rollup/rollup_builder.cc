@@ -114,11 +114,17 @@ Status RollupStore::Pass(storage::Storage* storage) {
   }
   const int64_t now = NowMs();
   ApplyRetention();
-  Status s = BuildNewHours(storage, HourOf(now - options_.grace_ms));
+  Status s = BuildNewHours(storage, BatchEnd(HourOf(now - options_.grace_ms)));
   if (s.ok()) s = BuildDirty(storage);
   MutexLock lock(&mu_);
   ++stats_.passes;
   return s;
+}
+
+Timestamp RollupStore::BatchEnd(Timestamp closed_end) const {
+  const Timestamp batch = std::min(std::max(HourOf(options_.batch_ms), kHourMs), kDayMs);
+  const Timestamp day = DayOf(closed_end);
+  return day + (closed_end - day) / batch * batch;
 }
 
 void RollupStore::CheckFiles(storage::Storage* storage) {

@@ -378,6 +378,18 @@ const std::vector<OptionSpec> kOptionTable = {
      }},
     {"rollup.grace", "10m", "an hour is rolled up this long after it ended; points arriving later are folded in by a rebuild",
      [](std::string_view v, Options* o) { return SetTimestampMs(v, &o->rollup.store.grace_ms); }},
+    {"rollup.batch", "6h",
+     "new hours are rolled up in batches this long (whole hours, 1h..24h, from midnight UTC): "
+     "longer means fewer SD-card writes, and the newest hours read raw for longer",
+     [](std::string_view v, Options* o) {
+       milliseconds d{0};
+       SUNDIAL_RETURN_IF_ERROR(ParseDuration(v, &d));
+       if (d.count() < rollup::kHourMs || d.count() > rollup::kDayMs || d.count() % rollup::kHourMs != 0) {
+         return Status::InvalidArgument("rollup batch must be whole hours, 1h..24h, got", v);
+       }
+       o->rollup.store.batch_ms = d.count();
+       return Status::OK();
+     }},
     // The relay (README "Scaling out"): forwards what the WAL accepted.
     {"relay.targets", "",
      "comma-separated upstream URLs to forward every accepted point to: telnet://h:p, "

@@ -15,7 +15,7 @@ DAY = 86400
 T_NOW = int(time.time())
 T0 = T_NOW - T_NOW % 3600 - 3 * 3600  # three closed hours ago
 ALLOW = ["--query-allow-delete", "true"]
-ROLLUP_ARGS = ["--rollup-build-interval", "100ms", "--rollup-grace", "0",
+ROLLUP_ARGS = ["--rollup-build-interval", "100ms", "--rollup-grace", "0", "--rollup-batch", "1h",
                "--query-inline-max-points", "0"]
 
 

@@ -12,7 +12,8 @@ T0 = T_NOW - T_NOW % 3600 - 6 * 3600  # six closed hours ago, an hour boundary
 HOSTS = ("a", "b", "c")
 # Small queries are answered inline from raw points; these go to the query
 # threads, where rollups are used.
-ARGS = ["--rollup-build-interval", "100ms", "--rollup-grace", "0", "--query-inline-max-points", "0"]
+ARGS = ["--rollup-build-interval", "100ms", "--rollup-grace", "0", "--rollup-batch", "1h",
+        "--query-inline-max-points", "0"]
 
 
 def stats(server):
@@ -131,3 +132,32 @@ def test_rollup_watermark_is_reported_in_seconds(server_factory):
     w = stats(s)["tsd.rollup.watermark"]
     now = int(time.time())
     assert w % 3600 == 0 and w <= now - now % 3600
+
+
+def batch_end(now_s, batch_s=6 * 3600):
+    """The end of the last whole batch of closed hours (grace 0), seconds."""
+    closed = now_s - now_s % 3600
+    day = closed - closed % 86400
+    return day + (closed - day) // batch_s * batch_s
+
+
+def test_new_hours_are_rolled_up_in_batches_of_six_hours_by_default(server_factory):
+    # The default rollup.batch: of the six closed hours written, only those
+    # of 6-hour batches (from midnight UTC) that have ended are built; the
+    # rest are answered from raw points, with the same values.
+    args = [a for a in ARGS]
+    del args[args.index("--rollup-batch"):args.index("--rollup-batch") + 2]
+    before = batch_end(int(time.time()))
+    s = server_factory(args=args)
+    pts = points()
+    put(s, pts)
+    wait_for(lambda: stats(s)["tsd.rollup.passes"] >= 2 and stats(s)["tsd.rollup.dirty_pending"] == 0)
+    w = stats(s)["tsd.rollup.watermark"]
+    after = batch_end(int(time.time()))
+    assert w in (before, after), (w, before, after)
+    assert query_avg(s) == expected_avg(pts, 3600)
+    # Whole hours only, 1h..24h: anything else is refused at start.
+    for bad in ("90m", "25h", "0"):
+        r = server_factory(args=["--rollup-batch", bad], wait=False)
+        assert r.proc.wait(timeout=10) == 2, bad
+        assert "rollup batch must be whole hours" in r.stderr(), bad

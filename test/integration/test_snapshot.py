@@ -70,7 +70,7 @@ def copy_snapshot(path):
 
 
 def test_snapshot_during_ingest_restores_acknowledged_points(server_factory):
-    s = server_factory(["--rollup-build-interval", "100ms", "--rollup-grace", "0"])
+    s = server_factory(["--rollup-build-interval", "100ms", "--rollup-grace", "0", "--rollup-batch", "1h"])
     # Data before: sealed pages, some compacted-looking old partitions.
     w0 = Writer(s, "snap.m", 300)
     w0.run()
@@ -105,7 +105,7 @@ def test_snapshot_during_ingest_restores_acknowledged_points(server_factory):
     # A server on a copy of the snapshot.
     restored = copy_snapshot(snap["path"])
     s2 = server_factory(data_dir=restored,
-                        args=["--rollup-build-interval", "100ms", "--rollup-grace", "0",
+                        args=["--rollup-build-interval", "100ms", "--rollup-grace", "0", "--rollup-batch", "1h",
                               "--query-inline-max-points", "0"])
     got = series_points(s2, "snap.m", T0, T0 + 10 ** 7)
     k = len({t for _, t in got}) // 100

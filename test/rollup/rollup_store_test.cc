@@ -37,6 +37,7 @@ class Fixture {
     ro.grace_ms = 10 * 60000;
     ro.clock = [this] { return now_.load(); };
     ro.max_dirty_pairs = max_dirty_pairs_;
+    ro.batch_ms = batch_ms_;
     ro.env = env_;
     ASSERT_TRUE(RollupStore::Open(ro, &rollups_).ok());
     storage::StorageOptions so = storage_options_;
@@ -91,6 +92,7 @@ class Fixture {
   storage::StorageOptions storage_options_;
   std::unique_ptr<Env> storage_env_;  // the engine's, for one Open; null = POSIX
   size_t max_dirty_pairs_ = 65536;
+  Timestamp batch_ms_ = kHourMs;
   std::atomic<int64_t> now_{kT0 + 5 * kHourMs};
   std::unique_ptr<RollupStore> rollups_;
   std::unique_ptr<storage::Storage> storage_;
@@ -125,6 +127,65 @@ TEST(RollupStore, BuildsClosedHoursFromRawPoints) {
   ASSERT_TRUE(f.rollups_->BuildNow(f.storage_.get()).ok());
   EXPECT_EQ(f.StateOf(c, kT0 + kHourMs), HourState::kEmpty);
   EXPECT_EQ(f.StateOf(c, kT0 + 2 * kHourMs), HourState::kRolled);
+}
+
+// With 6-hour batches, new hours are rolled up four times a day (each build
+// rewrites the day file and STATE): the hours of the batch being filled
+// stay raw until the batch ended grace_ms ago, then all of them are built
+// at once. Late points below the watermark are rebuilt at the next pass,
+// batch or not.
+TEST(RollupStore, NewHoursAreBuiltInBatches) {
+  testing::TempDir dir;
+  Fixture f(dir.path());
+  f.batch_ms_ = 6 * kHourMs;
+  f.now_ = kT0 + 5 * kHourMs;
+  f.Open();
+  const SeriesId a = f.Series("a");
+  for (Timestamp t = kT0; t < kT0 + 14 * kHourMs; t += 60000) f.Put(a, t, Value::Int(t / 60000 % 89));
+  f.Put(a, kT0 + 20 * kHourMs + 5, Value::Int(7));
+  const std::string day_file = dir.path() + "/rollup/" + DayFileName(kT0);
+  auto build_at = [&](Timestamp now) {
+    f.now_ = now;
+    ASSERT_TRUE(f.rollups_->BuildNow(f.storage_.get()).ok());
+  };
+  build_at(kT0 + 6 * kHourMs + 9 * 60000);  // hour 5 closed, but not its batch's grace
+  EXPECT_EQ(f.rollups_->stats().watermark, kT0);
+  EXPECT_FALSE(std::filesystem::exists(day_file));
+  EXPECT_EQ(f.StateOf(a, kT0), HourState::kRaw);
+  build_at(kT0 + 6 * kHourMs + 10 * 60000);
+  EXPECT_EQ(f.rollups_->stats().watermark, kT0 + 6 * kHourMs);
+  EXPECT_EQ(f.rollups_->stats().files_written, 1u);
+  HourStats h;
+  ASSERT_EQ(f.StateOf(a, kT0 + 5 * kHourMs, &h), HourState::kRolled);
+  EXPECT_EQ(h.count, 60u);
+  EXPECT_EQ(f.StateOf(a, kT0 + 6 * kHourMs), HourState::kRaw);
+  for (Timestamp now = kT0 + 7 * kHourMs; now < kT0 + 12 * kHourMs + 10 * 60000; now += 30 * 60000) {
+    build_at(now);
+  }
+  EXPECT_EQ(f.rollups_->stats().watermark, kT0 + 6 * kHourMs);
+  EXPECT_EQ(f.rollups_->stats().files_written, 1u);
+  // A late point in a built hour does not wait for the batch.
+  f.Put(a, kT0 + 2 * kHourMs + 30, Value::Int(1000));
+  EXPECT_EQ(f.StateOf(a, kT0 + 2 * kHourMs), HourState::kRaw);
+  build_at(kT0 + 12 * kHourMs + 9 * 60000);
+  EXPECT_EQ(f.rollups_->stats().files_written, 2u);
+  EXPECT_EQ(f.rollups_->stats().watermark, kT0 + 6 * kHourMs);
+  ASSERT_EQ(f.StateOf(a, kT0 + 2 * kHourMs, &h), HourState::kRolled);
+  EXPECT_EQ(h.count, 61u);
+  build_at(kT0 + 12 * kHourMs + 10 * 60000);
+  EXPECT_EQ(f.rollups_->stats().watermark, kT0 + 12 * kHourMs);
+  EXPECT_EQ(f.rollups_->stats().files_written, 3u);
+  // A pass that finds two closed batches builds them with one write: here
+  // the day's last two, after midnight, with their empty hours.
+  build_at(kT0 + 24 * kHourMs + 10 * 60000);
+  EXPECT_EQ(f.rollups_->stats().watermark, kT0 + 24 * kHourMs);
+  EXPECT_EQ(f.rollups_->stats().files_written, 4u);
+  ASSERT_EQ(f.StateOf(a, kT0 + 20 * kHourMs, &h), HourState::kRolled);
+  EXPECT_EQ(h.count, 1u);
+  EXPECT_EQ(f.StateOf(a, kT0 + 19 * kHourMs), HourState::kEmpty);
+  int rolled = 0;
+  f.ExpectConsistent(a, kT0, kT0 + 24 * kHourMs, &rolled);
+  EXPECT_EQ(rolled, 24);
 }
 
 // A pass over closed hours that hold no points writes no day file (an

@@ -1,6 +1,6 @@
 // Fewer, larger disk writes for a trickle (README "Running on an SD card"):
 // sealed pages wait in memory until enough are pending or the oldest has
-// waited half an hour, and a checkpoint waits for enough WAL volume.
+// waited six hours, and a checkpoint waits for enough WAL volume.
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -21,6 +21,9 @@ using testing::ReadAll;
 using testing::SmallOptions;
 using testing::TempDir;
 
+constexpr int64_t kMinuteMs = 60000;
+constexpr int64_t kWaitMs = 6 * 3600000;  // kPendingMaxAgeMs
+
 struct Opened {
   std::unique_ptr<StorageImpl> db;
   FaultInjectionEnv* fault = nullptr;  // owned by db
@@ -32,12 +35,13 @@ Opened OpenManual(const StorageOptions& o) {
   Opened r;
   auto env = std::make_unique<FaultInjectionEnv>(NewPosixEnv());
   r.fault = env.get();
-  // The clock reads noon UTC of the next day, so that "an hour ago" is in
+  // The clock reads 02:00 UTC of the next day, so that "an hour ago" is in
   // the current day partition whenever the test runs (between 00:00 and
-  // 01:00 it was in one that had ended, whose head maintenance seals).
+  // 01:00 it was in one that had ended, whose head maintenance seals), and
+  // so is the clock after two waits of kWaitMs.
   constexpr int64_t kDayMs = 86400000;
   const int64_t now = r.fault->NowMs();
-  r.fault->AdvanceClock((now / kDayMs + 1) * kDayMs + kDayMs / 2 - now);
+  r.fault->AdvanceClock((now / kDayMs + 1) * kDayMs + 2 * 3600000 - now);
   Status s = StorageImpl::Open(o, std::move(env), &r.db, false);
   EXPECT_TRUE(s.ok()) << s.ToString();
   if (!s.ok()) return r;
@@ -72,10 +76,10 @@ TEST(WriteBatching, FewSealedPagesWaitThenGoOutTogether) {
   EXPECT_EQ(d.db->stats().pages_pending, 3u);
   // Readers see the waiting pages.
   EXPECT_EQ(ReadAll(d.db.get(), d.id).size(), static_cast<size_t>(n));
-  d.fault->AdvanceClock(29 * 60000);
+  d.fault->AdvanceClock(kWaitMs - kMinuteMs);
   d.db->TEST_RunMaintenance();
   EXPECT_EQ(d.db->stats().pages_written, 0u);
-  d.fault->AdvanceClock(60000);
+  d.fault->AdvanceClock(kMinuteMs);
   d.db->TEST_RunMaintenance();
   EXPECT_EQ(d.db->stats().pages_written, 3u);
   EXPECT_EQ(d.db->stats().pages_pending, 0u);
@@ -83,7 +87,7 @@ TEST(WriteBatching, FewSealedPagesWaitThenGoOutTogether) {
 }
 
 // Pages written by something else than the age limit (here a checkpoint)
-// restart the wait: pages sealed after it wait their own half hour, not
+// restart the wait: pages sealed after it wait their own kWaitMs, not
 // what is left of the written ones'.
 TEST(WriteBatching, PagesSealedAfterACheckpointWaitTheirOwnTime) {
   TempDir dir;
@@ -97,16 +101,16 @@ TEST(WriteBatching, PagesSealedAfterACheckpointWaitTheirOwnTime) {
   const uint64_t written = d.db->stats().pages_written;
   EXPECT_GE(written, 3u);
   EXPECT_EQ(d.db->stats().pages_pending, 0u);
-  d.fault->AdvanceClock(29 * 60000);
+  d.fault->AdvanceClock(kWaitMs - kMinuteMs);
   const uint64_t sealed = d.db->stats().pages_sealed;
   const int more =
       AppendUntilSealed(d.db.get(), d.id, t0 + int64_t{first} * 1000, sealed + 2);
   d.db->TEST_RunMaintenance();  // these start waiting now
-  d.fault->AdvanceClock(60000);  // 30 minutes after the first ones began to wait
+  d.fault->AdvanceClock(kMinuteMs);  // kWaitMs after the first ones began to wait
   d.db->TEST_RunMaintenance();
   EXPECT_EQ(d.db->stats().pages_written, written);
   EXPECT_GE(d.db->stats().pages_pending, 2u);
-  d.fault->AdvanceClock(29 * 60000);
+  d.fault->AdvanceClock(kWaitMs - kMinuteMs);
   d.db->TEST_RunMaintenance();
   EXPECT_EQ(d.db->stats().pages_pending, 0u);
   EXPECT_GT(d.db->stats().pages_written, written);
@@ -161,7 +165,7 @@ TEST(WriteBatching, PagesOfOneMetricLieSideBySide) {
     ++n;
   }
   d.db->TEST_RunMaintenance();  // too few to write yet: they wait
-  d.fault->AdvanceClock(30 * 60000);  // the oldest pending page has waited long enough
+  d.fault->AdvanceClock(kWaitMs);  // the oldest pending page has waited long enough
   d.db->TEST_RunMaintenance();
   ASSERT_EQ(d.db->stats().pages_pending, 0u);
   std::string path;

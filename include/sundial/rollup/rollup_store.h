@@ -20,8 +20,9 @@
 //                     only), varint64 zigzag(hour or day start, ms).
 //                     A torn tail is ignored.
 //
-// Build (own thread, `build_interval_ms`): an hour is built once it ended
-// `grace_ms` ago; files are written whole and renamed. Late points: the
+// Build (own thread, `build_interval_ms`): an hour is built once the batch
+// it belongs to (`batch_ms`) ended `grace_ms` ago; files are written whole
+// and renamed. Late points: the
 // store is the storage's LateAppendObserver; a point older than the
 // watermark marks its (series, hour) dirty (dirty.log, fsync'ed before the
 // storage drops WAL data); the next pass recomputes those hours. Marks
@@ -68,6 +69,12 @@ struct RollupOptions {
   std::string dir;                    // e.g. data_dir + "/rollup"; created if missing
   uint32_t build_interval_ms = 60000; // how often the builder looks for work
   Timestamp grace_ms = 10 * 60000;    // an hour is built this long after it ended
+  // New hours are built in batches of this many ms (whole hours, 1 h..24 h,
+  // aligned to the UTC day; a day's last batch may be shorter). A batch is
+  // built once its last hour ended grace_ms ago. Each build rewrites the
+  // day file and STATE, so a longer batch costs the disk fewer writes; the
+  // hours of the batch being filled are answered from raw points meanwhile.
+  Timestamp batch_ms = kHourMs;
   Timestamp retention_ms = 0;         // day files older than this are removed; 0 = never
   size_t max_dirty_pairs = 65536;     // (series, hour) marks before collapsing to days
   size_t max_open_days = 16;          // day files kept open for reading
@@ -166,6 +173,8 @@ class RollupStore final : public storage::LateAppendObserver {
   Status Load();
   void BuilderLoop();
   Status Pass(storage::Storage* storage);
+  // The end of the last whole batch before closed_end (hour aligned).
+  Timestamp BatchEnd(Timestamp closed_end) const;
   Status BuildNewHours(storage::Storage* storage, Timestamp closed_end);
   Status BuildDirty(storage::Storage* storage);
   // *wrote (if given): whether the day has a file now.

@@ -68,7 +68,7 @@ struct StorageOptions {
   // ... and until at least this many WAL bytes were written since the last
   // one: a trickle is checkpointed by volume, not every interval (recovery
   // then replays at most about this much; a full segment still rotates).
-  uint64_t checkpoint_min_wal_bytes = 1ull << 20;
+  uint64_t checkpoint_min_wal_bytes = 4ull << 20;
   // A partition that ended this long ago (wall clock) is compacted into a
   // cold file: its pages merged per series, time-ordered, zstd-compressed.
   // 0 = never.
