@@ -384,10 +384,11 @@ const std::vector<OptionSpec> kOptionTable = {
      [](std::string_view v, Options* o) {
        milliseconds d{0};
        SUNDIAL_RETURN_IF_ERROR(ParseDuration(v, &d));
-       if (d.count() < rollup::kHourMs || d.count() > rollup::kDayMs || d.count() % rollup::kHourMs != 0) {
+       const int64_t ms = d.count();
+       if (ms < rollup::kHourMs || ms > rollup::kDayMs || ms % rollup::kHourMs != 0) {
          return Status::InvalidArgument("rollup batch must be whole hours, 1h..24h, got", v);
        }
-       o->rollup.store.batch_ms = d.count();
+       o->rollup.store.batch_ms = ms;
        return Status::OK();
      }},
     // The relay (README "Scaling out"): forwards what the WAL accepted.
