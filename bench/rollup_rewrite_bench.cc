@@ -9,7 +9,7 @@
 // as KiB and as bytes per stored point: the long-run share of the rollups
 // in bench/sd_writes.sh's "beyond the floor".
 //
-// Usage: rollup_rewrite_bench [series=20] [days=3] [batch hours=4]
+// Usage: rollup_rewrite_bench [series=20] [days=3] [batch hours=6, rollup.batch's default]
 #include <sys/stat.h>
 
 #include <cstdio>
@@ -140,9 +140,9 @@ int Run(int series, int days, int batch_hours) {
 int main(int argc, char** argv) {
   const int series = argc > 1 ? std::atoi(argv[1]) : 20;
   const int days = argc > 2 ? std::atoi(argv[2]) : 3;
-  const int batch = argc > 3 ? std::atoi(argv[3]) : 4;
+  const int batch = argc > 3 ? std::atoi(argv[3]) : 6;
   if (series <= 0 || days <= 0 || batch < 1 || batch > 24) {
-    std::fprintf(stderr, "usage: rollup_rewrite_bench [series=20] [days=3] [batch hours=4, 1..24]\n");
+    std::fprintf(stderr, "usage: rollup_rewrite_bench [series=20] [days=3] [batch hours=6, 1..24]\n");
     return 2;
   }
   return sundial::Run(series, days, batch);
