@@ -145,7 +145,7 @@ def test_new_hours_are_rolled_up_in_batches_of_six_hours_by_default(server_facto
     # The default rollup.batch: of the six closed hours written, only those
     # of 6-hour batches (from midnight UTC) that have ended are built; the
     # rest are answered from raw points, with the same values.
-    args = [a for a in ARGS]
+    args = list(ARGS)
     del args[args.index("--rollup-batch"):args.index("--rollup-batch") + 2]
     before = batch_end(int(time.time()))
     s = server_factory(args=args)
