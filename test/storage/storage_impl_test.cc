@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -506,12 +507,13 @@ TEST(StorageImpl, IteratorBatchesMatchNext) {
   ASSERT_TRUE(db->Append(late.data(), late.size()).ok());
   check("compacted");
   // A run of a cold block is held while it is read (a query's memory
-  // limit counts it), and given back once read.
+  // limit counts it), and given back once read. The first point may come
+  // from memory (a late point older than every compacted one), so the
+  // largest hold over the whole read is what is checked.
   auto it = db->NewIterator(id, 0, t);
-  ASSERT_TRUE(it->Next());
-  EXPECT_GE(it->HeldBytes(), 100 * (sizeof(Timestamp) + sizeof(Value)));
-  while (it->Next()) {
-  }
+  uint64_t held = 0;
+  while (it->Next()) held = std::max<uint64_t>(held, it->HeldBytes());
+  EXPECT_GE(held, 100 * (sizeof(Timestamp) + sizeof(Value))) << "seed " << seed;
   EXPECT_EQ(it->HeldBytes(), 0u);
 }
 
