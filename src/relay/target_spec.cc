@@ -153,6 +153,12 @@ Status ApplyParam(std::string_view url, std::string_view key, const std::string&
     } else {
       return Bad(url, "ack must be tcp or version, got \"" + value + "\"");
     }
+  } else if (key == "precision" && spec->protocol == Protocol::kInflux) {
+    if (value != "ms") {
+      return Bad(url, "precision must be ms (the relay sends millisecond timestamps), got \"" +
+                          value + "\"");
+    }
+    *own = false;  // goes upstream where the user put it, so the id stays the same
   } else if ((key == "bearer" || key == "basic") && !spec->authorization.empty()) {
     return Bad(url, "credentials given twice (USER:PASSWORD@, bearer= or basic=)");
   } else if (key == "bearer") {
@@ -287,6 +293,7 @@ Status ParseTarget(std::string_view url, TargetSpec* out) {
   std::string path(rest.substr(0, q));
   std::string upstream_query;
   std::string shown_query;  // upstream_query with secret values masked
+  bool has_precision = false;
   std::string_view query = q == std::string_view::npos ? std::string_view() : rest.substr(q + 1);
   while (!query.empty()) {
     const size_t amp = query.find('&');
@@ -302,6 +309,7 @@ Status ParseTarget(std::string_view url, TargetSpec* out) {
     }
     bool own = false;
     SUNDIAL_RETURN_IF_ERROR(ApplyParam(url, key, value, &spec, &own));
+    has_precision = has_precision || key == "precision";
     if (!own) {
       upstream_query += (upstream_query.empty() ? "" : "&") + std::string(param);
       shown_query += (shown_query.empty() ? "" : "&") +
@@ -320,7 +328,7 @@ Status ParseTarget(std::string_view url, TargetSpec* out) {
       if (spec.protocol == Protocol::kRemoteWrite) return Bad(url, "remote-write needs a path");
       path = spec.protocol == Protocol::kHttpPut ? "/api/put" : "/write";
     }
-    if (spec.protocol == Protocol::kInflux && upstream_query.find("precision=") == std::string::npos) {
+    if (spec.protocol == Protocol::kInflux && !has_precision) {
       upstream_query += (upstream_query.empty() ? "" : "&") + std::string("precision=ms");
       shown_query += (shown_query.empty() ? "" : "&") + std::string("precision=ms");
     }

@@ -24,6 +24,27 @@ TEST(TargetSpec, SchemesNameTheProtocol) {
   EXPECT_EQ(t.display, "influx://[::1]:8086/write?db=edge&precision=ms");
 }
 
+TEST(TargetSpec, InfluxPrecisionIsAlwaysMilliseconds) {
+  TargetSpec t;
+  // Given by the user, it stays where it is (the id does not change).
+  ASSERT_TRUE(ParseTarget("influx://h:8086/write?precision=ms&db=a", &t).ok());
+  EXPECT_EQ(t.path, "/write?precision=ms&db=a");
+  // "precision=" inside another value is not the parameter: a masked value
+  // hides it, and the shown URL must parse back to the same target.
+  ASSERT_TRUE(ParseTarget("influx://h:8086/write?db=a&pwd=xprecision=s", &t).ok());
+  EXPECT_EQ(t.path, "/write?db=a&pwd=xprecision=s&precision=ms");
+  EXPECT_EQ(t.display, "influx://h:8086/write?db=a&pwd=***&precision=ms");
+  TargetSpec again;
+  ASSERT_TRUE(ParseTarget(t.display, &again).ok());
+  EXPECT_EQ(again.id, t.id);
+  // Any other unit would misplace every point by a factor of 1000 or more.
+  const std::string e = ParseTarget("influx://h:8086/write?db=a&precision=s", &t).ToString();
+  EXPECT_NE(e.find("precision must be ms"), std::string::npos) << e;
+  // Other protocols pass it upstream untouched.
+  ASSERT_TRUE(ParseTarget("http://h:1/api/put?precision=s", &t).ok());
+  EXPECT_EQ(t.path, "/api/put?precision=s");
+}
+
 TEST(TargetSpec, OwnParametersAreConsumedAndSecretsHidden) {
   TargetSpec t;
   ASSERT_TRUE(ParseTarget("remote-write://h:9/w?include=sys.*&include=net.*&exclude=sys.tmp.*"
