@@ -43,6 +43,9 @@ struct SubPlan {
   // By index into series: whether a read-ahead hint asked for all of the
   // series' data (HintRawReads); empty when none was given.
   std::vector<bool> hinted;
+  // What that hint read into memory for the hinted series' iterators (may
+  // be null); held until the plan's groups have run.
+  std::shared_ptr<const storage::ReadAhead> kept;
 };
 
 // OpenTSDB's scan window (TsdbQuery.getScanStartTimeSeconds/EndTime).
@@ -257,7 +260,9 @@ void AddAnnotations(const AnnotationUse& ann, const QuerySpec& spec, const SubPl
 
 // Read-ahead one request may ask storage for, over all its sub-queries:
 // enough for a dashboard panel's series over days of compacted data,
-// small beside the page cache of a 512 MB machine.
+// small beside the page cache of a 512 MB machine. Page-file pages are
+// read into memory (Storage::WillRead's kept), so a request holds up to
+// this much beside query.max_memory while it runs.
 constexpr uint64_t kReadAheadBytes = 8u << 20;
 
 // When plan's groups will read raw points (not rollups), asks storage to
@@ -265,7 +270,8 @@ constexpr uint64_t kReadAheadBytes = 8u << 20;
 // groups will read them: after a restart the disk then serves them in
 // parallel rather than one group's reads after another's. *left is the
 // request's read-ahead still unspent; the hint spends from it. Marks the
-// series it covered in plan->hinted.
+// series it covered in plan->hinted, and keeps what storage read into
+// memory for them in plan->kept.
 void HintRawReads(storage::Storage* st, const rollup::RollupStore* rollups,
                   const QuerySpec& spec, SubPlan* plan, uint64_t* left) {
   if (*left == 0) return;
@@ -284,7 +290,8 @@ void HintRawReads(storage::Storage* st, const rollup::RollupStore* rollups,
   }
   size_t covered = 0;
   *left -= std::min(
-      *left, st->WillRead(ids, plan->scan_start_ms, plan->scan_end_ms - 1, *left, &covered));
+      *left,
+      st->WillRead(ids, plan->scan_start_ms, plan->scan_end_ms - 1, *left, &covered, &plan->kept));
   plan->hinted.assign(plan->series.size(), false);
   for (size_t i = 0; i < covered && i < order.size(); ++i) plan->hinted[order[i]] = true;
 }
@@ -371,7 +378,7 @@ Status RunGroup(storage::Storage* st, const rollup::RollupStore* rollups, const 
     const Timestamp end = plan.scan_end_ms - 1;
     const bool hinted = m < plan.hinted.size() && plan.hinted[m];
     auto raw = std::make_unique<RawSource>(
-        hinted ? st->NewHintedIterator(id, plan.scan_start_ms, end)
+        hinted ? st->NewHintedIterator(id, plan.scan_start_ms, end, plan.kept.get())
                : st->NewIterator(id, plan.scan_start_ms, end),
         budget);
     if (!raw->Prime()) continue;
@@ -648,12 +655,14 @@ Status QueryEngine::Run(const QuerySpec& spec, const SmallQueryBound* bound,
     if (bound == nullptr && RunsInParallel(lanes_, plan)) {
       SUNDIAL_RETURN_IF_ERROR(RunGroupsInParallel(lanes_, storage_, rollups_, use, ann, spec,
                                                   plan, &budget, &w, &total));
-      continue;
+    } else {
+      for (const std::vector<size_t>& g : plan.groups) {
+        const Status s =
+            RunGroup(storage_, rollups_, use, ann, spec, plan, g, &budget, &w, &total);
+        if (!s.ok()) return budget.status().ok() ? s : budget.status();
+      }
     }
-    for (const std::vector<size_t>& g : plan.groups) {
-      const Status s = RunGroup(storage_, rollups_, use, ann, spec, plan, g, &budget, &w, &total);
-      if (!s.ok()) return budget.status().ok() ? s : budget.status();
-    }
+    plan.kept.reset();  // its iterators are gone
   }
   if (timed) {
     total.time_ms =

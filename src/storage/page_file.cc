@@ -124,8 +124,7 @@ Status PageFile::Read(uint64_t offset, uint32_t len, SeriesId series, bool check
   File* f = nullptr;
   {
     MutexLock lock(&mu_);
-    if (offset < kLogFileHeaderSize || len < kMinRecord || len > kMaxRecord ||
-        offset + len > end_ || offset / window_bytes_ != (offset + len - 1) / window_bytes_) {
+    if (!Plausible(offset, len) || offset + len > end_) {
       return Status::Corruption(path_, "page record outside the file");
     }
     f = file_.get();  // lives as long as this object; pread needs no lock
@@ -136,31 +135,85 @@ Status PageFile::Read(uint64_t offset, uint32_t len, SeriesId series, bool check
   const char* p = page->data();
   if (got != len || CheckRecord(p, len, check_crc) != len || DecodeFixed32(p + 10) != series) {
     page->clear();
-    return Status::Corruption(path_, "damaged page record at offset " + std::to_string(offset));
+    return Damaged(offset);
   }
   page->erase(0, kPageRecordHeaderSize);
   return Status::OK();
 }
 
-void PageFile::WillNeed(std::vector<std::pair<uint64_t, uint32_t>>* ranges) {
-  if (ranges->empty()) return;
+Status PageFile::ParseRecord(const char* rec, uint64_t offset, uint32_t len, SeriesId series,
+                             bool check_crc, std::string* page) const {
+  if (!Plausible(offset, len)) return Status::Corruption(path_, "page record outside the file");
+  if (CheckRecord(rec, len, check_crc) != len || DecodeFixed32(rec + 10) != series) {
+    page->clear();
+    return Damaged(offset);
+  }
+  page->assign(rec + kPageRecordHeaderSize, len - kPageRecordHeaderSize);
+  return Status::OK();
+}
+
+bool PageFile::Plausible(uint64_t offset, uint32_t len) const {
+  return offset >= kLogFileHeaderSize && len >= kMinRecord && len <= kMaxRecord &&
+         offset / window_bytes_ == (offset + len - 1) / window_bytes_;
+}
+
+Status PageFile::Damaged(uint64_t offset) const {
+  return Status::Corruption(path_, "damaged page record at offset " + std::to_string(offset));
+}
+
+std::vector<std::pair<uint64_t, uint64_t>> PageFile::Join(
+    std::vector<std::pair<uint64_t, uint32_t>>* ranges) {
+  std::vector<std::pair<uint64_t, uint64_t>> out;
+  if (ranges->empty()) return out;
   std::sort(ranges->begin(), ranges->end());
   constexpr uint64_t kJoinGap = 4096;
+  uint64_t from = (*ranges)[0].first, to = from;
+  for (const auto& r : *ranges) {
+    if (r.first > to + kJoinGap) {
+      out.emplace_back(from, to - from);
+      from = r.first;
+    }
+    to = std::max(to, r.first + r.second);
+  }
+  out.emplace_back(from, to - from);
+  return out;
+}
+
+void PageFile::WillNeed(std::vector<std::pair<uint64_t, uint32_t>>* ranges) {
   File* f = nullptr;
   {
     MutexLock lock(&mu_);
     f = file_.get();  // as in Read: no lock held while the kernel queues reads
   }
   if (f == nullptr) return;
-  uint64_t from = (*ranges)[0].first, to = from;
-  for (const auto& r : *ranges) {
-    if (r.first > to + kJoinGap) {
-      f->WillNeed(from, to - from);
-      from = r.first;
-    }
-    to = std::max(to, r.first + r.second);
+  for (const auto& [from, n] : Join(ranges)) f->WillNeed(from, n);
+}
+
+Status PageFile::ReadJoined(std::vector<std::pair<uint64_t, uint32_t>>* ranges,
+                            std::vector<std::pair<uint64_t, std::string>>* out) {
+  out->clear();
+  File* f = nullptr;
+  uint64_t end = 0;
+  {
+    MutexLock lock(&mu_);
+    f = file_.get();
+    end = end_;
   }
-  f->WillNeed(from, to - from);
+  if (f == nullptr) return Status::OK();
+  std::vector<std::pair<uint64_t, uint64_t>> stretches = Join(ranges);
+  for (auto& [from, n] : stretches) {
+    n = from >= end ? 0 : std::min(n, end - from);  // a record past the end stays out
+    if (n != 0) f->WillNeed(from, n);
+  }
+  for (const auto& [from, n] : stretches) {
+    if (n == 0 || static_cast<size_t>(n) != n) continue;
+    std::string bytes(static_cast<size_t>(n), '\0');
+    size_t got = 0;
+    SUNDIAL_RETURN_IF_ERROR(f->Read(from, bytes.size(), &bytes[0], &got));
+    bytes.resize(got);
+    out->emplace_back(from, std::move(bytes));
+  }
+  return Status::OK();
 }
 
 Status PageFile::Scan(const std::function<void(uint64_t, uint32_t, SeriesId, uint8_t,

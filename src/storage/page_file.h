@@ -88,7 +88,19 @@ class PageFile {
   // page apart as one range: a reader that is about to read scattered
   // records of one series gets them from the device in parallel, and
   // without the readahead that a page fault on a window does around it.
+  // Sorts *ranges.
   void WillNeed(std::vector<std::pair<uint64_t, uint32_t>>* ranges);
+  // Reads the records at `ranges` into memory for a reader that will read
+  // them all: joined as WillNeed joins them, every stretch asked of the
+  // device first (so that it reads them in parallel), then each read with
+  // one pread. *out gets (offset, bytes) per stretch, in file order; bytes
+  // beyond the end of the file are left out. Sorts *ranges.
+  Status ReadJoined(std::vector<std::pair<uint64_t, uint32_t>>* ranges,
+                    std::vector<std::pair<uint64_t, std::string>>* out);
+  // Read for a record already in memory: rec holds the len bytes of the
+  // file at offset. Checks and copies it as Read does.
+  Status ParseRecord(const char* rec, uint64_t offset, uint32_t len, SeriesId series,
+                     bool check_crc, std::string* page) const;
   // Calls fn for every valid record, in file order; damaged stretches are
   // skipped and described in *warnings.
   Status Scan(const std::function<void(uint64_t offset, uint32_t len, SeriesId series,
@@ -105,6 +117,15 @@ class PageFile {
   void TEST_SetEnd(uint64_t offset);
 
  private:
+  // Whether a record may lie at [offset, offset + len): past the header,
+  // of a record's size, within one window.
+  bool Plausible(uint64_t offset, uint32_t len) const;
+  Status Damaged(uint64_t offset) const;
+  // Sorts ranges and joins those less than a system page apart into
+  // stretches (offset, length), in file order.
+  static std::vector<std::pair<uint64_t, uint64_t>> Join(
+      std::vector<std::pair<uint64_t, uint32_t>>* ranges);
+
   Env* const env_;
   const std::string path_;
   const uint64_t window_bytes_;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "storage/read_ahead.h"
 #include "storage/record_log.h"
 #include "sundial/common/coding.h"
 #include "sundial/compress/page_format.h"
@@ -452,7 +453,8 @@ void Partition::WillNeed(const std::vector<PageRef>& refs) {
 }
 
 uint64_t Partition::WillReadPages(const std::vector<SeriesId>& ids, Timestamp start,
-                                  Timestamp end, uint64_t max_bytes, size_t* covered) {
+                                  Timestamp end, uint64_t max_bytes, size_t* covered,
+                                  ReadAhead* keep) {
   std::vector<std::pair<uint64_t, uint32_t>> ranges;
   uint64_t total = 0;
   PageFile* pages = nullptr;
@@ -479,11 +481,20 @@ uint64_t Partition::WillReadPages(const std::vector<SeriesId>& ids, Timestamp st
       total += bytes;
     }
   }
-  pages->WillNeed(&ranges);
+  if (keep == nullptr) {
+    pages->WillNeed(&ranges);
+    return total;
+  }
+  std::vector<std::pair<uint64_t, std::string>> stretches;
+  // A failed read leaves the pages to ReadPage, which reports it.
+  if (pages->ReadJoined(&ranges, &stretches).ok()) {
+    keep->Add(pages, pages->file_id(), std::move(stretches));
+  }
   return total;
 }
 
-Status Partition::ReadPage(SeriesId series, const PageRef& ref, std::string* page) {
+Status Partition::ReadPage(SeriesId series, const PageRef& ref, std::string* page,
+                           const ReadAhead* kept) {
   if (ref.cold) {
     ColdFile* c = cold();
     if (c == nullptr) return Status::NotFound(dir_, "no cold file");
@@ -497,7 +508,11 @@ Status Partition::ReadPage(SeriesId series, const PageRef& ref, std::string* pag
     pages = pages_.get();
   }
   if (pages == nullptr) return Status::NotFound(dir_, "no page file");
-  SUNDIAL_RETURN_IF_ERROR(pages->Read(ref.offset, ref.len, series, !ref.verified, page));
+  const char* rec = kept == nullptr ? nullptr
+                                    : kept->Find(pages, pages->file_id(), ref.offset, ref.len);
+  SUNDIAL_RETURN_IF_ERROR(
+      rec != nullptr ? pages->ParseRecord(rec, ref.offset, ref.len, series, !ref.verified, page)
+                     : pages->Read(ref.offset, ref.len, series, !ref.verified, page));
   if (!ref.verified && ref.entry != 0) {
     MutexLock lock(&mu_);
     if (ref.entry <= entry_count_ && OffsetOf(At(ref.entry - 1)) == ref.offset) {

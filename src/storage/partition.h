@@ -57,6 +57,8 @@
 
 namespace sundial::storage {
 
+class ReadAhead;  // read_ahead.h
+
 // Where one sealed page lives.
 struct PageRef {
   uint64_t offset = 0;
@@ -117,12 +119,15 @@ class Partition {
   // in one go, taking series in the order given while their pages fit in
   // max_bytes. Returns the bytes asked for, and in *covered how many of
   // ids, from the first, had all their pages asked for. Reads only the
-  // index.
+  // index. With keep not null, reads those pages into *keep instead
+  // (PageFile::ReadJoined), for ReadPage.
   uint64_t WillReadPages(const std::vector<SeriesId>& ids, Timestamp start, Timestamp end,
-                         uint64_t max_bytes, size_t* covered);
+                         uint64_t max_bytes, size_t* covered, ReadAhead* keep);
   // Copies the page at ref into *page, checking its CRC unless an earlier
-  // read of the same page did.
-  Status ReadPage(SeriesId series, const PageRef& ref, std::string* page);
+  // read of the same page did. A page-file page that kept (may be null)
+  // holds is taken from there, without reading the file.
+  Status ReadPage(SeriesId series, const PageRef& ref, std::string* page,
+                  const ReadAhead* kept = nullptr);
   // The points of a cold ref in time order when its block is columnar
   // (*columnar true; cold_file.h), without encoding a page; otherwise
   // *columnar is false and the caller uses ReadPage.

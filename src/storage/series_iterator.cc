@@ -61,7 +61,8 @@ bool SeriesIterator::Cursor::SeekTo(Timestamp lower) {
 
 SeriesIterator::SeriesIterator(SeriesId series, Timestamp start, Timestamp end,
                                std::vector<Source> sources, std::vector<PartitionRef> pins,
-                               DamageLog* damage, std::atomic<uint64_t>* pages_read)
+                               DamageLog* damage, std::atomic<uint64_t>* pages_read,
+                               const ReadAhead* kept)
     : series_(series),
       end_(end),
       pins_(std::move(pins)),
@@ -69,7 +70,8 @@ SeriesIterator::SeriesIterator(SeriesId series, Timestamp start, Timestamp end,
       lower_(start),
       done_(start > end),
       damage_(damage),
-      pages_read_(pages_read) {
+      pages_read_(pages_read),
+      kept_(kept) {
   std::stable_sort(sources_.begin(), sources_.end(),
                    [](const Source& a, const Source& b) { return a.min_t < b.min_t; });
 }
@@ -80,7 +82,7 @@ void SeriesIterator::Open(Source* src) {
   bool points = false;  // a columnar cold page: its points, in time order
   if (src->part) {
     Status s = src->part->ReadColdPoints(series_, src->ref, &c->held_t, &c->held_v, &points);
-    if (s.ok() && !points) s = src->part->ReadPage(series_, src->ref, &c->buf);
+    if (s.ok() && !points) s = src->part->ReadPage(series_, src->ref, &c->buf, kept_);
     if (pages_read_ != nullptr) pages_read_->fetch_add(1, std::memory_order_relaxed);
     if (!s.ok()) {
       if (damage_ != nullptr) damage_->Report(s);

@@ -62,10 +62,11 @@ class SeriesIterator final : public SampleIterator {
   // damage (borrowed, may be null) hears of damaged pages, which are
   // skipped. pins keep the partitions of the sources open while the
   // iterator lives. pages_read (borrowed, may be null) counts the sealed
-  // pages read from files.
+  // pages read from files. kept (borrowed, may be null; it must outlive
+  // the iterator) holds page-file pages read ahead (Partition::ReadPage).
   SeriesIterator(SeriesId series, Timestamp start, Timestamp end, std::vector<Source> sources,
                  std::vector<PartitionRef> pins, DamageLog* damage,
-                 std::atomic<uint64_t>* pages_read = nullptr);
+                 std::atomic<uint64_t>* pages_read = nullptr, const ReadAhead* kept = nullptr);
 
   bool Next() override;
   bool Seek(Timestamp t) override;
@@ -131,6 +132,7 @@ class SeriesIterator final : public SampleIterator {
   Status status_;
   DamageLog* const damage_;
   std::atomic<uint64_t>* const pages_read_;
+  const ReadAhead* const kept_;
 };
 
 }  // namespace sundial::storage

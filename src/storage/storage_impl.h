@@ -213,11 +213,15 @@ class StorageImpl final : public Storage {
   std::unique_ptr<SampleIterator> NewIterator(SeriesId id, Timestamp start,
                                               Timestamp end) override;
   std::unique_ptr<SampleIterator> NewHintedIterator(SeriesId id, Timestamp start,
-                                                    Timestamp end) override;
+                                                    Timestamp end,
+                                                    const ReadAhead* kept) override;
   Status LastPoint(SeriesId id, Sample* out) override;
   // The ids' cold blocks and page-file pages, at most max_bytes in all.
+  // With kept, the page-file pages are read into memory (ReadAhead); cold
+  // blocks are only asked for (a cold read decodes a block once anyway).
   uint64_t WillRead(const std::vector<SeriesId>& ids, Timestamp start, Timestamp end,
-                    uint64_t max_bytes, size_t* covered) override;
+                    uint64_t max_bytes, size_t* covered,
+                    std::shared_ptr<const ReadAhead>* kept) override;
   std::vector<SeriesId> SeriesOfMetric(std::string_view metric) override;
   std::vector<SeriesId> SeriesWithTag(std::string_view key, std::string_view value) override;
   std::vector<SeriesId> SeriesOfMetricWithTag(std::string_view metric, std::string_view key,
@@ -269,9 +273,10 @@ class StorageImpl final : public Storage {
  private:
   StorageImpl(const StorageOptions& options, std::unique_ptr<Env> env);
   Status Recover();
-  // NewIterator and NewHintedIterator (read_ahead false).
+  // NewIterator and NewHintedIterator (read_ahead false; kept may be
+  // null).
   std::unique_ptr<SampleIterator> OpenIterator(SeriesId id, Timestamp start, Timestamp end,
-                                               bool read_ahead);
+                                               bool read_ahead, const ReadAhead* kept);
   // False if the point could not be applied (its partition cannot be
   // opened); the caller then stops writes (SetBgError).
   bool ApplyPoint(SeriesId id, MemSeries* s, Timestamp t, Value v) EXCLUDES(s->lock);

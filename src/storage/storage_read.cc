@@ -1,6 +1,7 @@
 // StorageImpl's read path: iterators and the last point of a series.
 #include <algorithm>
 
+#include "storage/read_ahead.h"
 #include "storage/series_iterator.h"
 #include "storage/storage_impl.h"
 
@@ -8,16 +9,18 @@ namespace sundial::storage {
 
 std::unique_ptr<SampleIterator> StorageImpl::NewIterator(SeriesId id, Timestamp start,
                                                          Timestamp end) {
-  return OpenIterator(id, start, end, true);
+  return OpenIterator(id, start, end, true, nullptr);
 }
 
 std::unique_ptr<SampleIterator> StorageImpl::NewHintedIterator(SeriesId id, Timestamp start,
-                                                               Timestamp end) {
-  return OpenIterator(id, start, end, false);
+                                                               Timestamp end,
+                                                               const ReadAhead* kept) {
+  return OpenIterator(id, start, end, false, kept);
 }
 
 std::unique_ptr<SampleIterator> StorageImpl::OpenIterator(SeriesId id, Timestamp start,
-                                                          Timestamp end, bool read_ahead) {
+                                                          Timestamp end, bool read_ahead,
+                                                          const ReadAhead* kept) {
   std::vector<SeriesIterator::Source> sources;
   MemSeries* s = series_.Get(id);
   if (s == nullptr || start > end) {
@@ -82,15 +85,18 @@ std::unique_ptr<SampleIterator> StorageImpl::OpenIterator(SeriesId id, Timestamp
     sources.push_back(std::move(src));
   }
   return std::make_unique<SeriesIterator>(id, start, end, std::move(sources), std::move(pins),
-                                          &damage_, &pages_read_);
+                                          &damage_, &pages_read_, kept);
 }
 
 uint64_t StorageImpl::WillRead(const std::vector<SeriesId>& ids, Timestamp start, Timestamp end,
-                               uint64_t max_bytes, size_t* covered) {
+                               uint64_t max_bytes, size_t* covered,
+                               std::shared_ptr<const ReadAhead>* kept) {
   *covered = 0;
+  if (kept != nullptr) kept->reset();
   if (ids.empty() || start > end || max_bytes == 0) return 0;
   uint64_t left = max_bytes;
   size_t all = ids.size();
+  auto keep = kept != nullptr ? std::make_shared<ReadAhead>() : nullptr;
   for (auto& part : partitions_->Overlapping(start, end)) {
     if (left == 0) {  // this partition's data was not asked for
       all = 0;
@@ -98,10 +104,12 @@ uint64_t StorageImpl::WillRead(const std::vector<SeriesId>& ids, Timestamp start
     }
     size_t cold = 0, pages = 0;
     left -= part->WillReadCold(ids, left, &cold);
-    left -= part->WillReadPages(ids, start, end, left, &pages);
+    left -= part->WillReadPages(ids, start, end, left, &pages, keep.get());
     all = std::min({all, cold, pages});
+    if (keep != nullptr) keep->Pin(std::move(part));
   }
   *covered = all;
+  if (keep != nullptr && !keep->empty()) *kept = std::move(keep);
   return max_bytes - left;
 }
 

@@ -44,6 +44,8 @@ class FaultInjectionEnv final : public Env {
   // far: calls and bytes.
   uint64_t will_need_calls() const { return state_->will_need_calls.load(); }
   uint64_t will_need_bytes() const { return state_->will_need_bytes.load(); }
+  // Reads (File::Read) on paths containing the filter so far.
+  uint64_t reads() const { return state_->reads.load(); }
 
   Status OpenFile(const std::string& path, std::unique_ptr<File>* out) override {
     if (OpenFails(path)) return Status::IOError(path, "Too many open files");
@@ -109,6 +111,7 @@ class FaultInjectionEnv final : public Env {
     std::atomic<uint64_t> syncs{0};
     std::atomic<uint64_t> will_need_calls{0};
     std::atomic<uint64_t> will_need_bytes{0};
+    std::atomic<uint64_t> reads{0};
     std::atomic<int64_t> clock_offset{0};
     std::string filter;
     bool Applies(const std::string& path) const {
@@ -136,7 +139,10 @@ class FaultInjectionEnv final : public Env {
       }
       return f_->Write(offset, data, n);
     }
-    Status Read(uint64_t o, size_t n, char* d, size_t* g) override { return f_->Read(o, n, d, g); }
+    Status Read(uint64_t o, size_t n, char* d, size_t* g) override {
+      if (st_->Applies(f_->path())) st_->reads.fetch_add(1);
+      return f_->Read(o, n, d, g);
+    }
     Status Sync() override {
       if (st_->Applies(f_->path())) st_->syncs.fetch_add(1);
       if (st_->Applies(f_->path()) && st_->fail.load()) return Fail("Input/output error");

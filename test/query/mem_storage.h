@@ -86,15 +86,18 @@ class MemStorage final : public storage::Storage {
   // for will_read_bytes of them (at most max_bytes), covering the first
   // will_read_covered ids.
   uint64_t WillRead(const std::vector<SeriesId>& ids, Timestamp start, Timestamp end,
-                    uint64_t max_bytes, size_t* covered) override {
+                    uint64_t max_bytes, size_t* covered,
+                    std::shared_ptr<const storage::ReadAhead>* kept) override {
     std::lock_guard<std::mutex> l(mu_);
     will_read.push_back({ids, start, end, max_bytes});
+    if (kept != nullptr) kept->reset();
     *covered = std::min(ids.size(), will_read_covered);
     return std::min(max_bytes, will_read_bytes);
   }
   // Counts the iterators opened as covered by a hint.
   std::unique_ptr<SampleIterator> NewHintedIterator(SeriesId id, Timestamp start,
-                                                    Timestamp end) override {
+                                                    Timestamp end,
+                                                    const storage::ReadAhead* /*kept*/) override {
     {
       std::lock_guard<std::mutex> l(mu_);
       hinted_ids.push_back(id);

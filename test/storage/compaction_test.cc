@@ -13,6 +13,7 @@
 #include "common/fault_env.h"
 #include "storage/cold_file.h"
 #include "storage/fuzz_targets.h"
+#include "storage/read_ahead.h"
 #include "storage/storage_impl.h"
 #include "storage/test_util.h"
 #include "sundial/common/coding.h"
@@ -530,44 +531,46 @@ TEST_F(Compaction, WillReadHintsColdBlocksAndPagesOfTheSeriesAskedFor) {
   constexpr uint64_t kBudget = 8u << 20;
   f->SetFilter("/cold");
   size_t covered = 9;
-  const uint64_t asked = db_->WillRead({a_, b_}, t0_, t0_ + 2 * kHour - 1, kBudget, &covered);
+  const uint64_t asked = db_->WillRead({a_, b_}, t0_, t0_ + 2 * kHour - 1, kBudget, &covered,
+                                       nullptr);
   EXPECT_EQ(covered, 2u);
   EXPECT_EQ(f->will_need_calls(), 1u);  // the two blocks lie side by side
   const uint64_t cold_bytes = f->will_need_bytes();
   EXPECT_GT(cold_bytes, 0u);
   EXPECT_GE(asked, cold_bytes);  // and the page file's pages
   // A budget that holds one block buys that one; none buys nothing.
-  const uint64_t block_a = db_->WillRead({a_}, t0_, t0_ + kHour - 1, kBudget, &covered);
+  const uint64_t block_a = db_->WillRead({a_}, t0_, t0_ + kHour - 1, kBudget, &covered, nullptr);
   EXPECT_EQ(covered, 1u);
   EXPECT_GT(block_a, 0u);
   EXPECT_LT(block_a, cold_bytes);
-  EXPECT_EQ(db_->WillRead({a_, b_}, t0_, t0_ + kHour - 1, block_a, &covered), block_a);
+  EXPECT_EQ(db_->WillRead({a_, b_}, t0_, t0_ + kHour - 1, block_a, &covered, nullptr), block_a);
   EXPECT_EQ(covered, 1u);  // a's block only
   EXPECT_EQ(f->will_need_calls(), 3u);
   EXPECT_EQ(f->will_need_bytes(), cold_bytes + 2 * block_a);  // b's block did not fit
-  EXPECT_EQ(db_->WillRead({a_, b_}, t0_, t0_ + 2 * kHour - 1, 0, &covered), 0u);
+  EXPECT_EQ(db_->WillRead({a_, b_}, t0_, t0_ + 2 * kHour - 1, 0, &covered, nullptr), 0u);
   EXPECT_EQ(covered, 0u);
   EXPECT_EQ(f->will_need_calls(), 3u);
   f->SetFilter("/pages");
   const uint64_t base = f->will_need_bytes();
-  db_->WillRead({a_, b_}, t0_, t0_ + 2 * kHour - 1, kBudget, &covered);
+  db_->WillRead({a_, b_}, t0_, t0_ + 2 * kHour - 1, kBudget, &covered, nullptr);
   EXPECT_GE(f->will_need_calls(), 4u);
   const uint64_t page_bytes = f->will_need_bytes() - base;
   EXPECT_GT(page_bytes, 0u);
   // One series asks for less; a range before the data and an unknown
   // series ask for nothing.
-  db_->WillRead({a_}, t0_ + kHour, t0_ + 2 * kHour - 1, kBudget, &covered);
+  db_->WillRead({a_}, t0_ + kHour, t0_ + 2 * kHour - 1, kBudget, &covered, nullptr);
   const uint64_t one = f->will_need_bytes() - base - page_bytes;
   EXPECT_GT(one, 0u);
   EXPECT_LT(one, page_bytes);
   const uint64_t calls = f->will_need_calls();
-  EXPECT_EQ(db_->WillRead({a_, b_}, 0, t0_ - 1, kBudget, &covered), 0u);
-  EXPECT_EQ(db_->WillRead({b_ + 100}, t0_, t0_ + 2 * kHour - 1, kBudget, &covered), 0u);
+  EXPECT_EQ(db_->WillRead({a_, b_}, 0, t0_ - 1, kBudget, &covered, nullptr), 0u);
+  EXPECT_EQ(db_->WillRead({b_ + 100}, t0_, t0_ + 2 * kHour - 1, kBudget, &covered, nullptr), 0u);
   EXPECT_EQ(f->will_need_calls(), calls);
   // An iterator of a series a hint covered does not ask again; a plain one
   // asks for its pages.
   std::vector<Sample> hinted;
-  for (auto it = db_->NewHintedIterator(a_, kMinTimestamp, kMaxTimestamp); it->Next();) {
+  for (auto it = db_->NewHintedIterator(a_, kMinTimestamp, kMaxTimestamp, nullptr);
+       it->Next();) {
     hinted.push_back(Sample{it->t(), it->v()});
   }
   EXPECT_EQ(Text(hinted), Text(a));
@@ -576,6 +579,63 @@ TEST_F(Compaction, WillReadHintsColdBlocksAndPagesOfTheSeriesAskedFor) {
   EXPECT_EQ(Text(ReadAll(db_.get(), a_)), Text(a));
   EXPECT_GT(f->will_need_calls(), calls);
   EXPECT_EQ(Text(ReadAll(db_.get(), b_)), Text(b));
+}
+
+// With kept, WillRead reads the page-file pages of the series it covers
+// into memory, and their hinted iterators read nothing from the file; a
+// series it did not cover reads its pages as before. Answers are the same.
+TEST_F(Compaction, WillReadKeepsPageFilePagesForHintedIterators) {
+  std::mt19937_64 rng(testing::TestSeed(31));
+  for (int i = 0; i < 3600; ++i) {  // one partition (an hour), many pages per series
+    Put(a_, t0_ + i * 1000, Value::Float(static_cast<double>(rng() % 100000) / 100));
+    Put(b_, t0_ + i * 1000, Value::Int(static_cast<int64_t>(rng() % 1000000)));
+  }
+  ASSERT_TRUE(db_->TEST_FlushAll().ok());
+  const auto a = ReadAll(db_.get(), a_), b = ReadAll(db_.get(), b_);
+  ASSERT_EQ(a.size(), 3600u);
+  db_.reset();
+  auto env = std::make_unique<sundial::testing::FaultInjectionEnv>(NewPosixEnv());
+  sundial::testing::FaultInjectionEnv* f = env.get();
+  ASSERT_TRUE(StorageImpl::Open(options_, std::move(env), &db_).ok());
+  f->SetFilter("/pages");
+  auto hinted = [&](SeriesId id, const ReadAhead* kept) {
+    std::vector<Sample> out;
+    for (auto it = db_->NewHintedIterator(id, kMinTimestamp, kMaxTimestamp, kept); it->Next();) {
+      out.push_back(Sample{it->t(), it->v()});
+    }
+    return out;
+  };
+
+  constexpr uint64_t kBudget = 8u << 20;
+  const Timestamp end = t0_ + kHour - 1;
+  std::shared_ptr<const ReadAhead> kept;
+  size_t covered = 0;
+  const uint64_t both = db_->WillRead({a_, b_}, t0_, end, kBudget, &covered, &kept);
+  EXPECT_EQ(covered, 2u);
+  ASSERT_NE(kept, nullptr);
+  uint64_t reads = f->reads();
+  EXPECT_GT(reads, 0u);  // the joined stretches
+  EXPECT_EQ(Text(hinted(a_, kept.get())), Text(a));
+  EXPECT_EQ(Text(hinted(b_, kept.get())), Text(b));
+  EXPECT_EQ(f->reads(), reads);  // every page came from memory
+  EXPECT_EQ(Text(ReadAll(db_.get(), a_)), Text(a));
+  EXPECT_GT(f->reads(), reads);  // a plain iterator reads the file
+
+  // A budget that holds a's pages only: b's come from the file.
+  const uint64_t only_a = db_->WillRead({a_}, t0_, end, kBudget, &covered, &kept);
+  EXPECT_LT(only_a, both);
+  EXPECT_EQ(db_->WillRead({a_, b_}, t0_, end, only_a, &covered, &kept), only_a);
+  EXPECT_EQ(covered, 1u);
+  ASSERT_NE(kept, nullptr);
+  reads = f->reads();
+  EXPECT_EQ(Text(hinted(a_, kept.get())), Text(a));
+  EXPECT_EQ(f->reads(), reads);
+  EXPECT_EQ(Text(hinted(b_, kept.get())), Text(b));
+  EXPECT_GT(f->reads(), reads);
+
+  // Nothing to read keeps nothing.
+  EXPECT_EQ(db_->WillRead({a_, b_}, 0, t0_ - 1, kBudget, &covered, &kept), 0u);
+  EXPECT_EQ(kept, nullptr);
 }
 
 TEST_F(Compaction, ShrinksRealisticData) {

@@ -143,6 +143,56 @@ TEST(PageFile, WillNeedThenReadScatteredRecords) {
   EXPECT_TRUE(f.Read(mine[0].first, 1u << 20, 1, true, &page).IsCorruption());
 }
 
+// ReadJoined reads scattered records in joined stretches; ParseRecord
+// checks a record taken from them as Read checks one from the file.
+TEST(PageFile, ReadJoinedThenParseRecords) {
+  testing::TempDir dir;
+  auto env = NewPosixEnv();
+  PageFile f(env.get(), dir.path() + "/pages", 64 * 1024);
+  ASSERT_TRUE(f.Open().ok());
+  std::vector<std::pair<uint64_t, uint32_t>> mine;
+  for (int i = 0; i < 600; ++i) {
+    uint64_t off;
+    uint32_t len;
+    // Series 1 in two clumps: records 100-199 and 400-409.
+    const SeriesId s = (i >= 100 && i < 200) || (i >= 400 && i < 410) ? 1 : 2;
+    ASSERT_TRUE(f.Append(s, 0, MakePage(i * 1000, 30), &off, &len).ok());
+    if (s == 1) mine.emplace_back(off, len);
+  }
+  std::vector<std::pair<uint64_t, uint32_t>> ranges(mine.rbegin(), mine.rend());
+  ranges.emplace_back(f.size() + 1000, 100);  // past the end: left out
+  std::vector<std::pair<uint64_t, std::string>> got;
+  ASSERT_TRUE(f.ReadJoined(&ranges, &got).ok());
+  ASSERT_EQ(got.size(), 2u);  // one stretch per clump
+  auto find = [&](uint64_t off, uint32_t len) -> const char* {
+    for (const auto& [at, bytes] : got) {
+      if (off >= at && off + len <= at + bytes.size()) return bytes.data() + (off - at);
+    }
+    return nullptr;
+  };
+  for (size_t k = 0; k < mine.size(); ++k) {
+    const char* rec = find(mine[k].first, mine[k].second);
+    ASSERT_NE(rec, nullptr) << k;
+    std::string page;
+    ASSERT_TRUE(f.ParseRecord(rec, mine[k].first, mine[k].second, 1, true, &page).ok());
+    const int i = k < 100 ? static_cast<int>(100 + k) : static_cast<int>(300 + k);
+    EXPECT_EQ(page, MakePage(i * 1000, 30));
+  }
+  // The wrong series, and a damaged byte that only the CRC check sees.
+  std::string rec(find(mine[0].first, mine[0].second), mine[0].second);
+  std::string page;
+  EXPECT_TRUE(f.ParseRecord(rec.data(), mine[0].first, mine[0].second, 2, true, &page)
+                  .IsCorruption());
+  rec[rec.size() - 1] ^= 0x40;
+  EXPECT_TRUE(f.ParseRecord(rec.data(), mine[0].first, mine[0].second, 1, true, &page)
+                  .IsCorruption());
+  EXPECT_TRUE(f.ParseRecord(rec.data(), mine[0].first, mine[0].second, 1, false, &page).ok());
+  // Nothing asked, nothing read.
+  std::vector<std::pair<uint64_t, uint32_t>> none;
+  ASSERT_TRUE(f.ReadJoined(&none, &got).ok());
+  EXPECT_TRUE(got.empty());
+}
+
 TEST(PageFile, OffsetsBeyondFourGiB) {
   testing::TempDir dir;
   auto env = NewPosixEnv();

@@ -46,6 +46,7 @@ class LateAppendObserver;  // below
 class WalRetention;        // wal_reader.h
 class WalReader;           // wal_reader.h
 struct WalPosition;        // wal_reader.h
+class ReadAhead;           // what WillRead kept in memory (defined by the engine)
 
 struct StorageOptions {
   std::string data_dir;                        // created if missing
@@ -281,9 +282,11 @@ class Storage {
                                                       Timestamp end) = 0;
   // NewIterator for a series whose data over [start, end] a WillRead call
   // asked for (it counted the series in *covered): the iterator does not
-  // ask the disk for it again.
+  // ask the disk for it again, and takes what that call kept in memory
+  // from there (kept may be null).
   virtual std::unique_ptr<SampleIterator> NewHintedIterator(SeriesId id, Timestamp start,
-                                                            Timestamp end) {
+                                                            Timestamp end,
+                                                            const ReadAhead* /*kept*/) {
     return NewIterator(id, start, end);
   }
 
@@ -297,10 +300,15 @@ class Storage {
   // along). Returns the bytes of them it asked for, <= max_bytes, so that
   // a caller can spread one budget over several hints, and in *covered how
   // many of ids, from the first, had all of their data asked for (see
-  // NewHintedIterator). Results never depend on it.
+  // NewHintedIterator). With kept not null, an engine may also read them
+  // into memory now and hand them back in *kept (null if it did not), for
+  // NewHintedIterator; the caller keeps *kept while those iterators live.
+  // Results never depend on it.
   virtual uint64_t WillRead(const std::vector<SeriesId>& /*ids*/, Timestamp /*start*/,
-                            Timestamp /*end*/, uint64_t /*max_bytes*/, size_t* covered) {
+                            Timestamp /*end*/, uint64_t /*max_bytes*/, size_t* covered,
+                            std::shared_ptr<const ReadAhead>* kept) {
     *covered = 0;
+    if (kept != nullptr) kept->reset();
     return 0;
   }
 
