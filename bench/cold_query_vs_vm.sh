@@ -25,7 +25,15 @@
 #
 #   bench/cold_query_vs_vm.sh [build-dir]      (default: build-release)
 #   env: HOSTS (100), METRICS (101), DURATION (86400), ROUNDS (50),
-#        COMPACT_AFTER (0 = page files), SUNDIAL_FLAGS (extra sundiald flags)
+#        COMPACT_AFTER (0 = page files), SUNDIAL_FLAGS (extra sundiald flags),
+#        VM_FLAGS (extra victoria-metrics flags, e.g. -fs.disableMmap)
+#
+# A dropped file stays cached where a running process has it mapped:
+# VictoriaMetrics maps its data files on 64-bit machines, so after its
+# first query its "cold" rounds may read pages that the drop could not
+# evict. The script prints how much of each server's files is still cached
+# right after a drop (fincore); VM_FLAGS=-fs.disableMmap makes
+# VictoriaMetrics read with pread, as Sundial does, and its rounds cold.
 set -euo pipefail
 
 build=${1:-build-release}
@@ -52,7 +60,8 @@ start_sundial() {  # [compact-after]: 0 (the default) leaves the partitions as t
 }
 
 start_sundial
-start_vm vm -search.disableCache
+# shellcheck disable=SC2086  # VM_FLAGS is a list of flags
+start_vm vm -search.disableCache ${VM_FLAGS:-}
 vm_http=$http_vm vm_tsdb=$tsdb_vm
 
 echo "== loading (hosts=$hosts, metrics=$metrics, duration=${duration}s)"
@@ -85,7 +94,8 @@ start_sundial
 echo "   sundiald up in $(( ($(date +%s%N) - t0) / 1000000 )) ms"
 t0=$(date +%s%N)
 # start_vm makes a fresh dir only if missing: the same data dir is reopened.
-start_vm vm -search.disableCache
+# shellcheck disable=SC2086
+start_vm vm -search.disableCache ${VM_FLAGS:-}
 echo "   victoria-metrics up in $(( ($(date +%s%N) - t0) / 1000000 )) ms"
 vm_http=$http_vm
 echo "   $(du -sh "$work/sundial" | cut -f1) Sundial, $(du -sh "$work/vm" | cut -f1) VictoriaMetrics on disk"
@@ -102,6 +112,11 @@ python3 bench/cold_cache.py time --label sundial --url "$sd_url" --rounds "$roun
   --drop "$work/sundial" --out "$work/sd.cold"
 python3 bench/cold_cache.py time --label vm --url "$vm_url" --rounds "$rounds" \
   --drop "$work/vm" --out "$work/vm.cold"
+if command -v fincore >/dev/null; then
+  cached() { find "$1" -type f -exec fincore -b -n -o RES {} + 2>/dev/null | awk '{s += $1} END {printf "%.1f MB", s / 1e6}'; }
+  python3 bench/cold_cache.py drop "$work/sundial" "$work/vm" >/dev/null
+  echo "   still cached right after a drop: Sundial $(cached "$work/sundial"), VictoriaMetrics $(cached "$work/vm")"
+fi
 echo "== warm: $rounds queries without dropping"
 python3 bench/cold_cache.py time --label sundial --url "$sd_url" --rounds "$rounds" --out "$work/sd.warm"
 python3 bench/cold_cache.py time --label vm --url "$vm_url" --rounds "$rounds" --out "$work/vm.warm"
