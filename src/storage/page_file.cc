@@ -190,8 +190,9 @@ void PageFile::WillNeed(std::vector<std::pair<uint64_t, uint32_t>>* ranges) {
 }
 
 Status PageFile::ReadJoined(std::vector<std::pair<uint64_t, uint32_t>>* ranges,
-                            std::vector<std::pair<uint64_t, std::string>>* out) {
-  out->clear();
+                            JoinedRead* out) {
+  out->bytes.reset();
+  out->stretches.clear();
   File* f = nullptr;
   uint64_t end = 0;
   {
@@ -200,20 +201,36 @@ Status PageFile::ReadJoined(std::vector<std::pair<uint64_t, uint32_t>>* ranges,
     end = end_;
   }
   if (f == nullptr) return Status::OK();
-  std::vector<std::pair<uint64_t, uint64_t>> stretches = Join(ranges);
-  for (auto& [from, n] : stretches) {
+  uint64_t total = 0;
+  for (auto [from, n] : Join(ranges)) {
     n = from >= end ? 0 : std::min(n, end - from);  // a record past the end stays out
-    if (n != 0) f->WillNeed(from, n);
+    if (n == 0) continue;
+    f->WillNeed(from, n);
+    out->stretches.push_back(JoinedRead::Stretch{from, static_cast<size_t>(total),
+                                                 static_cast<size_t>(n)});
+    total += n;
   }
-  for (const auto& [from, n] : stretches) {
-    if (n == 0 || static_cast<size_t>(n) != n) continue;
-    std::string bytes(static_cast<size_t>(n), '\0');
+  if (static_cast<size_t>(total) != total) {  // 32-bit: more than fits; nothing kept
+    out->stretches.clear();
+    return Status::OK();
+  }
+  out->bytes.reset(new char[static_cast<size_t>(total)]);
+  for (JoinedRead::Stretch& st : out->stretches) {
     size_t got = 0;
-    SUNDIAL_RETURN_IF_ERROR(f->Read(from, bytes.size(), &bytes[0], &got));
-    bytes.resize(got);
-    out->emplace_back(from, std::move(bytes));
+    SUNDIAL_RETURN_IF_ERROR(f->Read(st.offset, st.len, out->bytes.get() + st.at, &got));
+    st.len = got;
   }
   return Status::OK();
+}
+
+const char* JoinedRead::Find(uint64_t offset, uint32_t len) const {
+  // The last stretch starting at or before offset.
+  auto it = std::upper_bound(stretches.begin(), stretches.end(), offset,
+                             [](uint64_t o, const Stretch& st) { return o < st.offset; });
+  if (it == stretches.begin()) return nullptr;
+  --it;
+  if (offset - it->offset + len > it->len) return nullptr;
+  return bytes.get() + it->at + (offset - it->offset);
 }
 
 Status PageFile::Scan(const std::function<void(uint64_t, uint32_t, SeriesId, uint8_t,

@@ -50,6 +50,21 @@ namespace sundial::storage {
 constexpr uint32_t kPageRecordHeaderSize = 14;
 constexpr uint8_t kPageFlagOutOfOrder = 1;
 
+// Records that PageFile::ReadJoined read: stretches of the file back to
+// back in one buffer (one allocation, so that it goes back to the system
+// whole when freed), found by file offset.
+struct JoinedRead {
+  struct Stretch {
+    uint64_t offset;  // in the file
+    size_t at;        // in bytes
+    size_t len;
+  };
+  std::unique_ptr<char[]> bytes;
+  std::vector<Stretch> stretches;  // by offset
+  // The len bytes of the file at offset, or null if no stretch holds them.
+  const char* Find(uint64_t offset, uint32_t len) const;
+};
+
 // One record for PageFile::AppendMany: the page in, where it went out.
 struct PageToWrite {
   SeriesId series = 0;
@@ -93,10 +108,9 @@ class PageFile {
   // Reads the records at `ranges` into memory for a reader that will read
   // them all: joined as WillNeed joins them, every stretch asked of the
   // device first (so that it reads them in parallel), then each read with
-  // one pread. *out gets (offset, bytes) per stretch, in file order; bytes
-  // beyond the end of the file are left out. Sorts *ranges.
-  Status ReadJoined(std::vector<std::pair<uint64_t, uint32_t>>* ranges,
-                    std::vector<std::pair<uint64_t, std::string>>* out);
+  // one pread into *out; bytes beyond the end of the file are left out.
+  // Sorts *ranges.
+  Status ReadJoined(std::vector<std::pair<uint64_t, uint32_t>>* ranges, JoinedRead* out);
   // Read for a record already in memory: rec holds the len bytes of the
   // file at offset. Checks and copies it as Read does.
   Status ParseRecord(const char* rec, uint64_t offset, uint32_t len, SeriesId series,

@@ -485,11 +485,9 @@ uint64_t Partition::WillReadPages(const std::vector<SeriesId>& ids, Timestamp st
     pages->WillNeed(&ranges);
     return total;
   }
-  std::vector<std::pair<uint64_t, std::string>> stretches;
+  JoinedRead read;
   // A failed read leaves the pages to ReadPage, which reports it.
-  if (pages->ReadJoined(&ranges, &stretches).ok()) {
-    keep->Add(pages, pages->file_id(), std::move(stretches));
-  }
+  if (pages->ReadJoined(&ranges, &read).ok()) keep->Add(pages, pages->file_id(), std::move(read));
   return total;
 }
 

@@ -18,8 +18,6 @@
 #pragma once
 
 #include <cstdint>
-#include <string>
-#include <utility>
 #include <vector>
 
 #include "storage/page_file.h"
@@ -29,10 +27,8 @@ namespace sundial::storage {
 
 class ReadAhead {
  public:
-  // Keeps the stretches (offset, bytes) read from file, whose header id is
-  // file_id, in file order (as ReadJoined gives them).
-  void Add(const PageFile* file, uint32_t file_id,
-           std::vector<std::pair<uint64_t, std::string>> stretches);
+  // Keeps what ReadJoined read from file, whose header id is file_id.
+  void Add(const PageFile* file, uint32_t file_id, JoinedRead read);
   // Keeps part open while the read-ahead lives.
   void Pin(PartitionRef part) { pins_.push_back(std::move(part)); }
   // The bytes [offset, offset + len) of file, or null if they are not held.
@@ -43,7 +39,7 @@ class ReadAhead {
   struct FileBytes {
     const PageFile* file;
     uint32_t file_id;
-    std::vector<std::pair<uint64_t, std::string>> stretches;  // by offset
+    JoinedRead read;
   };
   std::vector<FileBytes> files_;
   std::vector<PartitionRef> pins_;

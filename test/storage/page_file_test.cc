@@ -161,17 +161,16 @@ TEST(PageFile, ReadJoinedThenParseRecords) {
   }
   std::vector<std::pair<uint64_t, uint32_t>> ranges(mine.rbegin(), mine.rend());
   ranges.emplace_back(f.size() + 1000, 100);  // past the end: left out
-  std::vector<std::pair<uint64_t, std::string>> got;
+  JoinedRead got;
   ASSERT_TRUE(f.ReadJoined(&ranges, &got).ok());
-  ASSERT_EQ(got.size(), 2u);  // one stretch per clump
-  auto find = [&](uint64_t off, uint32_t len) -> const char* {
-    for (const auto& [at, bytes] : got) {
-      if (off >= at && off + len <= at + bytes.size()) return bytes.data() + (off - at);
-    }
-    return nullptr;
-  };
+  ASSERT_EQ(got.stretches.size(), 2u);  // one stretch per clump
+  EXPECT_EQ(got.stretches[0].offset, mine[0].first);
+  // Records outside the stretches are not found.
+  EXPECT_EQ(got.Find(mine[0].first - 1, 10), nullptr);
+  EXPECT_EQ(got.Find(mine[99].first, mine[99].second + 1), nullptr);
+  EXPECT_EQ(got.Find(f.size() + 1000, 100), nullptr);
   for (size_t k = 0; k < mine.size(); ++k) {
-    const char* rec = find(mine[k].first, mine[k].second);
+    const char* rec = got.Find(mine[k].first, mine[k].second);
     ASSERT_NE(rec, nullptr) << k;
     std::string page;
     ASSERT_TRUE(f.ParseRecord(rec, mine[k].first, mine[k].second, 1, true, &page).ok());
@@ -179,7 +178,7 @@ TEST(PageFile, ReadJoinedThenParseRecords) {
     EXPECT_EQ(page, MakePage(i * 1000, 30));
   }
   // The wrong series, and a damaged byte that only the CRC check sees.
-  std::string rec(find(mine[0].first, mine[0].second), mine[0].second);
+  std::string rec(got.Find(mine[0].first, mine[0].second), mine[0].second);
   std::string page;
   EXPECT_TRUE(f.ParseRecord(rec.data(), mine[0].first, mine[0].second, 2, true, &page)
                   .IsCorruption());
@@ -190,7 +189,7 @@ TEST(PageFile, ReadJoinedThenParseRecords) {
   // Nothing asked, nothing read.
   std::vector<std::pair<uint64_t, uint32_t>> none;
   ASSERT_TRUE(f.ReadJoined(&none, &got).ok());
-  EXPECT_TRUE(got.empty());
+  EXPECT_TRUE(got.stretches.empty());
 }
 
 TEST(PageFile, OffsetsBeyondFourGiB) {
