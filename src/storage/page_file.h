@@ -51,8 +51,8 @@ constexpr uint32_t kPageRecordHeaderSize = 14;
 constexpr uint8_t kPageFlagOutOfOrder = 1;
 
 // Records that PageFile::ReadJoined read: stretches of the file back to
-// back in one buffer (one allocation, so that it goes back to the system
-// whole when freed), found by file offset.
+// back in one buffer (one allocation, not one per stretch), found by file
+// offset.
 struct JoinedRead {
   struct Stretch {
     uint64_t offset;  // in the file
