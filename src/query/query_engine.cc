@@ -270,10 +270,12 @@ constexpr uint64_t kReadAheadBytes = 8u << 20;
 // groups will read them: after a restart the disk then serves them in
 // parallel rather than one group's reads after another's. *left is the
 // request's read-ahead still unspent; the hint spends from it. Marks the
-// series it covered in plan->hinted, and keeps what storage read into
-// memory for them in plan->kept.
+// series it covered in plan->hinted. With keep, storage may also read
+// them now and hand them back in plan->kept: never on an I/O thread (a
+// small query's run), where a synchronous read of up to *left bytes from a
+// slow disk would hold up every connection.
 void HintRawReads(storage::Storage* st, const rollup::RollupStore* rollups,
-                  const QuerySpec& spec, SubPlan* plan, uint64_t* left) {
+                  const QuerySpec& spec, bool keep, SubPlan* plan, uint64_t* left) {
   if (*left == 0) return;
   const DownsampleContext ctx{&plan->q->downsample, &spec.tz, spec.start_ms, spec.end_ms,
                               plan->scan_start_ms, plan->scan_end_ms};
@@ -291,7 +293,8 @@ void HintRawReads(storage::Storage* st, const rollup::RollupStore* rollups,
   size_t covered = 0;
   *left -= std::min(
       *left,
-      st->WillRead(ids, plan->scan_start_ms, plan->scan_end_ms - 1, *left, &covered, &plan->kept));
+      st->WillRead(ids, plan->scan_start_ms, plan->scan_end_ms - 1, *left, &covered,
+                   keep ? &plan->kept : nullptr));
   plan->hinted.assign(plan->series.size(), false);
   for (size_t i = 0; i < covered && i < order.size(); ++i) plan->hinted[order[i]] = true;
 }
@@ -650,7 +653,7 @@ Status QueryEngine::Run(const QuerySpec& spec, const SmallQueryBound* bound,
   } report{total, points};
   uint64_t read_ahead = kReadAheadBytes;
   for (SubPlan& plan : plans) {
-    HintRawReads(storage_, rollups_, spec, &plan, &read_ahead);
+    HintRawReads(storage_, rollups_, spec, bound == nullptr, &plan, &read_ahead);
     const CacheUse* use = cache_ != nullptr ? &cache : nullptr;
     if (bound == nullptr && RunsInParallel(lanes_, plan)) {
       SUNDIAL_RETURN_IF_ERROR(RunGroupsInParallel(lanes_, storage_, rollups_, use, ann, spec,
@@ -735,13 +738,14 @@ Status QueryEngine::Collect(const QuerySpec& spec, const QueryLimits& limits,
   ResultStats total;
   uint64_t read_ahead = kReadAheadBytes;
   for (SubPlan& plan : plans) {
-    HintRawReads(storage_, rollups_, spec, &plan, &read_ahead);
+    HintRawReads(storage_, rollups_, spec, true, &plan, &read_ahead);
     for (const std::vector<size_t>& g : plan.groups) {
       const Status s = RunGroup(storage_, rollups_, cache_ != nullptr ? &cache : nullptr,
                                 AnnotationUse(), spec,
                                 plan, g, &budget, &w, &total);
       if (!s.ok()) return budget.status().ok() ? s : budget.status();
     }
+    plan.kept.reset();  // its iterators are gone
   }
   return budget.status();
 }

@@ -82,14 +82,14 @@ class MemStorage final : public storage::Storage {
     return std::make_unique<VecIterator>(std::move(pts));
   }
 
-  // Records each hint: (ids, start, end, max_bytes). Answers that it asked
+  // Records each hint: (ids, start, end, max_bytes, keep). Answers that it asked
   // for will_read_bytes of them (at most max_bytes), covering the first
   // will_read_covered ids.
   uint64_t WillRead(const std::vector<SeriesId>& ids, Timestamp start, Timestamp end,
                     uint64_t max_bytes, size_t* covered,
                     std::shared_ptr<const storage::ReadAhead>* kept) override {
     std::lock_guard<std::mutex> l(mu_);
-    will_read.push_back({ids, start, end, max_bytes});
+    will_read.push_back({ids, start, end, max_bytes, kept != nullptr});
     if (kept != nullptr) kept->reset();
     *covered = std::min(ids.size(), will_read_covered);
     return std::min(max_bytes, will_read_bytes);
@@ -108,6 +108,7 @@ class MemStorage final : public storage::Storage {
     std::vector<SeriesId> ids;
     Timestamp start, end;
     uint64_t max_bytes;
+    bool keep;  // whether the caller let storage read into memory (kept)
   };
   std::vector<WillReadCall> will_read;
   uint64_t will_read_bytes = 0;

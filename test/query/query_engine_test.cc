@@ -216,6 +216,27 @@ TEST_F(QueryEngineTest, SeriesAHintCoveredAreNotAskedForAgain) {
   EXPECT_EQ(hinted, (std::vector<SeriesId>{std::min(a, b), std::max(a, b)}));
 }
 
+// A query run on the query threads lets storage read its hinted pages
+// into memory; a small query, run on an I/O thread, only hints (a
+// synchronous read there would hold up every connection).
+TEST_F(QueryEngineTest, OnlyQueriesOffTheIoThreadsKeepReadAhead) {
+  const SeriesId a = Add("m", {{"host", "a"}});
+  PutI(a, T, 1);
+  const std::vector<std::pair<std::string, std::string>> q = {
+      {"start", std::to_string(T)}, {"end", std::to_string(T + 3599)}, {"m", "sum:m"}};
+  ASSERT_NE(Run(q).find(K(T) + ":1"), std::string::npos);
+  ASSERT_EQ(st_.will_read.size(), 1u);
+  EXPECT_TRUE(st_.will_read[0].keep);
+  QuerySpec spec;
+  ASSERT_TRUE(ParseQueryParams(q, kNow, &spec).ok());
+  QueryEngine engine(&st_, QueryLimits());
+  std::string body;
+  ASSERT_TRUE(engine.ExecuteSmall(spec, SmallQueryBound{8, 1000}, &body).ok());
+  EXPECT_NE(body.find(K(T) + ":1"), std::string::npos);
+  ASSERT_EQ(st_.will_read.size(), 2u);
+  EXPECT_FALSE(st_.will_read[1].keep);
+}
+
 // The read-ahead of one request is one budget over all its sub-queries:
 // what a hint spent is not offered again, and once it is gone the
 // remaining sub-queries ask for none.
